@@ -1,0 +1,80 @@
+# DealerCare: `make help` lists the targets. `make run` and `make test` do every missing set-up step.
+SHELL := /bin/bash
+PY := .venv/bin/python
+FLASK := .venv/bin/flask --app wsgi
+PORT ?= 5000
+PO := $(wildcard translations/*/LC_MESSAGES/messages.po)
+MO := $(PO:.po=.mo)
+ISLAND_SOURCES := $(shell find islands -type f -not -path 'islands/tests/*' 2>/dev/null)
+LOCALES := sv_SE nb_NO fi_FI da_DK en_GB de_DE nl_NL
+
+.PHONY: help run test check lint format build setup db demo i18n-extract i18n-update i18n-check worker clean
+
+help: ## Show the targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+
+.venv/.installed: requirements.lock
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+translations/%/LC_MESSAGES/messages.mo: translations/%/LC_MESSAGES/messages.po .venv/.installed
+	.venv/bin/pybabel -q compile -i $< -o $@
+
+static/dist/manifest.json: node_modules/.installed $(ISLAND_SOURCES)
+	npm run --silent build
+
+static/dist/i18n/.built: $(PO) .venv/.installed static/dist/manifest.json
+	$(FLASK) i18n-json >/dev/null
+	touch $@
+
+setup: .venv/.installed node_modules/.installed $(MO) static/dist/manifest.json static/dist/i18n/.built
+
+build: setup ## Install dependencies, compile catalogues and bundle the islands
+
+db: setup ## Migrate the database and load the demo data into an empty one
+	$(FLASK) db upgrade
+	$(FLASK) demo-data
+
+run: db ## Set up what is missing, then serve on http://127.0.0.1:$PORT with gunicorn
+	@if [ -n "$$REDIS_URL" ]; then $(FLASK) worker & fi; \
+	exec .venv/bin/gunicorn --config gunicorn.conf.py wsgi:app
+
+worker: setup ## Run the RQ worker (needs REDIS_URL)
+	$(FLASK) worker
+
+test: setup check ## Lint, drift and catalogue checks, then the whole test suite
+	npm test --silent
+	.venv/bin/pytest $(PYTEST_ARGS)
+
+check: lint i18n-check ## ruff lint + format check and the catalogue check
+
+lint: .venv/.installed
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+format: .venv/.installed ## Format the code with ruff
+	.venv/bin/ruff check --fix .
+	.venv/bin/ruff format .
+
+i18n-extract: .venv/.installed
+	.venv/bin/pybabel -q extract -F babel.cfg -k _l -k _k -c NOTE: --sort-output \
+		--project DealerCare -o translations/messages.pot .
+
+i18n-update: i18n-extract ## Extract strings and update every catalogue
+	for l in $(LOCALES); do \
+		if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \
+			.venv/bin/pybabel -q update --no-fuzzy-matching -i translations/messages.pot -d translations -l $$l; \
+		else .venv/bin/pybabel -q init -i translations/messages.pot -d translations -l $$l; fi; \
+	done
+	$(PY) -m app.core.i18n_check --fill-english
+
+i18n-check: .venv/.installed ## Fail on a stale catalogue or an untranslated or fuzzy entry
+	$(PY) -m app.core.i18n_check
+
+clean: ## Remove what the build made (not the database)
+	rm -rf static/dist node_modules/.installed $(MO)

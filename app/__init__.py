@@ -1,0 +1,116 @@
+"""Application factory."""
+
+import logging
+
+from flask import Flask, g
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from app.config import INSTANCE_DIR, ROOT, Config
+
+
+def create_app(overrides: dict | None = None) -> Flask:
+    """Create the application: settings, extensions, blueprints, CLI commands."""
+    app = Flask(
+        __name__,
+        static_folder=str(ROOT / "static"),
+        template_folder=str(ROOT / "templates"),
+        instance_path=str(INSTANCE_DIR),
+    )
+    app.config.from_mapping(Config.load())
+    app.config.from_mapping(overrides or {})
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+    from app.core import errors, i18n, islands, jobs, pages, security
+    from app.extensions import babel, csrf, db, login_manager, migrate
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    csrf.init_app(app)
+    babel.init_app(app, locale_selector=i18n.select_babel_locale)
+    login_manager.init_app(app)
+    login_manager.session_protection = "basic"
+    login_manager.login_view = "auth.login"
+
+    _import_models()
+    pages.init_app(app)
+    errors.init_app(app)
+    security.init_app(app)
+    jobs.init_app(app)
+    islands.init_app(app)
+    i18n.register_cli(app)
+    _register_blueprints(app)
+    _register_template_helpers(app)
+    _register_response_headers(app)
+
+    from app.demo import register_cli as register_demo_cli
+
+    register_demo_cli(app)
+    return app
+
+
+def _import_models() -> None:
+    import app.auth.models  # noqa: F401
+    import app.core.audit  # noqa: F401
+    import app.core.models  # noqa: F401
+    import app.mail.models  # noqa: F401
+
+
+def app_version(app: Flask) -> str:
+    """The version the islands compare (X-Cc-Version): release and bundle digest."""
+    from app.core.islands import bundle_version
+
+    return f"{app.config['APP_VERSION']}+{bundle_version(app)}"
+
+
+def _register_blueprints(app: Flask) -> None:
+    from app.auth import api_bp as auth_api_bp
+    from app.auth import bp as auth_bp
+    from app.mail import bp as mail_bp
+    from app.shell import bp as shell_bp
+
+    for blueprint in (auth_bp, auth_api_bp, mail_bp, shell_bp):
+        app.register_blueprint(blueprint)
+
+
+def _register_template_helpers(app: Flask) -> None:
+    from flask_wtf.csrf import generate_csrf
+
+    from app.core.i18n import LOCALES, current_locale
+    from app.core.modules import MODULE_NAMES
+
+    @app.context_processor
+    def _globals():
+        return {
+            "locale": current_locale(),
+            "locales": LOCALES,
+            "app_title": app.config["APP_TITLE"],
+            "csrf_token_value": generate_csrf,
+            "request_id": g.get("request_id"),
+            "module_names": MODULE_NAMES,
+            "app_version": app_version(app),
+        }
+
+
+def _register_response_headers(app: Flask) -> None:
+    from app.core.i18n import current_locale
+
+    @app.after_request
+    def _cc_headers(response):
+        response.headers["X-Cc-Language"] = current_locale()
+        response.headers["X-Cc-Version"] = app_version(app)
+        response.vary.add("Accept-Language")
+        response.vary.add("Cookie")
+        return response
+
+
+@event.listens_for(Engine, "connect")
+def _sqlite_pragmas(dbapi_connection, connection_record) -> None:
+    """SQLite: enforce foreign keys, write-ahead log, and wait for locks instead of failing."""
+    if type(dbapi_connection).__module__.startswith("sqlite3"):
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.close()

@@ -1,0 +1,198 @@
+"""Sign-in JSON calls (the spec's "user service") and the signed-in user's own record."""
+
+from flask import request
+from flask_login import current_user
+from flask_wtf.csrf import generate_csrf
+from pydantic import EmailStr, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from app.auth import api_bp, services
+from app.auth.session import start_session
+from app.core.api import ApiError, Schema, api_call
+from app.core.i18n import LOCALES, current_locale, to_locale
+from app.core.messages import message
+from app.extensions import csrf, db
+
+
+class LoginBody(Schema):
+    email: str = Field(min_length=1, max_length=254)
+    password: str = Field(min_length=1, max_length=services.PASSWORD_MAX)
+
+
+class ForgotBody(Schema):
+    email: EmailStr = Field(max_length=254)
+
+
+class ResetBody(Schema):
+    password: str = Field(min_length=1, max_length=services.PASSWORD_MAX)
+    verify_password: str = Field(
+        alias="verifyPassword", min_length=1, max_length=services.PASSWORD_MAX
+    )
+
+    @field_validator("password")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        if not services.password_ok(value):
+            raise PydanticCustomError("PASSWORD_PATTERN", "PASSWORD_PATTERN")
+        return value
+
+    @model_validator(mode="after")
+    def _match(self):
+        if self.password != self.verify_password:
+            raise PydanticCustomError("PASSWORDS_DOESNT_MATCH", "PASSWORDS_DOESNT_MATCH")
+        return self
+
+
+class MessageOut(Schema):
+    message: str
+
+
+class TokenOut(Schema):
+    valid: bool
+
+
+class NamedRef(Schema):
+    id: int
+    name: str
+
+
+class MeOut(Schema):
+    id: int
+    username: str
+    firstname: str
+    lastname: str
+    roles: list[str]
+    options: dict
+    login_type: str = Field(serialization_alias="loginType")
+    modules: list[str]
+    custom_lists: list[NamedRef] = Field(serialization_alias="customLists")
+    dynamic_list_menu_items: list[dict] = Field(serialization_alias="dynamicListMenuItems")
+    is_authenticated_fully: bool = Field(serialization_alias="isAuthenticatedFully")
+    is_logged_in: bool = Field(serialization_alias="isLoggedIn")
+
+
+class LoginOut(Schema):
+    user: MeOut
+    csrf_token: str = Field(serialization_alias="csrfToken")
+
+
+class OptionsBody(Schema):
+    language: str | None = Field(default=None, max_length=10)
+    landing_page: str | None = Field(default=None, alias="landingPage", max_length=200)
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if (locale := to_locale(value)) is None or locale not in LOCALES:
+            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+        return locale
+
+    @field_validator("landing_page")
+    @classmethod
+    def _landing(cls, value: str | None) -> str | None:
+        if value and (not value.startswith("/") or value.startswith("//")):
+            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+        return value
+
+
+def me_out(user) -> MeOut:
+    """Serialise the signed-in user as spec 01 section 3 names it."""
+    return MeOut(
+        id=user.id,
+        username=user.username,
+        firstname=user.firstname,
+        lastname=user.lastname,
+        roles=sorted(user.all_roles()),
+        options=user.options or {},
+        login_type=user.login_type,
+        modules=list(user.modules or []),
+        custom_lists=[],
+        dynamic_list_menu_items=[],
+        is_authenticated_fully=True,
+        is_logged_in=True,
+    )
+
+
+def _same_origin() -> bool:
+    origin = request.headers.get("Origin")
+    return origin is None or origin.rstrip("/") == request.host_url.rstrip("/")
+
+
+@csrf.exempt  # a JSON body cannot be sent cross-site without CORS; the origin is checked too
+@api_call(api_bp, "/auth/login", "POST", body=LoginBody, response=LoginOut, public=True)
+def login(body: LoginBody):
+    """Sign in with e-mail and password (used by the login modal)."""
+    if not _same_origin():
+        raise ApiError(403, message("ERROR.FORBIDDEN"))
+    try:
+        result = services.authenticate(body.email, body.password, request.remote_addr or "")
+    except services.TooManyAttempts as exc:
+        db.session.commit()
+        resp = ApiError(429, message("TOO_MANY_ATTEMPTS", seconds=exc.retry_after)).response()
+        resp.headers["Retry-After"] = str(exc.retry_after)
+        return resp
+    db.session.commit()
+    if not result.ok:
+        raise ApiError(401, message("INVALID_CREDENTIALS"))
+    start_session(result.user)
+    return LoginOut(user=me_out(result.user), csrf_token=generate_csrf())
+
+
+@api_call(
+    api_bp, "/auth/forgot-password", "POST", body=ForgotBody, response=MessageOut, public=True
+)
+def forgot_password(body: ForgotBody):
+    """Mail a reset link; the answer is the same whether or not the address exists."""
+    try:
+        services.request_password_reset(
+            str(body.email), request.remote_addr or "", current_locale()
+        )
+    except services.TooManyAttempts as exc:
+        db.session.commit()
+        resp = ApiError(429, message("TOO_MANY_ATTEMPTS", seconds=exc.retry_after)).response()
+        resp.headers["Retry-After"] = str(exc.retry_after)
+        return resp
+    db.session.commit()
+    return MessageOut(message=message("FORGOT_PASSWORD_EMAIL_SENT"))
+
+
+@api_call(api_bp, "/auth/reset-password/<token>", "GET", response=TokenOut, public=True)
+def check_reset_token(token: str):
+    """Tell whether a reset link is still valid."""
+    if services.find_reset_token(token) is None:
+        raise ApiError(404, message("INVALID_RESET_TOKEN"))
+    return TokenOut(valid=True)
+
+
+@api_call(
+    api_bp, "/auth/reset-password/<token>", "POST", body=ResetBody, response=MessageOut, public=True
+)
+def change_password(token: str, body: ResetBody):
+    """Set a new password with a valid reset link."""
+    if services.reset_password(token, body.password) is None:
+        raise ApiError(404, message("INVALID_RESET_TOKEN"))
+    db.session.commit()
+    return MessageOut(message=message("PASSWORD_CHANGED"))
+
+
+@api_call(api_bp, "/me", "GET", response=MeOut)
+def me():
+    """The signed-in user."""
+    return me_out(current_user)
+
+
+@api_call(api_bp, "/me/options", "PATCH", body=OptionsBody, response=MeOut)
+def update_options(body: OptionsBody):
+    """Change the signed-in user's language and landing page."""
+    options = dict(current_user.options or {})
+    for key, field in (("language", "language"), ("landingPage", "landing_page")):
+        if field in body.model_fields_set:
+            if value := getattr(body, field):
+                options[key] = value
+            else:
+                options.pop(key, None)
+    current_user.options = options
+    db.session.commit()
+    return me_out(current_user)

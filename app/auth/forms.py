@@ -1,0 +1,61 @@
+"""Sign-in forms. Field messages are the spec's keys, translated."""
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import EmailField, PasswordField, ValidationError
+from wtforms.validators import Email, InputRequired, Length
+
+from app.auth.services import PASSWORD_MAX, password_ok
+from app.core.messages import KEYS
+
+
+class LoginForm(FlaskForm):
+    email = EmailField(
+        _l("E-mail"),
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]),
+            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
+        ],
+        render_kw={"autocomplete": "username", "maxlength": 254},
+    )
+    password = PasswordField(
+        _l("Password"),
+        validators=[
+            InputRequired(KEYS["PASSWORD_REQUIRED"]),
+            Length(max=PASSWORD_MAX, message=KEYS["FIELD_TOO_LONG"]),
+        ],
+        render_kw={"autocomplete": "current-password", "maxlength": PASSWORD_MAX},
+    )
+
+
+class ForgotPasswordForm(FlaskForm):
+    email = EmailField(
+        _l("E-mail"),
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]),
+            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
+            Email(KEYS["INVALID_EMAIL"]),
+        ],
+        render_kw={"autocomplete": "email", "maxlength": 254},
+    )
+
+
+class ResetPasswordForm(FlaskForm):
+    password = PasswordField(
+        _l("New password"),
+        validators=[InputRequired(KEYS["PASSWORD_REQUIRED"])],
+        render_kw={"autocomplete": "new-password", "maxlength": PASSWORD_MAX, "minlength": 7},
+    )
+    verify_password = PasswordField(
+        _l("Verify password"),
+        validators=[InputRequired(KEYS["VERIFY_PASSWORD_REQUIRED"])],
+        render_kw={"autocomplete": "new-password", "maxlength": PASSWORD_MAX},
+    )
+
+    def validate_password(self, field) -> None:
+        if not password_ok(field.data or ""):
+            raise ValidationError(KEYS["PASSWORD_PATTERN"])
+
+    def validate_verify_password(self, field) -> None:
+        if field.data != self.password.data:
+            raise ValidationError(KEYS["PASSWORDS_DOESNT_MATCH"])

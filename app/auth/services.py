@@ -1,0 +1,232 @@
+"""Sign-in rules: password hashes, throttling of failed attempts, reset tokens."""
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from flask import current_app, url_for
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from app.auth.models import AuthThrottle, PasswordResetToken, User
+from app.core import audit
+from app.core.i18n import DEFAULT_LOCALE, to_locale
+from app.core.models import utcnow
+from app.extensions import db
+from app.mail.services import send_mail
+
+_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+# Verified against on an unknown address, so both answers take the same time.
+_DUMMY_HASH = _hasher.hash(secrets.token_hex(16))
+PASSWORD_RE = re.compile(r"^(?=.*[a-z])(?=.*\d)(?=.*[^A-Za-z0-9\s]).{7,}$")
+PASSWORD_MAX = 128
+
+
+def hash_password(password: str) -> str:
+    """Return the argon2id hash of a password."""
+    return _hasher.hash(password)
+
+
+def verify_password(user: User | None, password: str) -> bool:
+    """Check a password in constant time, rehashing when the parameters have changed."""
+    stored = user.password_hash if user is not None and user.password_hash else _DUMMY_HASH
+    try:
+        _hasher.verify(stored, password)
+    except (VerificationError, InvalidHashError):
+        return False
+    if user is None or not user.password_hash:
+        return False
+    if _hasher.check_needs_rehash(stored):
+        user.password_hash = hash_password(password)
+    return True
+
+
+def password_ok(password: str) -> bool:
+    """Spec rule: at least 7 characters with a lowercase letter, a digit and a special one."""
+    return bool(PASSWORD_RE.match(password or "")) and len(password) <= PASSWORD_MAX
+
+
+def normalise_email(email: str) -> str:
+    return (email or "").strip().lower()
+
+
+def find_user(email: str) -> User | None:
+    """Return the user with this e-mail address, whatever the instance."""
+    stmt = select(User).where(func.lower(User.email) == normalise_email(email))
+    return db.session.scalars(stmt.execution_options(all_instances=True)).first()
+
+
+# --- throttling ------------------------------------------------------------------------------
+
+
+class TooManyAttempts(Exception):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(retry_after)
+        self.retry_after = max(1, retry_after)
+
+
+def _wait_seconds(row: AuthThrottle, rule: dict, now: datetime) -> int:
+    """Seconds the key must still wait: growing delays after `free` failures, then a lock."""
+    if row.failures < rule["free"]:
+        return 0
+    if row.failures >= rule["lock"]:
+        until = row.last_failure_at + timedelta(minutes=rule["lock_minutes"])
+    else:
+        until = row.last_failure_at + timedelta(seconds=2 ** (row.failures - rule["free"]))
+    return max(0, int((until - now).total_seconds() + 0.999))
+
+
+def _rows(keys: dict[str, str]) -> dict[str, AuthThrottle]:
+    rows = db.session.scalars(select(AuthThrottle).where(AuthThrottle.key.in_(keys.values())))
+    by_key = {row.key: row for row in rows}
+    return {kind: by_key[key] for kind, key in keys.items() if key in by_key}
+
+
+def _window_expired(row: AuthThrottle, rule: dict, now: datetime) -> bool:
+    return now - row.last_failure_at > timedelta(minutes=rule["lock_minutes"])
+
+
+def check_throttle(rules: dict, keys: dict[str, str]) -> None:
+    """Raise TooManyAttempts when any key must still wait."""
+    now = utcnow()
+    waits = [
+        _wait_seconds(row, rules[kind], now)
+        for kind, row in _rows(keys).items()
+        if not _window_expired(row, rules[kind], now)
+    ]
+    if waits and max(waits) > 0:
+        raise TooManyAttempts(max(waits))
+
+
+def count_failure(rules: dict, keys: dict[str, str]) -> None:
+    """Count one failed attempt for every key."""
+    now = utcnow()
+    existing = _rows(keys)
+    for kind, key in keys.items():
+        row = existing.get(kind)
+        if row is None:
+            try:
+                with db.session.begin_nested():
+                    db.session.add(
+                        AuthThrottle(key=key, failures=1, first_failure_at=now, last_failure_at=now)
+                    )
+                continue
+            except IntegrityError:  # a parallel attempt inserted it first
+                row = db.session.scalars(select(AuthThrottle).where(AuthThrottle.key == key)).one()
+        if _window_expired(row, rules[kind], now):
+            row.failures, row.first_failure_at, row.last_failure_at = 1, now, now
+        else:
+            row.failures += 1
+            row.last_failure_at = now
+    db.session.flush()
+
+
+def clear_throttle(key: str) -> None:
+    db.session.execute(AuthThrottle.__table__.delete().where(AuthThrottle.key == key))
+
+
+# --- sign-in ---------------------------------------------------------------------------------
+
+
+@dataclass
+class SignIn:
+    user: User | None
+    ok: bool
+
+
+def authenticate(email: str, password: str, address: str) -> SignIn:
+    """Check e-mail and password, throttled per account and per address.
+
+    Raises TooManyAttempts while a key must wait; the attempt is then not even checked.
+    """
+    rules = current_app.config["LOGIN_THROTTLE"]
+    keys = {"account": f"login:acct:{normalise_email(email)}", "address": f"login:ip:{address}"}
+    check_throttle(rules, keys)
+    user = find_user(email)
+    ok = verify_password(user, password) and user is not None and user.is_active
+    if not ok:
+        count_failure(rules, keys)
+        audit.record("login_failed", user=user, email=normalise_email(email)[:254])
+        return SignIn(user, False)
+    clear_throttle(keys["account"])
+    if user.active_instance_id is None and user.instances:
+        user.active_instance_id = user.instances[0].id
+    audit.record("login", user=user)
+    return SignIn(user, True)
+
+
+# --- password reset --------------------------------------------------------------------------
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def request_password_reset(email: str, address: str, language: str) -> None:
+    """Mail a reset link when the address belongs to a user; the caller answers the same anyway."""
+    rules = current_app.config["FORGOT_THROTTLE"]
+    keys = {"address": f"forgot:ip:{address}"}
+    check_throttle(rules, keys)
+    count_failure(rules, keys)  # every request counts: it sends mail
+    user = find_user(email)
+    if user is None or not user.is_active or user.login_type != "default":
+        return
+    token = secrets.token_urlsafe(32)
+    now = utcnow()
+    db.session.add(
+        PasswordResetToken(
+            user=user,
+            token_hash=_token_hash(token),
+            created_at=now,
+            expires_at=now + timedelta(hours=current_app.config["RESET_TOKEN_HOURS"]),
+        )
+    )
+    audit.record("password_reset_requested", user=user)
+    language = to_locale((user.options or {}).get("language")) or to_locale(language)
+    send_mail(
+        to=user.email,
+        template="password_reset",
+        kind="password_reset",
+        language=language or DEFAULT_LOCALE,
+        instance_id=user.home_instance_id,
+        user_name=user.full_name,
+        reset_url=url_for("auth.reset_password", token=token, _external=True),
+        hours=current_app.config["RESET_TOKEN_HOURS"],
+    )
+
+
+def find_reset_token(token: str) -> PasswordResetToken | None:
+    """Return the token's record when it is known, unused and not expired."""
+    if not token or len(token) > 200:
+        return None
+    record = db.session.scalars(
+        select(PasswordResetToken).where(PasswordResetToken.token_hash == _token_hash(token))
+    ).first()
+    if record is None or record.used_at is not None or record.expires_at <= utcnow():
+        return None
+    return record
+
+
+def reset_password(token: str, password: str) -> User | None:
+    """Set a new password with a valid token; the token and every session end with it."""
+    record = find_reset_token(token)
+    if record is None:
+        return None
+    user = record.user
+    user.password_hash = hash_password(password)
+    user.session_nonce = secrets.token_hex(8)
+    record.used_at = utcnow()
+    # Every other open link for this user ends too.
+    for other in db.session.scalars(
+        select(PasswordResetToken).where(
+            PasswordResetToken.user_id == user.id, PasswordResetToken.used_at.is_(None)
+        )
+    ):
+        other.used_at = record.used_at
+    clear_throttle(f"login:acct:{normalise_email(user.email)}")
+    audit.record("password_changed", user=user)
+    return user

@@ -1,0 +1,76 @@
+"""Configuration read from the environment, with embedded defaults for a laptop."""
+
+import os
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTANCE_DIR = ROOT / "instance"
+
+
+def database_url(raw: str | None) -> str:
+    """Normalise a database URL so PostgreSQL always uses the psycopg 3 driver."""
+    if not raw:
+        INSTANCE_DIR.mkdir(exist_ok=True)
+        return f"sqlite:///{INSTANCE_DIR / 'dealercare.db'}"
+    for prefix in ("postgres://", "postgresql://"):
+        if raw.startswith(prefix):
+            return "postgresql+psycopg://" + raw[len(prefix) :]
+    return raw
+
+
+def secret_key() -> str:
+    """Return SECRET_KEY, generating a persistent random one under instance/ when unset."""
+    if key := os.environ.get("SECRET_KEY"):
+        return key
+    INSTANCE_DIR.mkdir(exist_ok=True)
+    path = INSTANCE_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+class Config:
+    APP_TITLE = "DealerCare"
+    APP_VERSION = "0.1.0"
+    SECRET_KEY = None  # filled by load()
+    SQLALCHEMY_DATABASE_URI = None
+    SQLALCHEMY_ENGINE_OPTIONS: dict = {"pool_pre_ping": True}
+    REDIS_URL = None
+    MAIL_URL = None
+    MAIL_FROM = "DealerCare <no-reply@dealercare.test>"
+    CHAT_WIDGET_URL = None
+
+    BABEL_DEFAULT_LOCALE = "en_GB"
+    BABEL_TRANSLATION_DIRECTORIES = str(ROOT / "translations")
+
+    SESSION_COOKIE_NAME = "dc_session"
+    SESSION_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_SAMESITE = "Lax"
+    SESSION_COOKIE_SECURE = False  # also set per request when served over HTTPS
+    PERMANENT_SESSION_LIFETIME = timedelta(hours=12)
+    WTF_CSRF_TIME_LIMIT = None  # the token lives as long as the session
+    WTF_CSRF_SSL_STRICT = True
+    MAX_CONTENT_LENGTH = 16 * 1024 * 1024
+
+    RESET_TOKEN_HOURS = 1
+    # Failed sign-ins: after `free` failures each further try waits 2^n seconds; at `lock` failures
+    # the key is refused for `lock_minutes`.
+    LOGIN_THROTTLE = {
+        "account": {"free": 3, "lock": 10, "lock_minutes": 15},
+        "address": {"free": 20, "lock": 50, "lock_minutes": 15},
+    }
+    FORGOT_THROTTLE = {"address": {"free": 10, "lock": 20, "lock_minutes": 15}}
+
+    @classmethod
+    def load(cls) -> dict:
+        """Collect the settings with the environment applied."""
+        values = {k: getattr(cls, k) for k in dir(cls) if k.isupper()}
+        values["SECRET_KEY"] = secret_key()
+        values["SQLALCHEMY_DATABASE_URI"] = database_url(os.environ.get("DATABASE_URL"))
+        values["REDIS_URL"] = os.environ.get("REDIS_URL") or None
+        values["MAIL_URL"] = os.environ.get("MAIL_URL") or None
+        values["CHAT_WIDGET_URL"] = os.environ.get("CHAT_WIDGET_URL") or None
+        return values

@@ -1,0 +1,218 @@
+"""JSON calls: request validation with pydantic, JSON errors, and the OpenAPI document.
+
+Every call is declared with `@api_call(bp, rule, method, body=..., query=..., response=...)`.
+The declarations are the single source of both the validation and the published schema.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify, request
+from flask_babel import gettext as _
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from app.core.messages import field_message
+
+
+class Schema(BaseModel):
+    """Base of every request and response schema: camelCase on the wire, strict types."""
+
+    model_config = ConfigDict(strict=True, populate_by_name=True, str_strip_whitespace=True)
+
+
+@dataclass
+class Operation:
+    blueprint: Blueprint
+    rule: str
+    method: str
+    endpoint: str
+    summary: str
+    body: type[BaseModel] | None
+    query: type[BaseModel] | None
+    response: type[BaseModel] | None
+    public: bool
+    tag: str
+
+
+OPERATIONS: list[Operation] = []
+
+
+class ApiError(Exception):
+    """An error answer with a JSON body (spec 01 section 8: error, message or alertUrl)."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
+
+    def response(self):
+        resp = jsonify({"message": self.message, **self.extra})
+        resp.status_code = self.status
+        return resp
+
+
+def validation_error(exc: ValidationError) -> ApiError:
+    """Turn pydantic's errors into a 422 with a translated message and key per field."""
+    errors, keys = {}, {}
+    for err in exc.errors():
+        field = ".".join(str(p) for p in err["loc"]) or "body"
+        if field in keys:
+            continue
+        key, text = field_message(err)
+        keys[field], errors[field] = key, text
+    first = next(iter(errors.values()), _("The request could not be read."))
+    return ApiError(422, first, errors=errors, keys=keys)
+
+
+def _parse(model: type[BaseModel], data: Any) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc) from None
+
+
+def _query_dict() -> dict:
+    result: dict[str, Any] = {}
+    for key in request.args:
+        values = request.args.getlist(key)
+        name = key[:-2] if key.endswith("[]") else key
+        result[name] = values if key.endswith("[]") or len(values) > 1 else values[0]
+    return result
+
+
+def api_call(
+    bp: Blueprint,
+    rule: str,
+    method: str = "GET",
+    *,
+    body: type[BaseModel] | None = None,
+    query: type[BaseModel] | None = None,
+    response: type[BaseModel] | None = None,
+    public: bool = False,
+    summary: str = "",
+) -> Callable:
+    """Declare a JSON call on `bp`; the view receives `body=` and `query=` as parsed models."""
+
+    def decorator(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapper(**kwargs):
+            try:
+                if body is not None:
+                    data = request.get_json(silent=True)
+                    if not isinstance(data, dict):
+                        raise ApiError(422, _("The request body must be a JSON object."))
+                    kwargs["body"] = _parse(body, data)
+                if query is not None:
+                    kwargs["query"] = _parse(query, _query_dict())
+                result = view(**kwargs)
+            except ApiError as exc:
+                return exc.response()
+            if isinstance(result, BaseModel):
+                return jsonify(result.model_dump(mode="json", by_alias=True))
+            return result
+
+        wrapper.is_public = public  # type: ignore[attr-defined]
+        endpoint = view.__name__
+        bp.add_url_rule(rule, endpoint, wrapper, methods=[method])
+        OPERATIONS.append(
+            Operation(
+                bp,
+                rule,
+                method,
+                f"{bp.name}.{endpoint}",
+                summary or (view.__doc__ or "").strip(),
+                body,
+                query,
+                response,
+                public,
+                bp.name,
+            )
+        )
+        return wrapper
+
+    return decorator
+
+
+def _openapi_path(rule: str) -> str:
+    return re.sub(r"<(?:[a-z]+:)?([a-zA-Z_]+)>", r"{\1}", rule)
+
+
+def openapi_document() -> dict:
+    """Build the OpenAPI 3.1 document from the declared calls and their schemas."""
+    components: dict[str, dict] = {}
+
+    def ref(model: type[BaseModel], mode: str) -> dict:
+        schema = model.model_json_schema(
+            by_alias=True, mode=mode, ref_template="#/components/schemas/{model}"
+        )
+        components.update(schema.pop("$defs", {}))
+        components[model.__name__] = schema
+        return {"$ref": f"#/components/schemas/{model.__name__}"}
+
+    paths: dict[str, dict] = {}
+    rules = {r.endpoint: r for r in current_app.url_map.iter_rules()}
+    for op in OPERATIONS:
+        flask_rule = rules.get(op.endpoint)
+        if flask_rule is None:
+            continue
+        path = _openapi_path(flask_rule.rule)
+        item: dict[str, Any] = {
+            "summary": op.summary,
+            "tags": [op.tag],
+            "operationId": op.endpoint.replace(".", "_"),
+            "parameters": [
+                {"name": arg, "in": "path", "required": True, "schema": {"type": "string"}}
+                for arg in sorted(flask_rule.arguments)
+            ],
+            "responses": {
+                "200": {"description": "OK"},
+                "422": {"description": "A refused value", "content": _json(ERROR_SCHEMA)},
+            },
+        }
+        if op.query is not None:
+            schema = op.query.model_json_schema(by_alias=True)
+            required = set(schema.get("required", []))
+            for name, prop in schema.get("properties", {}).items():
+                item["parameters"].append(
+                    {"name": name, "in": "query", "required": name in required, "schema": prop}
+                )
+        if op.body is not None:
+            item["requestBody"] = {"required": True, "content": _json(ref(op.body, "validation"))}
+        if op.response is not None:
+            item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
+        if not op.public:
+            item["responses"]["401"] = {"description": "Not signed in"}
+            item["security"] = [{"session": []}]
+        paths.setdefault(path, {})[op.method.lower()] = item
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": f"{current_app.config['APP_TITLE']} API",
+            "version": current_app.config["APP_VERSION"],
+        },
+        "paths": dict(sorted(paths.items())),
+        "components": {
+            "schemas": dict(sorted(components.items())),
+            "securitySchemes": {
+                "session": {"type": "apiKey", "in": "cookie", "name": "dc_session"}
+            },
+        },
+    }
+
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "message": {"type": "string"},
+        "error": {"type": "string"},
+        "alertUrl": {"type": "string"},
+        "errors": {"type": "object", "additionalProperties": {"type": "string"}},
+        "keys": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+}
+
+
+def _json(schema: dict) -> dict:
+    return {"application/json": {"schema": schema}}

@@ -1,0 +1,131 @@
+"""Languages: which of the seven locales a request gets, and the catalogues islands load."""
+
+import json
+import re
+from pathlib import Path
+
+import click
+from babel.messages.pofile import read_po
+from flask import current_app, g, has_request_context, request
+from flask_babel import lazy_gettext as _l
+from flask_login import current_user
+
+from app.config import ROOT
+
+LOCALES: dict[str, str] = {
+    "sv-SE": "Svenska",
+    "nb-NO": "Norsk bokmål",
+    "fi-FI": "Suomi",
+    "da-DK": "Dansk",
+    "en-GB": "English",
+    "de-DE": "Deutsch",
+    "nl-NL": "Nederlands",
+}
+DEFAULT_LOCALE = "en-GB"
+# Short codes stored by older clients. Spec 01 section 9: nb maps to nn, and nn is served by the
+# Norwegian (bokmål) catalogue; en maps to en-GB.
+_ALIASES = {
+    "sv": "sv-SE",
+    "nb": "nb-NO",
+    "nn": "nb-NO",
+    "no": "nb-NO",
+    "fi": "fi-FI",
+    "da": "da-DK",
+    "en": "en-GB",
+    "de": "de-DE",
+    "nl": "nl-NL",
+}
+_BY_LOWER = {tag.lower(): tag for tag in LOCALES}
+_KEY = re.compile(r"^[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*$")
+LANGUAGE_COOKIE = "language"
+
+
+def to_locale(value: str | None) -> str | None:
+    """Map a language tag or code ("de", "sv_SE", "nb-no") to one of LOCALES, or None."""
+    if not value:
+        return None
+    tag = value.strip().replace("_", "-").lower()
+    if tag in _BY_LOWER:
+        return _BY_LOWER[tag]
+    return _ALIASES.get(tag.split("-", 1)[0])
+
+
+def babel_name(tag: str) -> str:
+    """Return the catalogue directory name of a locale tag (sv-SE -> sv_SE)."""
+    return tag.replace("-", "_")
+
+
+def current_locale() -> str:
+    """Return the locale of the current request: asked for, stored, cookie, browser, default."""
+    if not has_request_context():
+        return DEFAULT_LOCALE
+    if "locale" in g:
+        return g.locale
+    candidates = [request.args.get("lang")]
+    if current_user and current_user.is_authenticated:
+        candidates.append((current_user.options or {}).get("language"))
+    candidates.append(request.cookies.get(LANGUAGE_COOKIE))
+    candidates += [value for value, _quality in request.accept_languages]
+    g.locale = next((loc for c in candidates if (loc := to_locale(c))), DEFAULT_LOCALE)
+    return g.locale
+
+
+def select_babel_locale() -> str:
+    """Flask-Babel's locale selector."""
+    return babel_name(current_locale())
+
+
+def is_message_key(msgid: str) -> bool:
+    """Tell whether a msgid is one of the spec's message keys (PASSWORD_PATTERN, ERROR.X)."""
+    return bool(_KEY.match(msgid))
+
+
+def catalogue_path(tag: str) -> Path:
+    return ROOT / "translations" / babel_name(tag) / "LC_MESSAGES" / "messages.po"
+
+
+def island_catalogue(tag: str) -> dict[str, str]:
+    """Return the messages islands need for one locale: theirs and every message key."""
+    with catalogue_path(tag).open("rb") as fh:
+        catalog = read_po(fh)
+    result = {}
+    for message in catalog:
+        if not message.id or not message.string or message.fuzzy:
+            continue
+        msgid = message.id if isinstance(message.id, str) else message.id[0]
+        msgstr = message.string if isinstance(message.string, str) else message.string[0]
+        used_by_island = any(path.startswith("islands/") for path, _line in message.locations)
+        if used_by_island or is_message_key(msgid):
+            result[msgid] = msgstr
+    return result
+
+
+def write_island_catalogues(out_dir: Path) -> list[Path]:
+    """Write static/dist/i18n/{locale}.json for every locale."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for tag in LOCALES:
+        path = out_dir / f"{tag}.json"
+        path.write_text(json.dumps(island_catalogue(tag), ensure_ascii=False, sort_keys=True))
+        written.append(path)
+    return written
+
+
+def register_cli(app) -> None:
+    @app.cli.command("i18n-json")
+    def i18n_json() -> None:
+        """Generate the islands' JSON catalogues from the .po files."""
+        out = Path(current_app.static_folder) / "dist" / "i18n"
+        for path in write_island_catalogues(out):
+            click.echo(f"wrote {path.relative_to(ROOT)}")
+
+
+# Spec message keys are msgids of their own, translated in every catalogue (en-GB included).
+# Listing them here lets the extractor find keys that are only ever looked up by name.
+ERROR_KEYS = {
+    "NOT_FOUND": _l("ERROR.NOT_FOUND"),
+    "FORBIDDEN": _l("ERROR.FORBIDDEN"),
+    "INVALID_URL": _l("ERROR.INVALID_URL"),
+    "SESSION_EXPIRED": _l("ERROR.SESSION_EXPIRED"),
+    "SERVER_ERROR": _l("ERROR.SERVER_ERROR"),
+}

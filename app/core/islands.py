@@ -1,0 +1,115 @@
+"""Jinja side of the React islands: mount elements and the bundle tags from the build manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, current_app, url_for
+from markupsafe import Markup, escape
+
+MISSING_MESSAGE = "The island bundles are missing: run `make build`."
+EXTENSION_KEY = "islands"
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """One read of static/dist/manifest.json."""
+
+    manifest: dict[str, Any]
+    version: str
+
+
+class _State:
+    """Per-app cache of the manifest; re-read on every use when the app runs in debug mode."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._bundle: Bundle | None = None
+
+    def bundle(self, debug: bool) -> Bundle | None:
+        """The current manifest, or None while the bundles have not been built."""
+        if self._bundle is None or debug:
+            self._bundle = _read(self.path)
+        return self._bundle
+
+
+def _read(path: Path) -> Bundle | None:
+    """Read and hash the manifest file; None when it does not exist."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return Bundle(manifest=json.loads(raw), version=hashlib.sha256(raw).hexdigest()[:12])
+
+
+def _manifest_path(app: Flask) -> Path:
+    """Where `npm run build` writes the manifest: <static folder>/dist/manifest.json."""
+    return Path(app.static_folder or Path(app.root_path) / "static") / "dist" / "manifest.json"
+
+
+def _state(app: Flask) -> _State:
+    """The app's manifest cache, created on first use if init_app was not called."""
+    state = app.extensions.get(EXTENSION_KEY)
+    if state is None:
+        state = app.extensions[EXTENSION_KEY] = _State(_manifest_path(app))
+    return state
+
+
+def _manifest() -> dict[str, Any]:
+    """The current app's manifest; raises RuntimeError when the bundles are missing."""
+    bundle = _state(current_app).bundle(current_app.debug)
+    if bundle is None:
+        raise RuntimeError(MISSING_MESSAGE)
+    return bundle.manifest
+
+
+def bundle_version(app: Flask) -> str:
+    """12 hex digits identifying the built bundles (for X-Cc-Version); zeros when unbuilt."""
+    bundle = _state(app).bundle(app.debug)
+    return bundle.version if bundle else "0" * 12
+
+
+def _dist_url(path: str) -> str:
+    """URL of a file under static/dist."""
+    return url_for("static", filename=f"dist/{path}")
+
+
+def asset_url(logical: str) -> str:
+    """URL of a built file by its manifest name ("main.js", "app.css") or dist-relative path."""
+    path = _manifest().get(logical, logical)
+    if not isinstance(path, str):
+        raise KeyError(f"{logical!r} names no single file in the island manifest")
+    return _dist_url(path)
+
+
+def island_head() -> Markup:
+    """The stylesheet, module preloads and the page script for <head>."""
+    manifest = _manifest()
+    tags = [Markup('<link rel="stylesheet" href="{}">').format(_dist_url(manifest["app.css"]))]
+    tags += [
+        Markup('<link rel="modulepreload" href="{}">').format(_dist_url(chunk))
+        for chunk in manifest.get("chunks", [])
+    ]
+    tags.append(
+        Markup('<script type="module" src="{}"></script>').format(_dist_url(manifest["main.js"]))
+    )
+    return Markup("\n").join(tags)
+
+
+def island(name: str, props: dict[str, Any] | None = None, fallback: Any = None) -> Markup:
+    """The mount element for island `name`, its props as JSON and `fallback` for no-JS pages."""
+    props_json = json.dumps(props or {}, default=str, ensure_ascii=False)
+    return Markup('<div data-island="{}" data-island-props="{}">{}</div>').format(
+        name, props_json, escape(fallback) if fallback is not None else ""
+    )
+
+
+def init_app(app: Flask) -> None:
+    """Read the manifest once and register island(), island_head() and asset_url() in Jinja."""
+    state = app.extensions[EXTENSION_KEY] = _State(_manifest_path(app))
+    state.bundle(app.debug)
+    app.jinja_env.globals.update(island=island, island_head=island_head, asset_url=asset_url)

@@ -1,0 +1,33 @@
+"""Stored e-mails, so that every mail can be previewed at email-preview/{id}."""
+
+import secrets
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.models import UTCDateTime, utcnow
+from app.extensions import db
+
+
+def preview_token() -> str:
+    """Return a 128-bit random id for a mail's public preview link."""
+    return secrets.token_urlsafe(16)
+
+
+class EmailMessage(db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(40), unique=True, default=preview_token)
+    instance_id: Mapped[int | None] = mapped_column(ForeignKey("instance.id", ondelete="SET NULL"))
+    to_address: Mapped[str] = mapped_column(String(254))
+    subject: Mapped[str] = mapped_column(String(300))
+    body_text: Mapped[str] = mapped_column(Text)
+    body_html: Mapped[str] = mapped_column(Text)
+    language: Mapped[str] = mapped_column(String(5))
+    kind: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(
+        String(20), default="queued"
+    )  # queued, stored, sent, failed
+    error: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

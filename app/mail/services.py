@@ -1,0 +1,76 @@
+"""Sending e-mail: render in the recipient's language, store, then deliver through a job."""
+
+import smtplib
+from email.message import EmailMessage as MimeMessage
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from flask import current_app, render_template
+from flask_babel import force_locale
+
+from app.core import jobs
+from app.core.i18n import babel_name
+from app.core.models import utcnow
+from app.extensions import db
+from app.mail.models import EmailMessage
+
+
+def send_mail(*, to: str, template: str, kind: str, language: str, instance_id=None, **ctx):
+    """Render templates/emails/{template}, store the mail and queue its delivery."""
+    mail = EmailMessage(
+        to_address=to,
+        kind=kind,
+        language=language,
+        instance_id=instance_id,
+        subject="",
+        body_text="",
+        body_html="",
+    )
+    db.session.add(mail)
+    db.session.flush()
+    with force_locale(babel_name(language)):
+        ctx |= {"mail": mail, "language": language, "app_title": current_app.config["APP_TITLE"]}
+        mail.subject = render_template(f"emails/{template}.subject.txt", **ctx).strip()
+        mail.body_text = render_template(f"emails/{template}.txt", **ctx)
+        mail.body_html = render_template(f"emails/{template}.html", **ctx)
+    jobs.enqueue("app.mail.services:deliver", mail.id)
+    return mail
+
+
+def deliver(mail_id: int) -> str:
+    """Job: send a stored mail over SMTP when MAIL_URL is set; otherwise it stays stored."""
+    mail = db.session.get(EmailMessage, mail_id)
+    if mail is None:
+        return "missing"
+    url = current_app.config["MAIL_URL"]
+    if not url:
+        mail.status = "stored"
+        return mail.status
+    message = MimeMessage()
+    message["Subject"], message["To"] = mail.subject, mail.to_address
+    message["From"] = current_app.config["MAIL_FROM"]
+    message.set_content(mail.body_text)
+    message.add_alternative(mail.body_html, subtype="html")
+    try:
+        with smtp_connection(url) as smtp:
+            smtp.send_message(message)
+        mail.status, mail.sent_at, mail.error = "sent", utcnow(), None
+    except (OSError, smtplib.SMTPException) as exc:
+        mail.status, mail.error = "failed", str(exc)[:500]
+    return mail.status
+
+
+def smtp_connection(url: str) -> smtplib.SMTP:
+    """Open an SMTP connection from smtp://user:pass@host:port?starttls=1 or smtps://..."""
+    parts = urlsplit(url)
+    options = parse_qs(parts.query)
+    cls = smtplib.SMTP_SSL if parts.scheme == "smtps" else smtplib.SMTP
+    smtp = cls(
+        parts.hostname or "localhost",
+        parts.port or (465 if cls is smtplib.SMTP_SSL else 25),
+        timeout=20,
+    )
+    if options.get("starttls", ["0"])[0] in ("1", "true"):
+        smtp.starttls()
+    if parts.username:
+        smtp.login(unquote(parts.username), unquote(parts.password or ""))
+    return smtp

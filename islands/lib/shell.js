@@ -1,0 +1,77 @@
+// Enhancers for the server-rendered page frame (plain markup, no React):
+// - .menu-toggle / [data-nav-toggle]: below 640px opens and closes the off-canvas menu
+//   (.app.nav-open); on wider screens collapses and expands it (.app.nav-collapsed).
+// - [data-reload]: reloads the page (the new-version banner's button).
+// - [data-new-version-banner]: unhidden when the api client reports a new version.
+
+const TOGGLES = '.menu-toggle, [data-nav-toggle]';
+const MOBILE = '(max-width: 639.98px)';
+
+function app() {
+  return document.querySelector('.app');
+}
+
+function isMobile() {
+  return window.matchMedia(MOBILE).matches;
+}
+
+function setExpanded(expanded) {
+  for (const toggle of document.querySelectorAll(TOGGLES)) {
+    toggle.setAttribute('aria-expanded', String(expanded));
+  }
+}
+
+function syncExpanded() {
+  const frame = app();
+  if (!frame) return;
+  setExpanded(
+    isMobile() ? frame.classList.contains('nav-open') : !frame.classList.contains('nav-collapsed'),
+  );
+}
+
+function toggleNav() {
+  const frame = app();
+  if (!frame) return;
+  if (!isMobile()) {
+    setExpanded(!frame.classList.toggle('nav-collapsed'));
+    return;
+  }
+  const open = frame.classList.toggle('nav-open');
+  setExpanded(open);
+  if (open) frame.querySelector('.shell-nav a[href], .shell-nav button')?.focus();
+}
+
+function closeMobileNav(returnFocus) {
+  const frame = app();
+  if (!frame || !frame.classList.contains('nav-open')) return;
+  frame.classList.remove('nav-open');
+  setExpanded(false);
+  if (returnFocus) document.querySelector(TOGGLES)?.focus();
+}
+
+/** Wire the page frame's plain-markup controls; call once per page. */
+export function enhanceShell() {
+  document.addEventListener('click', (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    if (target.closest(TOGGLES)) {
+      event.preventDefault(); // a toggle may be <a href="#shell-nav"> for pages without JS
+      toggleNav();
+    } else if (target.closest('[data-reload]')) {
+      event.preventDefault();
+      window.location.reload();
+    } else if (!target.closest('.shell-nav')) {
+      closeMobileNav(false);
+    }
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') closeMobileNav(true);
+  });
+  window.matchMedia(MOBILE).addEventListener('change', syncExpanded);
+  window.addEventListener('cc:new-version', () => {
+    for (const banner of document.querySelectorAll('[data-new-version-banner]')) {
+      banner.hidden = false;
+    }
+  });
+  syncExpanded();
+}

@@ -1,0 +1,69 @@
+// The only page script. It loads the translations, mounts every [data-island] element and
+// enhances plain server-rendered markup. Each island is its own chunk, loaded on demand.
+import { createRoot } from 'react-dom/client';
+import { rememberVersion } from './lib/api.js';
+import { enhanceForms } from './lib/form-guard.js';
+import { loadCatalogue } from './lib/i18n.js';
+import { enhanceShell } from './lib/shell.js';
+
+const islands = {
+  alerts: () => import('./alerts/index.jsx'),
+  'login-modal': () => import('./login-modal/index.jsx'),
+  'user-settings': () => import('./user-settings/index.jsx'),
+};
+
+function readProps(el) {
+  try {
+    return JSON.parse(el.dataset.islandProps || '{}');
+  } catch (error) {
+    console.error(`Island "${el.dataset.island}" has unreadable props`, error);
+    return null;
+  }
+}
+
+async function mount(el) {
+  const name = el.dataset.island;
+  const load = islands[name];
+  if (!load) {
+    console.error(`Unknown island "${name}"`);
+    return;
+  }
+  const props = readProps(el);
+  if (props === null) return;
+  el.dataset.islandMounted = 'true';
+  try {
+    const { default: Component } = await load();
+    createRoot(el).render(<Component {...props} />);
+  } catch (error) {
+    // The server-rendered fallback stays in place.
+    delete el.dataset.islandMounted;
+    console.error(`Island "${name}" failed to load`, error);
+  }
+}
+
+/** Mount every island under `root` that is not mounted yet. */
+export function mountIslands(root = document) {
+  const pending = [];
+  for (const el of root.querySelectorAll('[data-island]')) {
+    if (!el.dataset.islandMounted) pending.push(mount(el));
+  }
+  return Promise.all(pending);
+}
+
+async function start() {
+  rememberVersion(document.documentElement.dataset.version);
+  enhanceShell();
+  enhanceForms();
+  try {
+    await loadCatalogue();
+  } catch (error) {
+    console.error('Translations could not be loaded; showing untranslated text', error);
+  }
+  await mountIslands();
+}
+
+if (document.readyState === 'loading') {
+  document.addEventListener('DOMContentLoaded', start, { once: true });
+} else {
+  start();
+}

@@ -1,0 +1,47 @@
+// The alert store behind the alerts island.
+import assert from 'node:assert/strict';
+import { beforeEach, test } from 'node:test';
+import {
+  AUTO_DISMISS_MS,
+  clearAlerts,
+  dismissAlert,
+  getAlerts,
+  pushAlert,
+  subscribe,
+} from '../lib/alerts.js';
+
+beforeEach(() => clearAlerts());
+
+test('unknown types are shown as danger', () => {
+  pushAlert({ type: 'rankingSummary', message: 'x' });
+  pushAlert({ message: 'no type' });
+  assert.deepEqual(
+    getAlerts().map((alert) => alert.type),
+    ['danger', 'info'],
+  );
+});
+
+test('success and info close by themselves; warning and danger stay', () => {
+  for (const type of ['success', 'info', 'warning', 'danger']) pushAlert({ type, message: type });
+  assert.deepEqual(
+    getAlerts().map((alert) => alert.timeout),
+    [AUTO_DISMISS_MS, AUTO_DISMISS_MS, 0, 0],
+  );
+  assert.equal(AUTO_DISMISS_MS, 8000);
+  pushAlert({ type: 'success', message: 'sticky', timeout: 0 });
+  assert.equal(getAlerts().at(-1).timeout, 0);
+});
+
+test('subscribers hear every change; dismiss and clear remove alerts', () => {
+  const heard = [];
+  const unsubscribe = subscribe((alerts) => heard.push(alerts.length));
+  const id = pushAlert({ type: 'info', message: 'one', link: '/x', linkText: 'Open' });
+  pushAlert({ type: 'danger', message: 'two' });
+  dismissAlert(id);
+  dismissAlert(id);
+  clearAlerts();
+  clearAlerts();
+  unsubscribe();
+  pushAlert({ message: 'unheard' });
+  assert.deepEqual(heard, [1, 2, 1, 0]);
+});

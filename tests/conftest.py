@@ -1,0 +1,121 @@
+"""Test fixtures: one migrated database per run, a rolled-back transaction per test.
+
+With TEST_DATABASE_URL (PostgreSQL) and REDIS_URL set, the tests use those real servers;
+without them a temporary SQLite file and inline jobs.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from flask.globals import _cv_app
+from flask.testing import FlaskClient
+from flask_migrate import upgrade
+from flask_sqlalchemy.session import _app_ctx_id
+from sqlalchemy import create_engine, text
+from sqlalchemy.orm import scoped_session, sessionmaker
+
+from app import create_app
+from app.extensions import db
+
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
+REDIS_URL = os.environ.get("REDIS_URL")
+
+
+def reset_database(url: str) -> None:
+    """Empty a PostgreSQL test database (its public schema) before migrating it."""
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+def database_url(tmp_path_factory, name: str) -> str:
+    if TEST_DATABASE_URL:
+        url = (
+            TEST_DATABASE_URL
+            if name == "main"
+            else re.sub(r"/([^/?]+)(\?|$)", rf"/\1_{name}\2", TEST_DATABASE_URL)
+        )
+        reset_database(url)
+        return url
+    return f"sqlite:///{tmp_path_factory.mktemp(name) / 'test.db'}"
+
+
+class RequestClient(FlaskClient):
+    """A test client whose every request gets its own application context (and so its own `g`
+    and database session), as in production, even while the test holds one for its own work."""
+
+    def open(self, *args, **kwargs):
+        token = _cv_app.set(None)
+        try:
+            return super().open(*args, **kwargs)
+        finally:
+            _cv_app.reset(token)
+
+
+def make_app(url: str, **overrides):
+    config = {
+        "TESTING": True,
+        "SECRET_KEY": "test-secret-key",
+        "SQLALCHEMY_DATABASE_URI": url,
+        "REDIS_URL": None,  # inline jobs; tests/core/test_jobs.py uses Redis itself
+        "MAIL_URL": None,
+        **overrides,
+    }
+    app = create_app(config)
+    app.test_client_class = RequestClient
+    with app.app_context():
+        upgrade()
+    return app
+
+
+@pytest.fixture(scope="session")
+def app(tmp_path_factory):
+    return make_app(database_url(tmp_path_factory, "main"))
+
+
+@pytest.fixture(autouse=True)
+def _transaction(request, app):
+    """Run each test inside a transaction that is rolled back at its end."""
+    if "live_server" in request.fixturenames:
+        yield
+        return
+    with app.app_context():
+        connection = db.engine.connect()
+        outer = connection.begin()
+        original = db.session
+        # Flask-SQLAlchemy's own Session picks its engine itself, so bind plain sessions.
+        factory = sessionmaker(bind=connection, join_transaction_mode="create_savepoint")
+        db.session = scoped_session(factory, scopefunc=_app_ctx_id)
+        try:
+            yield
+        finally:
+            db.session.remove()
+            db.session = original
+            outer.rollback()
+            connection.close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def ctx(app):
+    with app.test_request_context():
+        yield
+
+
+def csrf_token(client, path: str = "/login") -> str:
+    """Open a page and return the CSRF token from its meta tag."""
+    html = client.get(path).get_data(as_text=True)
+    match = re.search(r'<meta name="csrf-token" content="([^"]+)"', html)
+    assert match, f"{path} carries no csrf-token meta"
+    return match.group(1)
+
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"

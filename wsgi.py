@@ -1,0 +1,5 @@
+"""Entry point for gunicorn and the flask CLI."""
+
+from app import create_app
+
+app = create_app()
