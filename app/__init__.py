@@ -35,6 +35,9 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     _import_models()
     pages.init_app(app)
+    from app.auth import impersonation
+
+    impersonation.init_app(app)
     errors.init_app(app)
     security.init_app(app)
     jobs.init_app(app)
@@ -42,6 +45,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     i18n.register_cli(app)
     _register_blueprints(app)
     _register_template_helpers(app)
+    from app.shell import layout
+
+    layout.init_app(app)
     _register_response_headers(app)
 
     from app.demo import register_cli as register_demo_cli
@@ -55,6 +61,8 @@ def _import_models() -> None:
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
     import app.mail.models  # noqa: F401
+    import app.market.models  # noqa: F401
+    import app.preparation.models  # noqa: F401
 
 
 def app_version(app: Flask) -> str:
@@ -69,8 +77,10 @@ def _register_blueprints(app: Flask) -> None:
     from app.auth import bp as auth_bp
     from app.mail import bp as mail_bp
     from app.shell import bp as shell_bp
+    from app.shell.api import bp as shell_api_bp
+    from app.shell.planned import bp as planned_bp
 
-    for blueprint in (auth_bp, auth_api_bp, mail_bp, shell_bp):
+    for blueprint in (auth_bp, auth_api_bp, mail_bp, planned_bp, shell_bp, shell_api_bp):
         app.register_blueprint(blueprint)
 
 

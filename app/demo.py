@@ -3,6 +3,7 @@
 Features add their own part with `@seeder(order)` and their links with `@demo_link(name)`.
 """
 
+import importlib
 import json
 from collections.abc import Callable
 
@@ -207,8 +208,14 @@ def dashboard_link() -> str:
     return "/my-dashboard"
 
 
+# Each feature's demo part; importing it registers its seeders and links.
+FEATURE_DEMOS = ("app.market.demo", "app.preparation.demo")
+
+
 def load_demo_data() -> bool:
     """Load the demo data set into an empty database; return False when it holds data."""
+    for module in FEATURE_DEMOS:
+        importlib.import_module(module)
     if db.session.scalar(select(func.count()).select_from(User)):
         return False
     ctx: dict = {}
@@ -222,6 +229,8 @@ def load_demo_data() -> bool:
 
 def demo_links() -> dict[str, str | None]:
     """Return the site-relative demo URLs; a link whose feature is not built yet is null."""
+    for module in FEATURE_DEMOS:
+        importlib.import_module(module)
     return {name: (_LINKS[name]() if name in _LINKS else None) for name in LINK_NAMES}
 
 

@@ -3,7 +3,7 @@
 from flask import request
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
-from pydantic import EmailStr, Field, field_validator, model_validator
+from pydantic import EmailStr, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from app.auth import api_bp, services
@@ -15,6 +15,8 @@ from app.extensions import csrf, db
 
 
 class LoginBody(Schema):
+    required_keys = {"password": "PASSWORD_REQUIRED"}
+
     email: str = Field(min_length=1, max_length=254)
     password: str = Field(min_length=1, max_length=services.PASSWORD_MAX)
 
@@ -24,6 +26,11 @@ class ForgotBody(Schema):
 
 
 class ResetBody(Schema):
+    required_keys = {
+        "password": "PASSWORD_REQUIRED",
+        "verifyPassword": "VERIFY_PASSWORD_REQUIRED",
+    }
+
     password: str = Field(min_length=1, max_length=services.PASSWORD_MAX)
     verify_password: str = Field(
         alias="verifyPassword", min_length=1, max_length=services.PASSWORD_MAX
@@ -36,11 +43,14 @@ class ResetBody(Schema):
             raise PydanticCustomError("PASSWORD_PATTERN", "PASSWORD_PATTERN")
         return value
 
-    @model_validator(mode="after")
-    def _match(self):
-        if self.password != self.verify_password:
+    @field_validator("verify_password")
+    @classmethod
+    def _match(cls, value: str, info: ValidationInfo) -> str:
+        # The error belongs to the verify field, as on the form; a refused password is not compared.
+        password = info.data.get("password")
+        if password is not None and value != password:
             raise PydanticCustomError("PASSWORDS_DOESNT_MATCH", "PASSWORDS_DOESNT_MATCH")
-        return self
+        return value
 
 
 class MessageOut(Schema):

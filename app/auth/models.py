@@ -3,6 +3,7 @@
 import secrets
 from datetime import datetime
 
+from flask import g, has_app_context
 from flask_login import UserMixin
 from sqlalchemy import JSON, Column, ForeignKey, Integer, String, Table, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -93,11 +94,15 @@ class User(UserMixin, TimestampMixin, db.Model):
         return f"{self.id}.{self.session_nonce}"
 
     def all_roles(self) -> set[str]:
-        """Return the user's roles, direct and through groups of the active instance."""
+        """Return the user's roles, direct and through groups of the active instance, limited
+        by the impersonator's roles while someone acts as this user."""
         roles = set(self.roles or [])
         for group in self.groups:
             if group.instance_id == self.active_instance_id:
                 roles.update(group.roles or [])
+        ceiling = g.get("role_ceiling") if has_app_context() else None
+        if ceiling is not None and g.get("impersonator") is not self:
+            roles &= ceiling
         return roles
 
     def has_role(self, role: str) -> bool:

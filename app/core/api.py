@@ -8,19 +8,22 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
-from typing import Any
+from typing import Any, ClassVar
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.core.messages import field_message
+from app.core.messages import field_message, message
 
 
 class Schema(BaseModel):
     """Base of every request and response schema: camelCase on the wire, strict types."""
 
     model_config = ConfigDict(strict=True, populate_by_name=True, str_strip_whitespace=True)
+    # The spec's own key for a missing or empty field, by its name on the wire, where the spec
+    # names one (PASSWORD_REQUIRED rather than FIELD_REQUIRED).
+    required_keys: ClassVar[dict[str, str]] = {}
 
 
 @dataclass
@@ -53,14 +56,17 @@ class ApiError(Exception):
         return resp
 
 
-def validation_error(exc: ValidationError) -> ApiError:
+def validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> ApiError:
     """Turn pydantic's errors into a 422 with a translated message and key per field."""
+    required = getattr(model, "required_keys", {})
     errors, keys = {}, {}
     for err in exc.errors():
         field = ".".join(str(p) for p in err["loc"]) or "body"
         if field in keys:
             continue
         key, text = field_message(err)
+        if key == "FIELD_REQUIRED" and field in required:
+            key, text = required[field], message(required[field])
         keys[field], errors[field] = key, text
     first = next(iter(errors.values()), _("The request could not be read."))
     return ApiError(422, first, errors=errors, keys=keys)
@@ -70,7 +76,7 @@ def _parse(model: type[BaseModel], data: Any) -> BaseModel:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise validation_error(exc) from None
+        raise validation_error(exc, model) from None
 
 
 def _query_dict() -> dict:

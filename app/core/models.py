@@ -50,6 +50,15 @@ class Instance(TimestampMixin, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     company_name: Mapped[str] = mapped_column(String(200))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Module options ({"begcare": {"leads": true, ...}}) and configuration flags
+    # ({"configuration": {"enable_my_events": true}}).
+    options: Mapped[dict] = mapped_column(JSON, default=dict)
+
+    def module_option(self, module: str, name: str, default: bool = True) -> bool:
+        return bool(((self.options or {}).get(module) or {}).get(name, default))
+
+    def configuration(self, name: str, default: bool = False) -> bool:
+        return bool(((self.options or {}).get("configuration") or {}).get(name, default))
 
     def to_api(self) -> dict:
         return {"id": self.id, "companyName": self.company_name, "active": self.active}

@@ -1,27 +1,132 @@
 """Shell pages: the start page, my settings, error and not-found; config and catalogues."""
 
+import re
+from urllib.parse import urlencode
+
 from flask import (
     abort,
     current_app,
+    flash,
     jsonify,
+    redirect,
     render_template,
     request,
     send_from_directory,
+    session,
     url_for,
 )
 from flask_babel import gettext as _
 from flask_login import current_user
 
+from app.auth import impersonation
+from app.auth.session import safe_next
 from app.core.api import openapi_document
 from app.core.i18n import LOCALES, current_locale, to_locale
 from app.core.pages import public_page
+from app.extensions import db
 from app.shell import bp
+from app.shell.layout import shell_counts
+from app.shell.menu import can_administer, main_menu
+from app.shell.viewer import DIVISION_SESSION_KEY, KEBAB, viewer
 
 
 @bp.get("/")
 def root():
-    """The start page of a signed-in user."""
+    """Spec 01 landing rule: the user's landing page, else the first available module."""
+    target = landing_target(viewer())
+    if target:
+        return redirect(target)
     return render_template("shell/home.html")
+
+
+def landing_target(v) -> str | None:
+    """Where `/` sends this user, or None to stay on the start page."""
+    first = f"/{KEBAB[v.modules[0]]}" if v.modules else None
+    landing = (v.user.options or {}).get("landingPage")
+    if landing:
+        match = re.fullmatch(r"/custom-list/(\d+)(/.*)?", landing)
+        if match and int(match.group(1)) not in {c.id for c in v.custom_lists}:
+            return first
+        return landing
+    return first
+
+
+@bp.get("/<any(begcare, newcare, 'purchase-analysis', market):kebab>")
+def module_home(kebab: str):
+    """A module's start: its sections, with the vehicle counts per state."""
+    v = viewer()
+    module = next((m for m, k in KEBAB.items() if k == kebab), None)
+    if module not in v.modules:
+        abort(404)
+    entry = next(n for n in main_menu(v, shell_counts(v)) if n.entry.path == f"/{kebab}")
+    return render_template("shell/module_home.html", node=entry, module=module)
+
+
+@bp.get("/admin")
+def admin_home():
+    v = viewer()
+    if not can_administer(v):
+        abort(403)
+    return render_template("shell/admin_index.html", group=None)
+
+
+# Spec 01 section 2: redirects.
+for _old, _new in (
+    ("/preparation", "/begcare"),
+    ("/cc-market", "/market"),
+    ("/new-purchase-analysis", "/purchase-analysis"),
+):
+    bp.add_url_rule(
+        _old, f"redirect_{_old.strip('/').replace('-', '_')}", lambda _new=_new: redirect(_new, 301)
+    )
+
+
+@bp.get("/search")
+def search():
+    """Spec 01: a trimmed, non-empty phrase goes to the module's overview; else nothing."""
+    phrase = (request.args.get("searchphrase") or "").strip()[:200]
+    v = viewer()
+    back = safe_next(request.args.get("next")) or url_for("shell.root")
+    if not phrase or v.search_module is None:
+        return redirect(back)
+    return redirect(
+        f"/{v.search_module}/overview?" + urlencode({"division": "all", "searchphrase": phrase})
+    )
+
+
+@bp.post("/division")
+def choose_division():
+    """Store the division selector's value (all or {division|region|country}-{id})."""
+    v = viewer()
+    value = request.form.get("value", "all")
+    if not any(c.value == value for c in v.division_choices):
+        abort(422)
+    session[DIVISION_SESSION_KEY] = value
+    return redirect(safe_next(request.form.get("next")) or url_for("shell.root"))
+
+
+@bp.get("/file-download/<file_id>/<title>")
+def file_download(file_id: str, title: str):
+    """Spec 01: a numeric id streams a preparation-item file, any other a file object."""
+    if file_id.isdigit():
+        return redirect(f"/api/preparation-item-files/{file_id}/view")
+    return redirect(f"/api/file-objects/{file_id}/binary")
+
+
+@bp.post("/impersonate/exit")
+def stop_impersonating():
+    """Return from acting as another user to the original one."""
+    original = impersonation.stop()
+    db.session.commit()
+    if original is not None:
+        flash(_("You are yourself again."), "info")
+    return redirect(url_for("shell.root"))
+
+
+@bp.route("/<path:unknown>")
+def unknown_path(unknown: str):
+    """Any unknown path goes to not-found (signed-in users only)."""
+    abort(404)
 
 
 @bp.get("/user")

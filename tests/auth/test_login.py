@@ -31,7 +31,7 @@ def test_sign_in_goes_to_the_root_and_shows_the_users_name(client):
     response = login(client, user.email, PASSWORD)
     assert response.status_code == 302
     assert response.headers["Location"] == "/"
-    page = client.get("/").get_data(as_text=True)
+    page = client.get("/", follow_redirects=True).get_data(as_text=True)
     assert "Sara Lindqvist" in page
 
 

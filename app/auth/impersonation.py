@@ -1,0 +1,65 @@
+"""Acting as another user: who may, the role ceiling while doing so, and the way back."""
+
+from flask import Flask, g, session
+from flask_login import current_user, login_user
+
+from app.auth.models import User
+from app.auth.session import load_user
+from app.core import audit
+from app.core.roles import IS_IMPERSONATOR, global_read
+
+IMPERSONATOR_KEY = "impersonator"
+
+
+def impersonating() -> bool:
+    return IMPERSONATOR_KEY in session
+
+
+def can_impersonate(actor: User, target: User) -> bool:
+    """IS_IMPERSONATOR may act as another user of the active instance; a global user admin as
+    anyone. Nobody acts as themselves, and an impersonated session cannot go further."""
+    if impersonating() or target.id == actor.id or not target.is_active:
+        return False
+    if not actor.has_role(IS_IMPERSONATOR):
+        return False
+    if actor.has_role(global_read("USER")):
+        return True
+    return any(i.id == actor.active_instance_id for i in target.instances)
+
+
+def start(actor: User, target: User) -> None:
+    """Switch the session to `target`, remembering `actor` to return to."""
+    audit.record("impersonation_start", user=actor, target_user_id=target.id, target=target.email)
+    session[IMPERSONATOR_KEY] = actor.get_id()
+    login_user(target)
+
+
+def stop() -> User | None:
+    """Return to the original user; None when the session was not impersonating."""
+    original_id = session.pop(IMPERSONATOR_KEY, None)
+    original = load_user(original_id) if original_id else None
+    if original is None:
+        return None
+    audit.record(
+        "impersonation_end",
+        user=original,
+        target_user_id=current_user.id,
+        target=current_user.email,
+    )
+    login_user(original)
+    return original
+
+
+def init_app(app: Flask) -> None:
+    @app.before_request
+    def _role_ceiling():
+        """While impersonating, the session has no role the impersonator lacks."""
+        raw = session.get(IMPERSONATOR_KEY)
+        if raw is None:
+            return
+        impersonator = load_user(raw)
+        if impersonator is None:  # the original user's session ended: end this one too
+            session.clear()
+            return
+        g.impersonator = impersonator
+        g.role_ceiling = frozenset(impersonator.all_roles()) - {IS_IMPERSONATOR}

@@ -1,0 +1,121 @@
+"""Demo vehicles: both modules, every state, with a year of state history."""
+
+import random
+from datetime import timedelta
+
+from app.core.models import utcnow
+from app.core.tenancy import activate
+from app.demo import seeder
+from app.extensions import db
+from app.preparation.models import CustomList, CustomListItem, DynamicList, PreparationItem
+from app.preparation.services import add_item, move_item
+
+CARS = [
+    ("Volvo", "XC60", "B4 AWD", "Diesel"),
+    ("Volvo", "V60", "T6 Recharge", "Plug-in hybrid"),
+    ("Volvo", "EX30", "Twin Motor", "Electric"),
+    ("Volkswagen", "Golf", "1.5 eTSI", "Petrol"),
+    ("Volkswagen", "ID.4", "Pro", "Electric"),
+    ("Toyota", "RAV4", "2.5 Hybrid", "Hybrid"),
+    ("Toyota", "Corolla", "Touring Sports", "Hybrid"),
+    ("Kia", "Niro", "EV", "Electric"),
+    ("Tesla", "Model Y", "Long Range", "Electric"),
+    ("Skoda", "Octavia", "Combi 2.0 TDI", "Diesel"),
+    ("Audi", "A4", "Avant 40 TDI", "Diesel"),
+    ("BMW", "X3", "xDrive30e", "Plug-in hybrid"),
+    ("Mercedes-Benz", "GLC", "300e 4MATIC", "Plug-in hybrid"),
+    ("Ford", "Kuga", "2.5 PHEV", "Plug-in hybrid"),
+    ("Peugeot", "3008", "1.2 PureTech", "Petrol"),
+]
+COLOURS = ["Black", "White", "Silver", "Grey", "Blue", "Red", "Green"]
+# Items per instance and module; each lands in a state drawn with these weights.
+PER_MODULE = {"Nordbil AB": 160, "Fjordauto AS": 60}
+STATE_WEIGHTS = {1: 6, 2: 10, 3: 8, 4: 18, 5: 5, 6: 16, 7: 7, 8: 6, 9: 24}
+
+
+def _regno(rng: random.Random, country: str) -> str:
+    letters = "ABCDEFGHJKLMNPRSTUWXYZ"
+    head = "".join(rng.choice(letters) for _ in range(3 if country == "SE" else 2))
+    return f"{head}{rng.randint(10, 99)}{rng.choice(letters) if country == 'SE' else rng.randint(100, 999)}"
+
+
+def _vin(rng: random.Random) -> str:
+    return "".join(rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ0123456789") for _ in range(17))
+
+
+@seeder(30)
+def seed_items(ctx: dict) -> None:
+    """Vehicles over every state of both modules, with history reaching back a year."""
+    rng = random.Random(20261122)  # noqa: S311 - demo data, the same every time
+    now = utcnow().replace(minute=0, second=0, microsecond=0)
+    seller = ctx["users"]["seller@demo.test"]
+    ctx["items"] = {}
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        country = "SE" if instance.company_name == "Nordbil AB" else "NO"
+        divisions = [d for d in ctx["divisions"].values() if d.instance_id == instance.id]
+        items = []
+        for module in ("begcare", "newcare"):
+            for n in range(PER_MODULE[instance.company_name]):
+                # The first nine cover every state; the rest follow the weights.
+                target = (
+                    n + 1
+                    if n < 9
+                    else rng.choices(list(STATE_WEIGHTS), weights=list(STATE_WEIGHTS.values()))[0]
+                )
+                brand, model, series, fuel = rng.choice(CARS)
+                started = now - timedelta(days=rng.randint(2, 365), hours=rng.randint(0, 23))
+                used = module == "begcare"
+                purchase = rng.randrange(90_000, 520_000, 500) if used else None
+                item = PreparationItem(
+                    instance_id=instance.id, module=module, division=rng.choice(divisions),
+                    division_id=None, state=1 if target == 1 else 2, state_changed_at=started,
+                    regno=_regno(rng, country), vin=_vin(rng), brand=brand, model=model,
+                    model_series=series, model_year=rng.randint(2016, 2025) if used else 2026,
+                    fuel_type=fuel, color=rng.choice(COLOURS),
+                    mileage=rng.randrange(8_000, 190_000, 10) if used else rng.randint(5, 60),
+                    purchase_price=purchase,
+                    sales_price=(purchase or rng.randrange(300_000, 700_000, 500)) * 1.18,
+                    warning=rng.random() < 0.06,
+                )  # fmt: skip
+                item.division_id = item.division.id
+                add_item(item, seller.id if instance.id == seller.home_instance_id else None)
+                # Walk the item forward through the states up to its target, spread over time.
+                when, path = started, [s for s in range(item.state + 1, target + 1) if s != 5]
+                if target == 5:
+                    path.append(5)
+                for state in path:
+                    when = min(now, when + timedelta(hours=rng.randint(4, 24 * 12)))
+                    move_item(item, state, None, when)
+                items.append(item)
+        ctx["items"][instance.id] = items
+        db.session.flush()
+    activate(None)
+
+
+@seeder(40)
+def seed_lists(ctx: dict) -> None:
+    """The seller's two custom lists and one saved overview filter."""
+    seller = ctx["users"]["seller@demo.test"]
+    activate(seller.home_instance_id)
+    items = ctx["items"][seller.home_instance_id]
+    lists = [
+        CustomList(user_id=seller.id, name="Kampanj vecka 48"),
+        CustomList(user_id=seller.id, name="Leasingretur"),
+    ]
+    db.session.add_all(lists)
+    db.session.flush()
+    showroom = [i for i in items if i.state == 6]
+    incoming = [i for i in items if i.state in (2, 3)]
+    for custom_list, chosen in zip(lists, (showroom[:8], incoming[:6]), strict=True):
+        db.session.add_all(
+            CustomListItem(custom_list_id=custom_list.id, item_id=i.id) for i in chosen
+        )
+    db.session.add(
+        DynamicList(
+            user_id=seller.id, title="Elbilar i lager", module="begcare",
+            filters={"searchphrase": "", "fuelType": "Electric"},
+        )
+    )  # fmt: skip
+    db.session.flush()
+    activate(None)

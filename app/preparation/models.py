@@ -1,0 +1,120 @@
+"""Preparation items (vehicles), their state history and the maintained per-state counters."""
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    Numeric,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
+from app.extensions import db
+
+
+class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
+    """A vehicle being prepared, in one module (begcare or newcare) and one state."""
+
+    __table_args__ = (
+        Index(
+            "ix_item_instance_module_state_division",
+            "instance_id",
+            "module",
+            "state",
+            "division_id",
+        ),
+        Index("ix_item_instance_regno", "instance_id", "regno"),
+        Index("ix_item_instance_vin", "instance_id", "vin"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    module: Mapped[str] = mapped_column(String(10))
+    division_id: Mapped[int] = mapped_column(ForeignKey("division.id", ondelete="RESTRICT"))
+    state: Mapped[int] = mapped_column(Integer)
+    state_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    regno: Mapped[str] = mapped_column(String(20))
+    vin: Mapped[str | None] = mapped_column(String(17))
+    brand: Mapped[str] = mapped_column(String(60))
+    model: Mapped[str] = mapped_column(String(80))
+    model_series: Mapped[str | None] = mapped_column(String(80))
+    model_year: Mapped[int | None] = mapped_column(Integer)
+    fuel_type: Mapped[str | None] = mapped_column(String(30))
+    color: Mapped[str | None] = mapped_column(String(40))
+    mileage: Mapped[int | None] = mapped_column(Integer)
+    purchase_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
+    sales_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
+    warning: Mapped[bool] = mapped_column(Boolean, default=False)
+    hub_item_id: Mapped[int | None] = mapped_column(
+        ForeignKey("preparation_item.id", ondelete="SET NULL")
+    )
+    central_item_id: Mapped[int | None] = mapped_column(
+        ForeignKey("preparation_item.id", ondelete="SET NULL")
+    )
+
+    division: Mapped[Division] = relationship()
+
+    @property
+    def full_model_name(self) -> str:
+        """Brand, model and series, derived rather than stored twice."""
+        return " ".join(p for p in (self.brand, self.model, self.model_series) if p)
+
+
+class ItemStateEvent(InstanceScoped, db.Model):
+    """One state change: who moved which item from where to where, and when."""
+
+    __table_args__ = (Index("ix_state_event_item", "item_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    from_state: Mapped[int | None] = mapped_column(Integer)
+    to_state: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ItemStateCount(InstanceScoped, db.Model):
+    """Items per module, division and state, kept up to date by the services that move items,
+    so that the menu counts on every page read a few dozen rows instead of counting items."""
+
+    __table_args__ = (UniqueConstraint("instance_id", "module", "division_id", "state"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    module: Mapped[str] = mapped_column(String(10))
+    division_id: Mapped[int] = mapped_column(ForeignKey("division.id", ondelete="CASCADE"))
+    state: Mapped[int] = mapped_column(Integer)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class CustomList(InstanceScoped, TimestampMixin, db.Model):
+    """A named list of items owned by one user."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+
+
+class CustomListItem(InstanceScoped, db.Model):
+    __table_args__ = (UniqueConstraint("custom_list_id", "item_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    custom_list_id: Mapped[int] = mapped_column(ForeignKey("custom_list.id", ondelete="CASCADE"))
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class DynamicList(InstanceScoped, TimestampMixin, db.Model):
+    """A saved overview filter, shown under My lists."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True, default=lambda: str(uuid.uuid4()))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    title: Mapped[str] = mapped_column(String(100))
+    module: Mapped[str] = mapped_column(String(10))
+    filters: Mapped[dict] = mapped_column(JSON, default=dict)
