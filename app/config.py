@@ -42,6 +42,8 @@ class Config:
     MAIL_URL = None
     MAIL_FROM = "DealerCare <no-reply@dealercare.test>"
     CHAT_WIDGET_URL = None
+    # The service worker caches the hashed bundles; off for `flask run --debug` development.
+    SERVICE_WORKER = os.environ.get("FLASK_DEBUG", "") not in ("1", "true")
 
     BABEL_DEFAULT_LOCALE = "en_GB"
     BABEL_TRANSLATION_DIRECTORIES = str(ROOT / "translations")

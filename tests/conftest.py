@@ -13,7 +13,7 @@ from flask.globals import _cv_app
 from flask.testing import FlaskClient
 from flask_migrate import upgrade
 from flask_sqlalchemy.session import _app_ctx_id
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.orm import scoped_session, sessionmaker
 
 from app import create_app
@@ -23,9 +23,25 @@ TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("REDIS_URL")
 
 
+def _engine(url: str):
+    return create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+
+
+def ensure_database(url: str) -> None:
+    """Create a PostgreSQL database when it does not exist yet (the role may create them)."""
+    name = make_url(url).database
+    admin = _engine(str(make_url(url).set(database="postgres")))
+    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
+        if exists.first() is None:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+
+
 def reset_database(url: str) -> None:
     """Empty a PostgreSQL test database (its public schema) before migrating it."""
-    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    ensure_database(url)
+    engine = _engine(url)
     with engine.begin() as conn:
         conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
         conn.execute(text("CREATE SCHEMA public"))
@@ -77,12 +93,32 @@ def app(tmp_path_factory):
     return make_app(database_url(tmp_path_factory, "main"))
 
 
+@pytest.fixture(scope="session")
+def demo_app(tmp_path_factory):
+    """A second app whose database holds the demo data set (committed once per run)."""
+    from app.demo import load_demo_data
+
+    app = make_app(database_url(tmp_path_factory, "demo"))
+    with app.app_context():
+        load_demo_data()
+        db.session.remove()
+    return app
+
+
+@pytest.fixture
+def demo_client(demo_app):
+    return demo_app.test_client()
+
+
 @pytest.fixture(autouse=True)
 def _transaction(request, app):
-    """Run each test inside a transaction that is rolled back at its end."""
+    """Run each test inside a transaction that is rolled back at its end (on the demo database
+    for tests that use it)."""
     if "live_server" in request.fixturenames:
         yield
         return
+    if "demo_app" in request.fixturenames:
+        app = request.getfixturevalue("demo_app")
     with app.app_context():
         connection = db.engine.connect()
         outer = connection.begin()

@@ -1,6 +1,7 @@
 """Demo vehicles: both modules, every state, with a year of state history."""
 
 import random
+import uuid
 from datetime import timedelta
 
 from app.core.models import utcnow
@@ -113,6 +114,7 @@ def seed_lists(ctx: dict) -> None:
         )
     db.session.add(
         DynamicList(
+            uuid=str(uuid.uuid5(uuid.NAMESPACE_URL, "demo/dynamic-list/1")),
             user_id=seller.id, title="Elbilar i lager", module="begcare",
             filters={"searchphrase": "", "fuelType": "Electric"},
         )

@@ -403,19 +403,21 @@ def _dynamic_children(v: Viewer) -> list[Entry]:
 
 
 def _mobile_entries(v: Viewer) -> list[Entry]:
-    entries = [
-        Entry(f"custom-list.{c.id}", c.name, f"/custom-list/{c.id}/list", mobile_only=True)
-        for c in v.custom_lists
-    ]
-    entries.append(
-        Entry(
-            "custom-list.manage",
-            _l("Manage custom lists"),
-            "/custom-list",
-            mobile_only=True,
-            separator=True,
+    entries = []
+    if not v.is_global:  # spec 01 section 6: no lists for global users
+        entries += [
+            Entry(f"custom-list.{c.id}", c.name, f"/custom-list/{c.id}/list", mobile_only=True)
+            for c in v.custom_lists
+        ]
+        entries.append(
+            Entry(
+                "custom-list.manage",
+                _l("Manage custom lists"),
+                "/custom-list",
+                mobile_only=True,
+                separator=True,
+            )
         )
-    )
     if v.configuration("enable_my_events"):
         entries.append(Entry("my-events", _l("My events"), "/my-events", mobile_only=True))
     if v.login_type == "default":

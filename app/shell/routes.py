@@ -87,11 +87,11 @@ def search():
     phrase = (request.args.get("searchphrase") or "").strip()[:200]
     v = viewer()
     back = safe_next(request.args.get("next")) or url_for("shell.root")
-    if not phrase or v.search_module is None:
+    module = v.search_module(back.split("?", 1)[0])
+    if not phrase or module is None:
         return redirect(back)
-    return redirect(
-        f"/{v.search_module}/overview?" + urlencode({"division": "all", "searchphrase": phrase})
-    )
+    query = urlencode({"division": "all", "searchphrase": phrase})
+    return redirect(f"/{module}/overview?{query}")
 
 
 @bp.post("/division")
@@ -186,6 +186,17 @@ def i18n_json(language: str):
         current_app.static_folder, f"dist/i18n/{locale}.json", max_age=300
     )
     response.headers["Content-Type"] = "application/json; charset=utf-8"
+    return response
+
+
+@bp.get("/sw.js")
+@public_page
+def service_worker():
+    """The service worker, served from the root so that its scope is the whole site."""
+    response = send_from_directory(current_app.static_folder, "dist/sw.js", max_age=0)
+    response.headers["Content-Type"] = "text/javascript; charset=utf-8"
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Service-Worker-Allowed"] = "/"
     return response
 
 

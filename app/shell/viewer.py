@@ -97,21 +97,21 @@ class Viewer:
     def configuration(self, name: str) -> bool:
         return self.instance.configuration(name) if self.instance else False
 
-    @property
-    def active_module(self) -> str:
-        """The module named by the first path segment, or 'any' (spec 01 landing rule)."""
-        first = request.path.strip("/").split("/", 1)[0]
-        for module in self.modules:
-            if KEBAB[module] == first:
-                return module
-        return "any"
+    def module_of(self, path: str) -> str:
+        """The module named by a path's first segment, or 'any' (spec 01 landing rule)."""
+        first = path.strip("/").split("/", 1)[0]
+        return next((m for m in self.modules if KEBAB[m] == first), "any")
 
     @property
-    def search_module(self) -> str | None:
+    def active_module(self) -> str:
+        return self.module_of(request.path)
+
+    def search_module(self, path: str | None = None) -> str | None:
         """Where search goes: the active vehicle module, else the first one the user has."""
         vehicle_modules = [m for m in self.modules if m in ("begcare", "newcare")]
-        if self.active_module in vehicle_modules:
-            return self.active_module
+        active = self.module_of(path if path is not None else request.path)
+        if active in vehicle_modules:
+            return active
         return vehicle_modules[0] if vehicle_modules else None
 
     # --- divisions ---------------------------------------------------------------------------

@@ -88,7 +88,7 @@ def test_next_is_followed_only_inside_the_site(client):
     user = make_user()
     ok = login(client, user.email, PASSWORD, next="/user")
     assert ok.headers["Location"] == "/user"
-    client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
+    client.post("/logout", data={"csrf_token": csrf_token(client, "/user")})
     evil = login(client, user.email, PASSWORD, next="//evil.test/x")
     assert evil.headers["Location"] == "/"
 
@@ -149,9 +149,9 @@ def test_logout_needs_csrf_and_ends_the_session(client):
     user = make_user()
     login(client, user.email, PASSWORD)
     assert client.post("/logout").status_code == 400
-    assert client.get("/").status_code == 200
-    client.post("/logout", data={"csrf_token": csrf_token(client, "/")})
-    assert client.get("/").status_code == 302
+    assert client.get("/user").status_code == 200
+    client.post("/logout", data={"csrf_token": csrf_token(client, "/user")})
+    assert client.get("/user").status_code == 302
 
 
 def test_inactive_user_cannot_sign_in(client):
