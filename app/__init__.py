@@ -42,7 +42,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     security.init_app(app)
     jobs.init_app(app)
     islands.init_app(app)
-    i18n.register_cli(app)
+    i18n.init_app(app)
     _register_blueprints(app)
     _register_template_helpers(app)
     from app.shell import layout

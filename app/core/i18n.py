@@ -111,6 +111,26 @@ def write_island_catalogues(out_dir: Path) -> list[Path]:
     return written
 
 
+def remember_choice(response):
+    """Keep a language asked for in the link (?lang=) in a cookie, so that it sticks."""
+    asked = to_locale(request.args.get("lang"))
+    if asked and request.cookies.get(LANGUAGE_COOKIE) != asked:
+        response.set_cookie(
+            LANGUAGE_COOKIE,
+            asked,
+            max_age=365 * 24 * 3600,
+            secure=request.is_secure,
+            httponly=True,
+            samesite="Lax",
+        )
+    return response
+
+
+def init_app(app) -> None:
+    app.after_request(remember_choice)
+    register_cli(app)
+
+
 def register_cli(app) -> None:
     @app.cli.command("i18n-json")
     def i18n_json() -> None:

@@ -4,6 +4,7 @@ from collections.abc import Callable
 
 from flask import Flask, abort, current_app, request
 from flask_login import current_user
+from werkzeug.routing import IntegerConverter
 
 from app.core.tenancy import activate
 
@@ -21,7 +22,17 @@ def is_public(endpoint: str | None) -> bool:
     return bool(getattr(view, "is_public", False))
 
 
+class IdConverter(IntegerConverter):
+    """`<int:...>` limited to what an id column holds: a huge number is a 404, not a 500."""
+
+    def __init__(self, map, *args, **kwargs) -> None:
+        kwargs.setdefault("max", 2**63 - 1)
+        super().__init__(map, *args, **kwargs)
+
+
 def init_app(app: Flask) -> None:
+    app.url_map.converters["int"] = IdConverter
+
     @app.before_request
     def _require_login():
         if current_user.is_authenticated:
