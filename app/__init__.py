@@ -34,11 +34,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     login_manager.login_view = "auth.login"
 
     _import_models()
+    errors.init_app(app)  # first: every later hook's failure gets a request id
     pages.init_app(app)
     from app.auth import impersonation
 
     impersonation.init_app(app)
-    errors.init_app(app)
     security.init_app(app)
     jobs.init_app(app)
     islands.init_app(app)

@@ -39,6 +39,7 @@ def safe_next(target: str | None) -> str | None:
 @login_manager.user_loader
 def load_user(user_id: str) -> User | None:
     from sqlalchemy import select
+    from sqlalchemy.orm import joinedload
 
     from app.extensions import db
 
@@ -46,7 +47,10 @@ def load_user(user_id: str) -> User | None:
     if not raw_id.isdigit():
         return None
     user = db.session.scalars(
-        select(User).where(User.id == int(raw_id)).execution_options(all_instances=True)
+        select(User)
+        .options(joinedload(User.active_instance))
+        .where(User.id == int(raw_id))
+        .execution_options(all_instances=True)
     ).first()
     if user is None or user.session_nonce != nonce or not user.is_active:
         return None

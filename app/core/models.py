@@ -53,6 +53,10 @@ class Instance(TimestampMixin, db.Model):
     # Module options ({"begcare": {"leads": true, ...}}) and configuration flags
     # ({"configuration": {"enable_my_events": true}}).
     options: Mapped[dict] = mapped_column(JSON, default=dict)
+    # Bumped whenever what the menus show (menu_version) or the vehicle counts (counts_version)
+    # change, so that every worker's shell cache sees the change on its next page.
+    menu_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    counts_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     def module_option(self, module: str, name: str, default: bool = True) -> bool:
         return bool(((self.options or {}).get(module) or {}).get(name, default))

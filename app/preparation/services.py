@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.core.models import utcnow
+from app.core.models import Instance, utcnow
 from app.extensions import db
 from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationItem
 from app.preparation.states import BY_ID, STATES
@@ -39,6 +39,16 @@ def _bump(instance_id: int, module: str, division_id: int, state: int, delta: in
         _bump(instance_id, module, division_id, state, delta)
 
 
+def bump_counts_version(instance_id: int) -> None:
+    """Mark an instance's vehicle counts as changed, for the shell's counts cache."""
+    table = Instance.__table__
+    db.session.execute(
+        update(table)
+        .where(table.c.id == instance_id)
+        .values(counts_version=table.c.counts_version + 1)
+    )
+
+
 def add_item(item: PreparationItem, user_id: int | None = None) -> PreparationItem:
     """Store a new item in its first state, with its first state event."""
     if item.state not in BY_ID:
@@ -53,6 +63,7 @@ def add_item(item: PreparationItem, user_id: int | None = None) -> PreparationIt
         )
     )  # fmt: skip
     _bump(item.instance_id, item.module, item.division_id, item.state, +1)
+    bump_counts_version(item.instance_id)
     return item
 
 
@@ -71,6 +82,7 @@ def move_item(item: PreparationItem, to_state: int, user_id: int | None = None, 
     )  # fmt: skip
     _bump(item.instance_id, item.module, item.division_id, item.state, -1)
     _bump(item.instance_id, item.module, item.division_id, to_state, +1)
+    bump_counts_version(item.instance_id)
     item.state, item.state_changed_at = to_state, when
 
 
@@ -107,4 +119,5 @@ def recount(instance_id: int) -> int:
                 count=count,
             )
         )  # fmt: skip
+    bump_counts_version(instance_id)
     return len(rows)

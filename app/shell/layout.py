@@ -1,22 +1,105 @@
 """The shell around every signed-in page: menus, counts, breadcrumb, selectors, banners."""
 
+import re
 from dataclasses import dataclass
 
-from flask import Flask, current_app, g, request
+from flask import Flask, current_app, g, get_template_attribute, request
 from flask_login import current_user
+from flask_wtf.csrf import generate_csrf
+from markupsafe import Markup
 
 from app.core import roles as R
 from app.preparation.services import state_counts
+from app.shell import versions  # noqa: F401 - registers the menu-version listener
 from app.shell.menu import Node, main_menu, mark_active, user_menu
-from app.shell.viewer import Viewer, viewer
+from app.shell.viewer import SnapshotCache, Viewer, viewer
+
+
+def resolved_menu(v: Viewer) -> list[Node]:
+    """The viewer's main menu without counts, resolved once per snapshot."""
+    if "main_menu" not in v.snapshot.derived:
+        v.snapshot.derived["main_menu"] = main_menu(v, None)
+    return v.snapshot.derived["main_menu"]
+
+
+def resolved_user_menu(v: Viewer) -> list[Node]:
+    if "user_menu" not in v.snapshot.derived:
+        v.snapshot.derived["user_menu"] = user_menu(v)
+    return v.snapshot.derived["user_menu"]
+
+
+def with_counts(nodes: list[Node], counts) -> list[Node]:
+    """A fresh copy of a menu tree for one request, with the vehicle counts filled in."""
+    return [
+        Node(
+            n.entry,
+            n.title,
+            n.href,
+            n.level,
+            with_counts(n.children, counts),
+            counts.get(n.entry.count[0], {}).get(n.entry.count[1], 0) if n.entry.count else None,
+        )
+        for n in nodes
+    ]
+
+
+COUNTS = SnapshotCache(4096)
 
 
 def shell_counts(v: Viewer) -> dict[str, dict[int, int]]:
-    """Vehicle counts per module and state for the selected divisions (one grouped query)."""
-    if "shell_counts" not in g:
-        vehicle_modules = {"begcare", "newcare"} & set(v.modules)
-        g.shell_counts = state_counts(v.selected_division_ids) if vehicle_modules else {}
-    return g.shell_counts
+    """Vehicle counts per module and state for the selected divisions: one grouped query over
+    the maintained counters, cached per instance, counts version and division selection."""
+    if "shell_counts" in g:
+        return g.shell_counts
+    counts: dict = {}
+    if v.instance is not None and {"begcare", "newcare"} & set(v.modules):
+        key = (v.instance.id, v.instance.counts_version, tuple(v.selected_division_ids))
+        g.shell_counts_key = key
+        counts = COUNTS.get(key)
+        if counts is None:
+            counts = dict(state_counts(v.selected_division_ids))
+            COUNTS.put(key, counts)
+    g.shell_counts = counts
+    return counts
+
+
+_MARK = re.compile("\x1e([acegt]):([^\x1e]*)\x1e")
+
+
+def nav_html(
+    v: Viewer, menu: list[Node], counts_key, trail: list[Node], admin_mode: bool
+) -> Markup:
+    """The menu's HTML: rendered once per snapshot and counts, then marked for this page."""
+    cache_key = ("nav", counts_key, admin_mode)
+    html = v.snapshot.derived.get(cache_key)
+    if html is None:
+        macro = get_template_attribute("macros/nav.html", "nav_list")
+        html = str(macro(menu))
+        # Keep only the newest rendering per snapshot: counts change, old ones are dead.
+        for old in [
+            k
+            for k in v.snapshot.derived
+            if isinstance(k, tuple) and k[0] == "nav" and k[2] == admin_mode
+        ]:
+            del v.snapshot.derived[old]
+        v.snapshot.derived[cache_key] = html
+    active = {n.key for n in trail}
+    current = trail[-1].key if trail else None
+    token = generate_csrf()
+
+    def fill(match: re.Match) -> str:
+        kind, key = match.group(1), match.group(2)
+        if kind == "a":
+            return " active" if key in active else ""
+        if kind == "c":
+            return ' aria-current="page"' if key == current else ""
+        if kind == "e":
+            return "true" if key in active else "false"
+        if kind == "g":
+            return "" if key in active else ' class="nav-collapsed-group"'
+        return token
+
+    return Markup(_MARK.sub(fill, html))  # noqa: S704 - our own template's output
 
 
 @dataclass
@@ -29,6 +112,7 @@ class Shell:
     show_chat: bool
     chat_url: str | None
     show_top_selector: bool
+    nav: Markup
 
     @property
     def title(self) -> str | None:
@@ -40,23 +124,25 @@ def build_shell() -> Shell | None:
     v = viewer()
     if v is None:
         return None
-    menu = main_menu(v, shell_counts(v))
+    menu = with_counts(resolved_menu(v), shell_counts(v))
     admin_mode = request.path == "/admin" or request.path.startswith("/admin/")
     if admin_mode:
         admin = next((n for n in menu if n.entry.menu_root), None)
         menu = admin.children if admin else []
     full_path = request.full_path.rstrip("?")
     trail = mark_active(menu, request.path, full_path)
+    counts_key = g.get("shell_counts_key")
     chat_url = current_app.config.get("CHAT_WIDGET_URL")
     return Shell(
         viewer=v,
         menu=menu,
         admin_mode=admin_mode,
         trail=trail,
-        user_menu=user_menu(v),
+        user_menu=resolved_user_menu(v),
         show_chat=bool(chat_url) and not any(v.has(r) for r in R.NO_CHAT_ROLES),
         chat_url=chat_url,
         show_top_selector=v.has(R.ROLE_MANAGER_ADMIN) or v.impersonator is not None,
+        nav=nav_html(v, menu, counts_key, trail, admin_mode),
     )
 
 

@@ -1,12 +1,22 @@
-"""What the shell needs to know about the signed-in user, gathered once per request."""
+"""What the shell needs to know about the signed-in user.
 
+Every signed-in page shows the menus, so their inputs (roles, modules, lists, divisions, market
+flags) are read once into a `Snapshot` and kept in a small per-process cache. The cache key holds
+the user's `modified_at`, the instance's `menu_version` (bumped by app.shell.versions whenever
+something the menus show changes) and the locale, so a change anywhere is seen on the next page.
+"""
+
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
+from threading import Lock
 
 from flask import g, request, session
+from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import select
 
+from app.core.i18n import current_locale
 from app.core.models import Country, Division, Instance, Region
 from app.core.roles import ROLE_USER_DIVISION_ADMIN
 from app.extensions import db
@@ -25,11 +35,138 @@ KEBAB = {
 DIVISION_SESSION_KEY = "selectedDivisionDropdownValue"
 
 
-@dataclass
+@dataclass(frozen=True)
 class DivisionChoice:
     value: str  # 'all' or '{division|region|country}-{id}'
     label: str
     level: int  # 0 all, 1 country, 2 region, 3 division
+
+
+@dataclass(frozen=True)
+class DivisionRef:
+    id: int
+    name: str
+    region_id: int
+    country_id: int
+
+
+@dataclass(frozen=True)
+class ListRef:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class DynamicListRef:
+    uuid: str
+    title: str
+
+
+@dataclass(frozen=True)
+class MarketFlags:
+    buyer: bool
+    seller: bool
+    enable_vehicle_request: bool
+
+
+@dataclass
+class Snapshot:
+    """The menus' inputs for one user, instance and locale."""
+
+    roles: frozenset[str]
+    custom_lists: tuple[ListRef, ...]
+    dynamic_lists: tuple[DynamicListRef, ...]
+    market_group: MarketFlags | None
+    divisions: tuple[DivisionRef, ...]
+    division_choices: tuple[DivisionChoice, ...]
+    derived: dict = field(default_factory=dict)  # e.g. the resolved menu tree
+
+
+class SnapshotCache:
+    """A small least-recently-used cache, one per worker process."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self.size, self._data, self._lock = size, OrderedDict(), Lock()
+
+    def get(self, key):
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+SNAPSHOTS = SnapshotCache()
+
+
+def _division_tree(
+    user, instance: Instance
+) -> tuple[tuple[DivisionRef, ...], tuple[DivisionChoice, ...]]:
+    """The divisions the user may see, and the selector's choices over them."""
+    stmt = (
+        select(Division, Region, Country)
+        .join(Region, Division.region_id == Region.id)
+        .join(Country, Region.country_id == Country.id)
+        .where(Division.disabled.is_(False))
+        .order_by(Country.name, Region.name, Division.name)
+    )
+    if not (user.all_divisions or user.is_global):
+        allowed = [d.id for d in user.divisions if d.instance_id == instance.id]
+        stmt = stmt.where(Division.id.in_(allowed))
+    rows = db.session.execute(stmt).all()
+    divisions = tuple(DivisionRef(d.id, d.name, r.id, c.id) for d, r, c in rows)
+    if not rows:
+        return divisions, ()
+    choices = [DivisionChoice("all", _("All divisions"), 0)]
+    seen: set[str] = set()
+    for division, region, country in rows:
+        for value, label, level in (
+            (f"country-{country.id}", country.name, 1),
+            (f"region-{region.id}", region.name, 2),
+            (f"division-{division.id}", division.name, 3),
+        ):
+            if value not in seen:
+                seen.add(value)
+                choices.append(DivisionChoice(value, label, level))
+    return divisions, tuple(choices)
+
+
+def build_snapshot(user, instance: Instance | None, roles: frozenset[str]) -> Snapshot:
+    """Read the menus' inputs from the database."""
+    if instance is None:
+        return Snapshot(roles, (), (), None, (), ())
+    lists = db.session.execute(
+        select(CustomList.id, CustomList.name)
+        .where(CustomList.user_id == user.id)
+        .order_by(CustomList.name)
+    ).all()
+    dynamic = db.session.execute(
+        select(DynamicList.uuid, DynamicList.title)
+        .where(DynamicList.user_id == user.id)
+        .order_by(DynamicList.title)
+    ).all()
+    group = db.session.scalars(select(InstanceGroup).order_by(InstanceGroup.id)).first()
+    market = MarketFlags(group.buyer, group.seller, group.enable_vehicle_request) if group else None
+    divisions, choices = _division_tree(user, instance)
+    return Snapshot(
+        roles=roles,
+        custom_lists=tuple(ListRef(i, n) for i, n in lists),
+        dynamic_lists=tuple(DynamicListRef(u, t) for u, t in dynamic),
+        market_group=market,
+        divisions=divisions,
+        division_choices=choices,
+    )
 
 
 @dataclass
@@ -37,10 +174,13 @@ class Viewer:
     """The signed-in user as the menus and the shell see them."""
 
     user: object
-    roles: frozenset[str]
     instance: Instance | None
+    snapshot: Snapshot
     impersonator: object | None = None
-    _cache: dict = field(default_factory=dict)
+
+    @property
+    def roles(self) -> frozenset[str]:
+        return self.snapshot.roles
 
     @property
     def modules(self) -> list[str]:
@@ -65,31 +205,17 @@ class Viewer:
         """ROLE_USER_DIVISION_ADMIN or its module, region or division scoped variants."""
         return self.has_prefix(ROLE_USER_DIVISION_ADMIN)
 
-    @cached_property
-    def market_group(self) -> InstanceGroup | None:
-        if self.instance is None:
-            return None
-        return db.session.scalars(select(InstanceGroup).order_by(InstanceGroup.id)).first()
+    @property
+    def market_group(self) -> MarketFlags | None:
+        return self.snapshot.market_group
 
-    @cached_property
-    def custom_lists(self) -> list[CustomList]:
-        return list(
-            db.session.scalars(
-                select(CustomList)
-                .where(CustomList.user_id == self.user.id)
-                .order_by(CustomList.name)
-            )
-        )
+    @property
+    def custom_lists(self) -> tuple[ListRef, ...]:
+        return self.snapshot.custom_lists
 
-    @cached_property
-    def dynamic_lists(self) -> list[DynamicList]:
-        return list(
-            db.session.scalars(
-                select(DynamicList)
-                .where(DynamicList.user_id == self.user.id)
-                .order_by(DynamicList.title)
-            )
-        )
+    @property
+    def dynamic_lists(self) -> tuple[DynamicListRef, ...]:
+        return self.snapshot.dynamic_lists
 
     def module_option(self, module: str, name: str, default: bool = True) -> bool:
         return self.instance.module_option(module, name, default) if self.instance else default
@@ -116,55 +242,15 @@ class Viewer:
 
     # --- divisions ---------------------------------------------------------------------------
 
-    @cached_property
-    def visible_divisions(self) -> list[Division]:
-        """The divisions of the active instance this user may see, in a stable order."""
-        if self.instance is None:
-            return []
-        if self.user.all_divisions or self.is_global:
-            stmt = select(Division).where(Division.disabled.is_(False))
-            return list(db.session.scalars(stmt.order_by(Division.name)))
-        return sorted(
-            (
-                d
-                for d in self.user.divisions
-                if d.instance_id == self.instance.id and not d.disabled
-            ),
-            key=lambda d: d.name,
-        )
-
-    @cached_property
-    def division_choices(self) -> list[DivisionChoice]:
-        """'all', then each country, its regions and their divisions the user may see."""
-        divisions = self.visible_divisions
-        if not divisions:
-            return []
-        regions = {
-            r.id: r
-            for r in db.session.scalars(
-                select(Region).where(Region.id.in_({d.region_id for d in divisions}))
-            )
-        }
-        countries = {
-            c.id: c
-            for c in db.session.scalars(
-                select(Country).where(Country.id.in_({r.country_id for r in regions.values()}))
-            )
-        }
-        from flask_babel import gettext as _
-
-        choices = [DivisionChoice("all", _("All divisions"), 0)]
-        for country in sorted(countries.values(), key=lambda c: c.name):
-            choices.append(DivisionChoice(f"country-{country.id}", country.name, 1))
-            for region in sorted(
-                (r for r in regions.values() if r.country_id == country.id), key=lambda r: r.name
-            ):
-                choices.append(DivisionChoice(f"region-{region.id}", region.name, 2))
-                for division in (d for d in divisions if d.region_id == region.id):
-                    choices.append(DivisionChoice(f"division-{division.id}", division.name, 3))
-        return choices
+    @property
+    def visible_divisions(self) -> tuple[DivisionRef, ...]:
+        return self.snapshot.divisions
 
     @property
+    def division_choices(self) -> tuple[DivisionChoice, ...]:
+        return self.snapshot.division_choices
+
+    @cached_property
     def selected_division_value(self) -> str:
         value = session.get(DIVISION_SESSION_KEY, "all")
         return value if any(c.value == value for c in self.division_choices) else "all"
@@ -173,16 +259,11 @@ class Viewer:
     def selected_division_ids(self) -> list[int]:
         """The ids the division selector stands for, always within the visible divisions."""
         value = self.selected_division_value
-        divisions = self.visible_divisions
         if value == "all":
-            return [d.id for d in divisions]
+            return [d.id for d in self.visible_divisions]
         kind, _, raw = value.partition("-")
-        wanted = int(raw)
-        if kind == "division":
-            return [d.id for d in divisions if d.id == wanted]
-        if kind == "region":
-            return [d.id for d in divisions if d.region_id == wanted]
-        return [d.id for d in divisions if d.region.country_id == wanted]
+        attribute = {"division": "id", "region": "region_id", "country": "country_id"}[kind]
+        return [d.id for d in self.visible_divisions if getattr(d, attribute) == int(raw)]
 
     @property
     def selected_division_label(self) -> str:
@@ -195,10 +276,20 @@ def viewer() -> Viewer | None:
     if not current_user.is_authenticated:
         return None
     if "viewer" not in g:
+        user = current_user._get_current_object()
+        instance = user.active_instance
+        impersonator = g.get("impersonator")
+        key = (
+            user.id, user.modified_at, user.session_nonce,
+            instance.id if instance else None, instance.menu_version if instance else None,
+            (impersonator.id, impersonator.modified_at) if impersonator else None,
+            current_locale(),
+        )  # fmt: skip
+        snapshot = SNAPSHOTS.get(key)
+        if snapshot is None:
+            snapshot = build_snapshot(user, instance, frozenset(user.all_roles()))
+            SNAPSHOTS.put(key, snapshot)
         g.viewer = Viewer(
-            user=current_user._get_current_object(),
-            roles=frozenset(current_user.all_roles()),
-            instance=current_user.active_instance,
-            impersonator=g.get("impersonator"),
+            user=user, instance=instance, snapshot=snapshot, impersonator=impersonator
         )
     return g.viewer

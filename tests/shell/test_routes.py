@@ -1,8 +1,10 @@
 """The route table of spec 01 section 2: redirects, guards, landing, search, not-found."""
 
 import pytest
+from sqlalchemy import select
 
 from app.extensions import db
+from app.preparation.models import CustomList
 from tests.factories import make_user
 from tests.helpers import sign_in
 from tests.shell.conftest import demo_user
@@ -125,14 +127,10 @@ def test_custom_list_landing_of_a_list_not_owned_falls_back_to_the_first_module(
 
 def test_custom_list_landing_of_an_own_list_is_kept(as_demo):
     client, _ = as_demo("seller")
-    from app.shell.viewer import Viewer
-
     user = demo_user("seller@demo.test")
-    with client.application.test_request_context():
-        from app.core.tenancy import activate
-
-        activate(user.active_instance_id)
-        first_list = Viewer(user, frozenset(), user.active_instance).custom_lists[0]
+    first_list = db.session.scalars(
+        select(CustomList).where(CustomList.user_id == user.id).order_by(CustomList.id)
+    ).first()
     user.options = {"landingPage": f"/custom-list/{first_list.id}/list"}
     db.session.flush()
     assert client.get("/").headers["Location"] == f"/custom-list/{first_list.id}/list"

@@ -1,0 +1,39 @@
+"""Issue 3 benchmark: a real shell page over 100,000 vehicles against the bare-page ceiling.
+
+Both are served in the same run by the same gunicorn set-up (4 sync workers on 127.0.0.1) and
+loaded from keep-alive connections for a bounded time. Target: the shell page reaches at least
+half of the bare page's request rate.
+
+    .venv/bin/python bench/shell_page.py            # SQLite under instance/bench.db
+    BENCH_DATABASE_URL=postgresql://... .venv/bin/python bench/shell_page.py
+"""
+
+import argparse
+
+from common import bench_database_url, gunicorn, load, prepare_database, report, sign_in
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--items", type=int, default=100_000)
+    args = parser.parse_args()
+    url = bench_database_url()
+    prepare_database(url, args.items)
+    env = {"DATABASE_URL": url, "PYTHONPATH": "."}
+    with gunicorn("bench.bare_app:app", 5611, env):
+        bare = load(5611, "/bare", clients=args.clients, seconds=args.seconds)
+    with gunicorn("wsgi:app", 5612, env):
+        cookie = sign_in(5612, "seller@demo.test")
+        load(5612, "/begcare/items/list", cookie=cookie, clients=2, seconds=1)  # warm up
+        shell = load(
+            5612, "/begcare/items/list", cookie=cookie, clients=args.clients, seconds=args.seconds
+        )
+    report("bare page (12 rows)", bare)
+    report("shell page (100k vehicles)", shell)
+    print(f"ratio shell/bare: {shell['rps'] / bare['rps']:.2f} (target >= 0.50)")
+
+
+if __name__ == "__main__":
+    main()
