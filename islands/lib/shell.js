@@ -3,6 +3,7 @@
 //   (.app.nav-open); on wider screens collapses and expands it (.app.nav-collapsed).
 // - [data-reload]: reloads the page (the new-version banner's button).
 // - [data-new-version-banner]: unhidden when the api client reports a new version.
+// - [data-go-back]: the error page's link; see goBack().
 
 const TOGGLES = '.menu-toggle, [data-nav-toggle]';
 const MOBILE = '(max-width: 639.98px)';
@@ -49,6 +50,20 @@ function closeMobileNav(returnFocus) {
   if (returnFocus) document.querySelector(TOGGLES)?.focus();
 }
 
+/**
+ * Spec 01, error page: go back two entries in history (past the page that failed), or follow the
+ * link's own href (the root) when the history is too short for that. A click that asks for a new
+ * tab or window keeps the browser's behaviour.
+ */
+export function goBack(event, win = window) {
+  if (event.defaultPrevented || event.button > 0) return;
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (win.history.length > 2) {
+    event.preventDefault();
+    win.history.go(-2);
+  }
+}
+
 /** Wire the page frame's plain-markup controls; call once per page. */
 export function enhanceShell() {
   document.addEventListener('click', (event) => {
@@ -57,6 +72,8 @@ export function enhanceShell() {
     if (target.closest(TOGGLES)) {
       event.preventDefault(); // a toggle may be <a href="#shell-nav"> for pages without JS
       toggleNav();
+    } else if (target.closest('[data-go-back]')) {
+      goBack(event);
     } else if (target.closest('[data-reload]')) {
       event.preventDefault();
       window.location.reload();

@@ -1,0 +1,156 @@
+"""Browser tests: the real application served over HTTP, driven by the system Chromium.
+
+The live server has a database of its own (migrated, with the demo data), so these tests commit
+for real and do not use the rolled-back transaction of tests/conftest.py. Tests that change a
+demo user put it back, so they pass in any order.
+"""
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from werkzeug.serving import WSGIRequestHandler, make_server
+
+from app.extensions import db
+from tests.conftest import ARTIFACTS, database_url, make_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+MISSING = (
+    f"browser tests skipped: Chromium not found at {CHROMIUM}; "
+    "install it with `apt-get install chromium` (REQUIRE_BROWSER=1 turns this into a failure)"
+)
+DESKTOP = {"width": 1280, "height": 800}
+MOBILE = {"width": 375, "height": 740}
+WIDTHS = {"1280": DESKTOP, "375": MOBILE}
+
+
+def chromium_missing() -> bool:
+    return not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Without Chromium every browser test is skipped before its fixtures start, all under one
+    summary line (the skip is raised here, in one place); with REQUIRE_BROWSER (CI) they fail."""
+    if item.get_closest_marker("browser") and chromium_missing():
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(
+                f"REQUIRE_BROWSER is set but {CHROMIUM} is missing: apt-get install chromium"
+            )
+        pytest.skip(MISSING)
+
+
+# --- the live server -------------------------------------------------------------------------
+
+
+class QuietHandler(WSGIRequestHandler):
+    """No access log: a failing test's output should show the failure, not every request."""
+
+    def log_request(self, code="-", size="-") -> None:
+        pass
+
+
+@dataclass
+class LiveServer:
+    app: Flask
+    url: str
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory):
+    """The application with the demo data, served on a free local port for the whole session."""
+    from app.demo import load_demo_data
+
+    # TEST_DATABASE_URL's database suffixed _browser (created when missing), or a SQLite file.
+    app = make_app(database_url(tmp_path_factory, "browser"))
+    app.config["TESTING"] = False  # behave as served: errors become pages, not exceptions
+    with app.app_context():
+        assert load_demo_data(), "the browser database should start empty"
+    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    try:
+        yield LiveServer(app=app, url=f"http://127.0.0.1:{server.server_port}")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+        with app.app_context():
+            db.engine.dispose()
+
+
+# --- Chromium --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """The system Chromium, launched once for the session."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def viewport(request):
+    """The page size: DESKTOP unless a test parametrises it (indirect) with a WIDTHS key."""
+    return WIDTHS[request.param] if hasattr(request, "param") else DESKTOP
+
+
+@pytest.fixture
+def new_page(browser, live_server):
+    """Open a page in a fresh browser context: new_page(locale=..., viewport=...)."""
+    contexts = []
+
+    def open_page(locale: str = "en-GB", viewport: dict = DESKTOP):
+        context = browser.new_context(
+            base_url=live_server.url, locale=locale, viewport=viewport, service_workers="block"
+        )
+        context.set_default_timeout(5_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_page, viewport):
+    """An English page of its own context, at `viewport` size."""
+    return new_page(viewport=viewport)
+
+
+@pytest.fixture
+def snap():
+    """snap(page, name): save the page as it is now, at 1280 and 375 px wide, to test-artifacts/."""
+
+    def save(page, name: str, widths=tuple(WIDTHS)) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        size = page.viewport_size
+        try:
+            for width in widths:
+                page.set_viewport_size(WIDTHS[width])
+                page.screenshot(
+                    path=ARTIFACTS / f"{name}-{width}.png", full_page=True, animations="disabled"
+                )
+        finally:
+            page.set_viewport_size(size)
+
+    return save
