@@ -8,7 +8,20 @@ from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
-from app.preparation.models import CustomList, CustomListItem, DynamicList, PreparationItem
+from app.preparation.models import (
+    CustomList,
+    CustomListItem,
+    DynamicList,
+    ItemStationTask,
+    Location,
+    PreparationItem,
+    StateButton,
+    Station,
+    StationGroup,
+    StationPackage,
+    StationPackageStep,
+    user_stations,
+)
 from app.preparation.services import add_item, move_item
 
 CARS = [
@@ -42,6 +55,127 @@ def _regno(rng: random.Random, country: str) -> str:
 
 def _vin(rng: random.Random) -> str:
     return "".join(rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ0123456789") for _ in range(17))
+
+
+# The allowed transitions (state buttons) of both modules: (from, to, title).
+STATE_BUTTONS = [
+    (1, 2, "Register as incoming"), (2, 3, "Await preparation"), (3, 4, "Start preparation"),
+    (4, 5, "Park"), (5, 4, "Resume preparation"), (4, 6, "Move to showroom"),
+    (6, 7, "Mark as sold"), (7, 8, "Start delivery"), (8, 9, "Delivered, archive"),
+    (1, 9, "Archive"), (2, 9, "Archive"), (3, 9, "Archive"), (6, 4, "Back to preparation"),
+]  # fmt: skip
+STATIONS = {  # per country: module -> [(group, name, target minutes)]
+    "SE": {
+        "begcare": [("Verkstad", "Mekanisk kontroll", 120), ("Verkstad", "Lackering och bucklor", 180),
+                    ("Rekond", "Tvätt", 45), ("Rekond", "Invändig rekond", 60), ("Rekond", "Fotografering", 30)],
+        "newcare": [("Verkstad", "Leveranskontroll (PDI)", 90), ("Verkstad", "Tillbehörsmontering", 120),
+                    ("Rekond", "Tvätt", 45), ("Rekond", "Fotografering", 30)],
+    },
+    "NO": {
+        "begcare": [("Verksted", "Mekanisk kontroll", 120), ("Verksted", "Karosseri", 180),
+                    ("Klargjøring", "Vask", 45), ("Klargjøring", "Innvendig rengjøring", 60), ("Klargjøring", "Fotografering", 30)],
+        "newcare": [("Verksted", "Leveringskontroll (PDI)", 90), ("Verksted", "Tilbehørsmontering", 120),
+                    ("Klargjøring", "Vask", 45), ("Klargjøring", "Fotografering", 30)],
+    },
+}  # fmt: skip
+PACKAGES = {  # module -> [(name, indexes into the module's stations)]
+    "begcare": [("Standard", [0, 2, 3, 4]), ("Full reconditioning", [0, 1, 2, 3, 4])],
+    "newcare": [("New car delivery", [0, 1, 2, 3])],
+}
+LOCATIONS = [
+    ("parking", "P1"),
+    ("parking", "P2"),
+    ("key", "Key cabinet"),
+    ("delivery", "Delivery bay"),
+]
+
+
+@seeder(28)
+def seed_configuration(ctx: dict) -> None:
+    """State buttons, stations, packages and locations of both modules."""
+    ctx["packages"], ctx["stations"] = {}, {}
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        country = "SE" if instance.company_name == "Nordbil AB" else "NO"
+        divisions = [d for d in ctx["divisions"].values() if d.instance_id == instance.id]
+        for module in ("begcare", "newcare"):
+            for n, (src, dst, title) in enumerate(STATE_BUTTONS):
+                db.session.add(
+                    StateButton(
+                        module=module, from_state=src, to_state=dst, title=title, ordering=n
+                    )
+                )
+            groups, stations = {}, []
+            for n, (group_name, name, minutes) in enumerate(STATIONS[country][module]):
+                if group_name not in groups:
+                    groups[group_name] = StationGroup(module=module, name=group_name)
+                    db.session.add(groups[group_name])
+                station = Station(
+                    module=module,
+                    name=name,
+                    group=groups[group_name],
+                    target_minutes=minutes,
+                    ordering=n,
+                )
+                db.session.add(station)
+                stations.append(station)
+            db.session.flush()
+            ctx["stations"][(instance.id, module)] = stations
+            packages = []
+            for name, indexes in PACKAGES[module]:
+                package = StationPackage(module=module, name=name)
+                package.steps = [
+                    StationPackageStep(
+                        station_id=stations[i].id, ordering=k, instance_id=instance.id
+                    )
+                    for k, i in enumerate(indexes)
+                ]
+                db.session.add(package)
+                packages.append(package)
+            for division in divisions:
+                for kind, name in LOCATIONS:
+                    db.session.add(
+                        Location(module=module, kind=kind, name=f"{name}", division_id=division.id)
+                    )
+            db.session.flush()
+            ctx["packages"][(instance.id, module)] = packages
+    station_user = ctx["users"]["station@demo.test"]
+    wash = next(
+        s for s in ctx["stations"][(station_user.home_instance_id, "begcare")] if s.name == "Tvätt"
+    )
+    db.session.execute(user_stations.insert().values(user_id=station_user.id, station_id=wash.id))
+    activate(None)
+
+
+def _tasks(rng: random.Random, item: PreparationItem, package: StationPackage, now) -> None:
+    """Station tasks for an item: done before it left the flow, part-way while in it."""
+    steps = package.steps
+    if item.state in (1, 2, 3):
+        done = 0
+    elif item.state in (4, 5):
+        done = rng.randint(0, len(steps) - 1)
+    else:
+        done = len(steps)
+    when = item.state_changed_at
+    for k, step in enumerate(steps):
+        task = ItemStationTask(
+            instance_id=item.instance_id, item_id=item.id, station_id=step.station_id,
+            ordering=k, target_minutes=step.station.target_minutes,
+        )  # fmt: skip
+        if k < done:
+            task.status = "done"
+            task.started_at = when - timedelta(hours=(len(steps) - k) * 6)
+            task.finished_at = task.started_at + timedelta(
+                minutes=step.station.target_minutes * rng.uniform(0.6, 1.6)
+            )
+        elif k == done and item.state == 4:
+            task.status = "active"
+            task.started_at = now - timedelta(
+                minutes=rng.randint(10, step.station.target_minutes * 2)
+            )
+            if (now - task.started_at).total_seconds() > step.station.target_minutes * 60:
+                item.warning = True  # overdue at its station
+        db.session.add(task)
 
 
 @seeder(30)
@@ -88,6 +222,9 @@ def seed_items(ctx: dict) -> None:
                 for state in path:
                     when = min(now, when + timedelta(hours=rng.randint(4, 24 * 12)))
                     move_item(item, state, None, when)
+                package = rng.choice(ctx["packages"][(instance.id, module)])
+                item.package_id = package.id
+                _tasks(rng, item, package, now)
                 items.append(item)
         ctx["items"][instance.id] = items
         db.session.flush()

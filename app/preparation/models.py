@@ -6,11 +6,13 @@ from datetime import datetime
 from sqlalchemy import (
     JSON,
     Boolean,
+    Column,
     ForeignKey,
     Index,
     Integer,
     Numeric,
     String,
+    Table,
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -51,6 +53,9 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     purchase_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     sales_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     warning: Mapped[bool] = mapped_column(Boolean, default=False)
+    package_id: Mapped[int | None] = mapped_column(
+        ForeignKey("station_package.id", ondelete="SET NULL")
+    )
     hub_item_id: Mapped[int | None] = mapped_column(
         ForeignKey("preparation_item.id", ondelete="SET NULL")
     )
@@ -118,3 +123,156 @@ class DynamicList(InstanceScoped, TimestampMixin, db.Model):
     title: Mapped[str] = mapped_column(String(100))
     module: Mapped[str] = mapped_column(String(10))
     filters: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+# --- configuration per module: state buttons, stations, packages, locations --------------------
+
+
+class StateButton(InstanceScoped, db.Model):
+    """An allowed transition: the button that moves an item from one state to another."""
+
+    __table_args__ = (UniqueConstraint("instance_id", "module", "from_state", "to_state"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    module: Mapped[str] = mapped_column(String(10))
+    from_state: Mapped[int] = mapped_column(Integer)
+    to_state: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str] = mapped_column(String(80))
+    ordering: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class StationGroup(InstanceScoped, db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    module: Mapped[str] = mapped_column(String(10))
+    name: Mapped[str] = mapped_column(String(80))
+
+
+class Station(InstanceScoped, db.Model):
+    """A preparation step (wash, mechanical, bodywork, photo, ...)."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    module: Mapped[str] = mapped_column(String(10))
+    name: Mapped[str] = mapped_column(String(80))
+    station_group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("station_group.id", ondelete="SET NULL")
+    )
+    target_minutes: Mapped[int] = mapped_column(Integer, default=60)
+    ordering: Mapped[int] = mapped_column(Integer, default=0)
+
+    group: Mapped[StationGroup | None] = relationship()
+
+
+class StationPackage(InstanceScoped, db.Model):
+    """A named sequence of stations an item goes through."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    module: Mapped[str] = mapped_column(String(10))
+    name: Mapped[str] = mapped_column(String(80))
+
+    steps: Mapped[list["StationPackageStep"]] = relationship(
+        order_by="StationPackageStep.ordering", cascade="all, delete-orphan"
+    )
+
+
+class StationPackageStep(InstanceScoped, db.Model):
+    __table_args__ = (UniqueConstraint("package_id", "station_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    package_id: Mapped[int] = mapped_column(ForeignKey("station_package.id", ondelete="CASCADE"))
+    station_id: Mapped[int] = mapped_column(ForeignKey("station.id", ondelete="CASCADE"))
+    ordering: Mapped[int] = mapped_column(Integer, default=0)
+
+    station: Mapped[Station] = relationship()
+
+
+class Location(InstanceScoped, db.Model):
+    """A place in a division: a parking location, a key location or a delivery location."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    module: Mapped[str] = mapped_column(String(10))
+    kind: Mapped[str] = mapped_column(String(10))  # parking, key, delivery
+    name: Mapped[str] = mapped_column(String(80))
+    division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="CASCADE"))
+
+
+user_stations = Table(
+    "user_station",
+    db.metadata,
+    Column("user_id", ForeignKey("user.id", ondelete="CASCADE"), primary_key=True),
+    Column("station_id", ForeignKey("station.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+# --- an item's work: station tasks, files, comments, seen markers -----------------------------
+
+
+class ItemStationTask(InstanceScoped, db.Model):
+    """One station's work on one item: pending, active or done, with times and a target."""
+
+    __table_args__ = (
+        Index("ix_task_item", "item_id", "ordering"),
+        Index("ix_task_station_status", "station_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    station_id: Mapped[int] = mapped_column(ForeignKey("station.id", ondelete="CASCADE"))
+    status: Mapped[str] = mapped_column(String(10), default="pending")  # pending, active, done
+    ordering: Mapped[int] = mapped_column(Integer, default=0)
+    target_minutes: Mapped[int] = mapped_column(Integer, default=60)
+    assigned_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    station: Mapped[Station] = relationship()
+
+
+class FileObject(InstanceScoped, db.Model):
+    """An uploaded file, checked by content, with a small variation for images."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True, default=lambda: str(uuid.uuid4()))
+    name: Mapped[str] = mapped_column(String(200))
+    content_type: Mapped[str] = mapped_column(String(100))
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(db.LargeBinary)
+    small: Mapped[bytes | None] = mapped_column(db.LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+
+
+class ItemFile(InstanceScoped, db.Model):
+    """A file attached to an item (a photo or a document)."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(
+        ForeignKey("preparation_item.id", ondelete="CASCADE"), index=True
+    )
+    file_object_id: Mapped[int] = mapped_column(ForeignKey("file_object.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    file: Mapped[FileObject] = relationship()
+
+
+class ItemComment(InstanceScoped, db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(
+        ForeignKey("preparation_item.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    content: Mapped[str] = mapped_column(db.Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    modified_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class CustomListSeen(InstanceScoped, db.Model):
+    """A user has seen an item of a custom list (spec 02: unseen items are highlighted)."""
+
+    __table_args__ = (UniqueConstraint("custom_list_id", "item_id", "user_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    custom_list_id: Mapped[int] = mapped_column(ForeignKey("custom_list.id", ondelete="CASCADE"))
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
