@@ -77,10 +77,16 @@ def _register_blueprints(app: Flask) -> None:
     from app.auth import bp as auth_bp
     from app.mail import bp as mail_bp
     from app.shell import bp as shell_bp
+    from app.preparation import api_bp as preparation_api_bp
+    from app.preparation import bp as preparation_bp
     from app.shell.api import bp as shell_api_bp
     from app.shell.planned import bp as planned_bp
 
-    for blueprint in (auth_bp, auth_api_bp, mail_bp, planned_bp, shell_bp, shell_api_bp):
+    # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
+    for blueprint in (
+        auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
+        planned_bp, shell_bp, shell_api_bp,
+    ):  # fmt: skip
         app.register_blueprint(blueprint)
 
 

@@ -1,0 +1,15 @@
+"""Vehicle preparation (begcare and newcare, one implementation with the module as a value)."""
+
+from flask import Blueprint
+
+bp = Blueprint("preparation", __name__)
+api_bp = Blueprint("preparation_api", __name__, url_prefix="/api")
+
+# Each area of the feature keeps its views in its own module.
+from app.preparation import (  # noqa: E402,F401
+    admin,
+    routes_items,
+    routes_lists,
+    routes_manage,
+    routes_statistics,
+)

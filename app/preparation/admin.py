@@ -1,0 +1,3 @@
+"""Admin screens of the module: states, state buttons, stations, packages, groups, locations."""
+
+from app.preparation import api_bp, bp  # noqa: F401

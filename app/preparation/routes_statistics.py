@@ -1,0 +1,3 @@
+"""Statistics per module: throughput, days per state and station, stock days."""
+
+from app.preparation import api_bp, bp  # noqa: F401
