@@ -1,0 +1,323 @@
+"""The one item query behind the state lists, the overview and every other item table.
+
+`ItemFilters.from_args(request.args)` reads the filters a link can carry (spec 02 section 2:
+widget item filters as route parameters, `advancedFilter[name]`, `enum[state]`, `division`,
+`searchphrase`); `item_query(...)` turns them into one SELECT; `paginate(...)` runs it as one
+count and one page of rows.
+"""
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from flask_babel import gettext as _
+from sqlalchemy import Select, and_, false, func, or_, select
+
+from app.core.models import Division, Region, utcnow
+from app.core.tenancy import active_instance_id
+from app.extensions import db
+from app.preparation.models import ItemStationTask, PreparationItem
+from app.preparation.states import BY_ID
+
+DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-(\d{1,18}))$")
+MAX_PHRASE = 100
+
+# The advanced filters a link may carry as advancedFilter[name]=value: name -> (kind, meaning).
+# Kinds: "int" (a whole number >= 0), "text" (matched case-insensitively, whole value).
+ADVANCED_FILTERS: dict[str, str] = {
+    "mileageFrom": "int",  # mileage at least
+    "mileageTo": "int",  # mileage at most
+    "priceFrom": "int",  # sales price at least
+    "priceTo": "int",  # sales price at most
+    "modelYearFrom": "int",
+    "modelYearTo": "int",
+    "daysInStateFrom": "int",  # in its state for at least this many days
+    "daysInStateTo": "int",  # in its state for at most this many days
+    "color": "text",
+    "modelSeries": "text",
+    "station": "int",  # has an unfinished task at this station (id)
+}
+TRUE_VALUES, FALSE_VALUES = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+@dataclass
+class ItemFilters:
+    """The filters of an item table, as a link or the filter form carries them."""
+
+    searchphrase: str = ""
+    state: int | None = None
+    division: str | None = None  # 'all' or '{division|region|country}-{id}'; None: the selector's
+    brand: str | None = None
+    model: str | None = None
+    fuel_type: str | None = None
+    model_year: int | None = None
+    warning: bool | None = None
+    advanced: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_args(cls, args: Mapping[str, str]) -> "ItemFilters":
+        """Read the filters from request arguments; unknown names are ignored.
+
+        Raises ValueError with a translated message for a malformed value."""
+        get = lambda name: (args.get(name) or "").strip()  # noqa: E731
+        filters = cls()
+        filters.searchphrase = " ".join(get("searchphrase").split())[:MAX_PHRASE]
+        if raw := get("enum[state]"):
+            state = _int(raw, _("state"))
+            if state not in BY_ID:
+                raise ValueError(_("There is no vehicle state %(value)s.", value=raw))
+            filters.state = state
+        if raw := get("division"):
+            if not DIVISION_VALUE.match(raw):
+                raise ValueError(_("The division filter %(value)s is not valid.", value=raw))
+            filters.division = raw
+        filters.brand = get("brand") or None
+        filters.model = get("model") or None
+        filters.fuel_type = get("fuelType") or None
+        if raw := get("modelYear"):
+            filters.model_year = _int(raw, _("model year"))
+        if raw := get("warning").lower():
+            if raw not in TRUE_VALUES + FALSE_VALUES:
+                raise ValueError(_("The warning filter must be yes or no."))
+            filters.warning = raw in TRUE_VALUES
+        for name, kind in ADVANCED_FILTERS.items():
+            raw = get(f"advancedFilter[{name}]")
+            if raw:
+                filters.advanced[name] = _int(raw, name) if kind == "int" else raw
+        return filters
+
+    def to_args(self) -> dict[str, str]:
+        """The filters as request arguments again (for sort and page links)."""
+        args: dict[str, str] = {}
+        if self.searchphrase:
+            args["searchphrase"] = self.searchphrase
+        if self.state is not None:
+            args["enum[state]"] = str(self.state)
+        if self.division:
+            args["division"] = self.division
+        for name, value in (
+            ("brand", self.brand), ("model", self.model), ("fuelType", self.fuel_type),
+            ("modelYear", self.model_year),
+        ):  # fmt: skip
+            if value not in (None, ""):
+                args[name] = str(value)
+        if self.warning is not None:
+            args["warning"] = "1" if self.warning else "0"
+        for name, value in self.advanced.items():
+            args[f"advancedFilter[{name}]"] = str(value)
+        return args
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.to_args()
+
+
+def _int(raw: str, label: str) -> int:
+    if not re.fullmatch(r"\d{1,9}", raw):
+        raise ValueError(
+            _("The %(name)s filter must be a whole number, not %(value)s.", name=label, value=raw)
+        )
+    return int(raw)
+
+
+def division_scope(division: str | None, visible: Iterable, selected: Iterable[int]) -> list[int]:
+    """The division ids a table shows: the filter's divisions within the visible ones, or the
+    division selector's when the filter is not given. `visible` holds DivisionRef-like objects."""
+    visible = list(visible)
+    if not division:
+        return list(selected)
+    if division == "all":
+        return [d.id for d in visible]
+    kind, _sep, raw = division.partition("-")
+    attribute = {"division": "id", "region": "region_id", "country": "country_id"}[kind]
+    return [d.id for d in visible if getattr(d, attribute) == int(raw)]
+
+
+# --- the query -------------------------------------------------------------------------------
+
+# sort key -> columns in ascending order of the key; (column, True) runs against the key.
+SORTS = {
+    "regno": ((PreparationItem.regno, False),),
+    "model": ((PreparationItem.brand, False), (PreparationItem.model, False)),
+    "division": ((Division.name, False),),
+    "days": ((PreparationItem.state_changed_at, True),),  # more days in state: earlier change
+    "mileage": ((PreparationItem.mileage, False),),
+    "price": ((PreparationItem.sales_price, False),),
+    "state": ((PreparationItem.state, False),),
+    "modelYear": ((PreparationItem.model_year, False),),
+    "state_changed_at": ((PreparationItem.state_changed_at, False),),
+}
+
+
+def parse_sort(sort: str | None, default: str = "-state_changed_at") -> str:
+    """A known sort key with an optional '-' for descending; unknown keys give the default."""
+    sort = (sort or "").strip()
+    return sort if sort.lstrip("-") in SORTS else default
+
+
+def _search(phrase: str):
+    """Every word of the phrase matches the regno, the VIN, the brand, the model or the series."""
+    conditions = []
+    for word in phrase.split():
+        like = f"%{_escape(word)}%"
+        upper = f"%{_escape(word.upper())}%"
+        conditions.append(
+            or_(
+                PreparationItem.regno.like(upper, escape="\\"),
+                PreparationItem.vin.like(upper, escape="\\"),
+                PreparationItem.brand.ilike(like, escape="\\"),
+                PreparationItem.model.ilike(like, escape="\\"),
+                PreparationItem.model_series.ilike(like, escape="\\"),
+            )
+        )
+    return and_(*conditions)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def item_query(
+    module: str,
+    division_ids: list[int],
+    *,
+    state: int | None = None,
+    filters: ItemFilters | None = None,
+    sort: str = "-state_changed_at",
+) -> Select:
+    """Select the module's items in these divisions (already limited to what the user may see),
+    filtered and sorted; the active instance's rows only."""
+    stmt = select(PreparationItem).where(
+        PreparationItem.module == module, PreparationItem.division_id.in_(list(division_ids))
+    )
+    instance_id = active_instance_id()
+    if instance_id is not None:
+        stmt = stmt.where(PreparationItem.instance_id == instance_id)
+    filters = filters or ItemFilters()
+    if state is None:
+        state = filters.state
+    elif filters.state is not None and filters.state != state:
+        stmt = stmt.where(false())
+    if state is not None:
+        stmt = stmt.where(PreparationItem.state == state)
+    if filters.searchphrase:
+        stmt = stmt.where(_search(filters.searchphrase))
+    for column, value in (
+        (PreparationItem.brand, filters.brand),
+        (PreparationItem.model, filters.model),
+        (PreparationItem.fuel_type, filters.fuel_type),
+        (PreparationItem.color, filters.advanced.get("color")),
+        (PreparationItem.model_series, filters.advanced.get("modelSeries")),
+    ):
+        if value:
+            stmt = stmt.where(func.lower(column) == value.lower())
+    if filters.model_year is not None:
+        stmt = stmt.where(PreparationItem.model_year == filters.model_year)
+    if filters.warning is not None:
+        stmt = stmt.where(PreparationItem.warning.is_(filters.warning))
+    stmt = _advanced(stmt, filters.advanced)
+    if filters.division and filters.division != "all":
+        stmt = stmt.where(_division_condition(filters.division))
+    return _order(stmt, parse_sort(sort))
+
+
+def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
+    ranges = {
+        "mileageFrom": PreparationItem.mileage.__ge__,
+        "mileageTo": PreparationItem.mileage.__le__,
+        "priceFrom": PreparationItem.sales_price.__ge__,
+        "priceTo": PreparationItem.sales_price.__le__,
+        "modelYearFrom": PreparationItem.model_year.__ge__,
+        "modelYearTo": PreparationItem.model_year.__le__,
+    }
+    for name, compare in ranges.items():
+        if name in advanced:
+            stmt = stmt.where(compare(advanced[name]))
+    now = utcnow()
+    if "daysInStateFrom" in advanced:
+        cutoff = now - timedelta(days=min(advanced["daysInStateFrom"], 36500))
+        stmt = stmt.where(PreparationItem.state_changed_at <= cutoff)
+    if "daysInStateTo" in advanced:
+        cutoff = now - timedelta(days=min(advanced["daysInStateTo"] + 1, 36500))
+        stmt = stmt.where(PreparationItem.state_changed_at > cutoff)
+    if "station" in advanced:
+        open_task = select(ItemStationTask.item_id).where(
+            ItemStationTask.station_id == advanced["station"],
+            ItemStationTask.status != "done",
+        )
+        stmt = stmt.where(PreparationItem.id.in_(open_task))
+    return stmt
+
+
+def _division_condition(value: str):
+    kind, _sep, raw = value.partition("-")
+    ident = int(raw)
+    if kind == "division":
+        return PreparationItem.division_id == ident
+    if kind == "region":
+        return PreparationItem.division_id.in_(
+            select(Division.id).where(Division.region_id == ident)
+        )
+    return PreparationItem.division_id.in_(
+        select(Division.id)
+        .join(Region, Division.region_id == Region.id)
+        .where(Region.country_id == ident)
+    )
+
+
+def _order(stmt: Select, sort: str) -> Select:
+    descending = sort.startswith("-")
+    key = sort.lstrip("-")
+    if key == "division":
+        stmt = stmt.join(Division, PreparationItem.division_id == Division.id)
+    columns = [
+        column.desc() if descending != against else column.asc() for column, against in SORTS[key]
+    ]
+    tiebreak = PreparationItem.id.desc() if descending else PreparationItem.id.asc()
+    return stmt.order_by(*columns, tiebreak)
+
+
+# --- pagination ------------------------------------------------------------------------------
+
+
+@dataclass
+class Page:
+    items: list
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.total / self.per_page))
+
+    @property
+    def first_index(self) -> int:
+        return (self.page - 1) * self.per_page + 1 if self.total else 0
+
+    @property
+    def last_index(self) -> int:
+        return min(self.total, self.page * self.per_page)
+
+
+def count(stmt: Select) -> int:
+    """The number of rows a select would give, without its ordering."""
+    inner = stmt.order_by(None).with_only_columns(PreparationItem.id).subquery()
+    return db.session.scalar(select(func.count()).select_from(inner)) or 0
+
+
+def paginate(stmt: Select, page: int, per_page: int, *, total: int | None = None) -> Page:
+    """One count (unless `total` is known already) and one page of rows; the page is clamped."""
+    if total is None:
+        total = count(stmt)
+    per_page = max(1, per_page)
+    page = min(max(1, page), max(1, math.ceil(total / per_page)))
+    items = (
+        db.session.scalars(stmt.limit(per_page).offset((page - 1) * per_page)).all()
+        if total
+        else []
+    )
+    return Page(items=list(items), total=total, page=page, per_page=per_page)
