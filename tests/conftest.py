@@ -85,7 +85,22 @@ def make_app(url: str, **overrides):
     app.test_client_class = RequestClient
     with app.app_context():
         upgrade()
+    _APPS.append(app)
     return app
+
+
+# Every app made for the tests, kept until the run ends and then closed: a pool collected with
+# its connections open is a ResourceWarning, which fails whatever test happens to be running.
+_APPS: list = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_every_pool():
+    yield
+    for made in _APPS:
+        with made.app_context():
+            for engine in db.engines.values():
+                engine.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -122,6 +137,11 @@ def _transaction(request, app):
     with app.app_context():
         connection = db.engine.connect()
         outer = connection.begin()
+        raw = connection.connection.dbapi_connection
+        if connection.dialect.name == "sqlite" and not raw.in_transaction:
+            # pysqlite opens its transaction only at the first write: a request's SAVEPOINT
+            # before that would be outermost, and its RELEASE a real commit that outlives the test.
+            connection.exec_driver_sql("BEGIN")
         original = db.session
         # Flask-SQLAlchemy's own Session picks its engine itself, so bind plain sessions.
         factory = sessionmaker(bind=connection, join_transaction_mode="create_savepoint")

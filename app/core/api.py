@@ -12,9 +12,21 @@ from typing import Any, ClassVar
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from app.core.messages import field_message, message
+
+
+def holds_nul(value: Any) -> bool:
+    """Tell whether a value or anything inside it is text with a NUL character."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(k) or holds_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple | set):
+        return any(holds_nul(v) for v in value)
+    return False
 
 
 class Schema(BaseModel):
@@ -24,6 +36,14 @@ class Schema(BaseModel):
     # The spec's own key for a missing or empty field, by its name on the wire, where the spec
     # names one (PASSWORD_REQUIRED rather than FIELD_REQUIRED).
     required_keys: ClassVar[dict[str, str]] = {}
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # No one types a NUL, and PostgreSQL cannot store or compare text that holds one.
+        if holds_nul(value):
+            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+        return value
 
 
 @dataclass

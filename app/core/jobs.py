@@ -22,7 +22,11 @@ _PENDING, _READY = "jobs_pending", "jobs_ready"
 
 def enqueue(func: str, *args) -> None:
     """Queue `func` ("package.module:function") to run after the current commit."""
-    db.session.info.setdefault(_PENDING, []).append((func, args))
+    session = db.session()
+    if not session.in_transaction():
+        # Without a transaction a rollback sends no event, and the job would outlive it.
+        session.begin()
+    session.info.setdefault(_PENDING, []).append((func, args))
 
 
 @event.listens_for(Session, "after_commit")

@@ -52,7 +52,7 @@ class Instance(TimestampMixin, db.Model):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     # Module options ({"begcare": {"leads": true, ...}}) and configuration flags
     # ({"configuration": {"enable_my_events": true}}).
-    options: Mapped[dict] = mapped_column(JSON, default=dict)
+    options: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     # Bumped whenever what the menus show (menu_version) or the vehicle counts (counts_version)
     # change, so that every worker's shell cache sees the change on its next page.
     menu_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -1,8 +1,9 @@
-"""Response headers that every page and call carries, and cookies secure over HTTPS."""
+"""Response headers that every page and call carries, cookies secure over HTTPS, and no NUL
+characters in what a request sends."""
 
 from urllib.parse import urlsplit
 
-from flask import Flask, request
+from flask import Flask, abort, request
 from flask.sessions import SecureCookieSessionInterface
 
 
@@ -35,8 +36,23 @@ def content_security_policy(app: Flask) -> str:
     )
 
 
+def _holds_nul(pairs) -> bool:
+    return any("\x00" in key or "\x00" in value for key, value in pairs)
+
+
+def refuse_nul() -> None:
+    """No one types a NUL character, and PostgreSQL cannot compare text that holds one: a path
+    with one names nothing (404), a query or form with one cannot be read (400)."""
+    path_values = [(k, v) for k, v in (request.view_args or {}).items() if isinstance(v, str)]
+    if _holds_nul(path_values):
+        abort(404)
+    if _holds_nul(request.args.items(multi=True)) or _holds_nul(request.form.items(multi=True)):
+        abort(400)
+
+
 def init_app(app: Flask) -> None:
     app.session_interface = SessionInterface()
+    app.before_request(refuse_nul)
     csp = content_security_policy(app)
 
     @app.after_request

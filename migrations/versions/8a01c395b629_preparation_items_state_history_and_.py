@@ -154,7 +154,8 @@ def upgrade():
         batch_op.create_index('ix_state_event_item', ['item_id', 'created_at'], unique=False)
 
     with op.batch_alter_table('instance', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('options', sa.JSON(), nullable=False))
+        # A server default, so that a database with instances in it can take the column.
+        batch_op.add_column(sa.Column('options', sa.JSON(), server_default='{}', nullable=False))
 
     # ### end Alembic commands ###
 

@@ -153,7 +153,7 @@ def test_a_link_lasts_one_hour(client):
     assert client.get(f"/api/auth/reset-password/{token}").status_code == 404
 
 
-@pytest.mark.parametrize("token", ["unknown-token", "x" * 300, "%00", "a.b"])
+@pytest.mark.parametrize("token", ["unknown-token", "x" * 300, "a.b", "%E2%82"])
 def test_an_unknown_token_shows_the_invalid_link_page(client, app, token):
     response = client.get(f"/reset-password/{token}")
     assert response.status_code == 404

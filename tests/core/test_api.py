@@ -75,6 +75,8 @@ def test_login_call_with_a_wrong_password_answers_401_with_a_message(client, app
         ({"email": {"a": 1}, "password": "x"}, "email", "INVALID_VALUE"),
         ({"email": "a@b.test", "password": 12345678}, "password", "INVALID_VALUE"),
         ({"email": "a@b.test", "password": True}, "password", "INVALID_VALUE"),
+        ({"email": "a\x00@b.test", "password": "x"}, "email", "INVALID_VALUE"),
+        ({"email": "a@b.test", "password": "pass\x00word"}, "password", "INVALID_VALUE"),
     ],
 )
 def test_login_call_refuses_bad_fields_with_422_and_the_fields_key(client, app, body, field, key):

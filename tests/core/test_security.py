@@ -128,3 +128,28 @@ def test_the_csrf_meta_token_is_accepted_by_a_state_changing_call(client):
         headers={"X-CSRFToken": "forged"},
     )
     assert refused.status_code == 400
+
+
+# --- NUL characters: no database can compare them, no one types them -----------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/email-preview/%00", "/reset-password/a%00b", "/error/%00", "/api/auth/reset-password/%00"],
+)
+def test_a_nul_in_the_path_names_nothing(client, path):
+    assert client.get(path).status_code == 404
+
+
+def test_a_nul_in_a_form_or_query_is_refused(client):
+    token = csrf_token(client)
+    form = client.post(
+        "/login", data={"email": "a\x00@b.test", "password": "x", "csrf_token": token}
+    )
+    assert form.status_code == 400
+    assert '<meta name="csrf-token"' in form.get_data(as_text=True)
+    assert client.get("/login?next=/%00").status_code == 400
+    forgot = client.post(
+        "/login/forgot-password", data={"email": "a\x00@b.test", "csrf_token": token}
+    )
+    assert forgot.status_code == 400

@@ -1,0 +1,150 @@
+"""Background jobs: inline after commit (never after a rollback), and RQ when REDIS_URL is set."""
+
+import logging
+import os
+import uuid
+
+import pytest
+from sqlalchemy import select
+
+from app.core import jobs
+from app.extensions import db
+from app.mail.models import EmailMessage
+from tests.conftest import csrf_token
+from tests.factories import make_user
+
+CALLS: list = []
+
+
+def record(*args) -> None:
+    """A job that notes its arguments."""
+    CALLS.append(args)
+
+
+def explode(*args) -> None:
+    raise RuntimeError("the job failed")
+
+
+@pytest.fixture(autouse=True)
+def _no_calls():
+    CALLS.clear()
+    yield
+    CALLS.clear()
+    db.session.info.pop("jobs_pending", None)
+    db.session.info.pop("jobs_ready", None)
+
+
+# --- inline ------------------------------------------------------------------------------------
+
+
+def test_an_inline_job_runs_after_the_commit(app):
+    jobs.enqueue("tests.core.test_jobs:record", 1, "a")
+    assert jobs.dispatch() == 0  # nothing before the commit
+    assert CALLS == []
+    db.session.commit()
+    assert jobs.dispatch() == 1
+    assert CALLS == [(1, "a")]
+    assert jobs.dispatch() == 0  # and only once
+
+
+def test_an_inline_job_does_not_run_after_a_rollback(app):
+    jobs.enqueue("tests.core.test_jobs:record", 2)
+    db.session.rollback()
+    db.session.commit()
+    assert jobs.dispatch() == 0
+    assert CALLS == []
+
+
+def test_a_failing_inline_job_is_logged_and_does_not_stop_the_others(app, caplog):
+    jobs.enqueue("tests.core.test_jobs:explode")
+    jobs.enqueue("tests.core.test_jobs:record", 3)
+    db.session.commit()
+    with caplog.at_level(logging.ERROR, logger="app.core.jobs"):
+        assert jobs.dispatch() == 2
+    assert CALLS == [(3,)]
+    assert any("tests.core.test_jobs:explode" in r.getMessage() for r in caplog.records)
+
+
+def test_a_request_runs_its_mail_job_inline(client):
+    user = make_user()
+    response = client.post(
+        "/api/auth/forgot-password",
+        json={"email": user.email},
+        headers={"X-CSRFToken": csrf_token(client)},
+    )
+    assert response.status_code == 200
+    mail = db.session.scalars(select(EmailMessage).where(EmailMessage.to_address == user.email))
+    assert mail.one().status == "stored"
+
+
+# --- RQ ----------------------------------------------------------------------------------------
+
+REDIS_URL = os.environ.get("REDIS_URL")
+needs_redis = pytest.mark.skipif(
+    not REDIS_URL, reason="REDIS_URL is not set: the RQ path is tested where Redis runs (CI)"
+)
+
+
+@pytest.fixture
+def rq_queue(app, monkeypatch):
+    """The app sends jobs to a queue of this test's own in the real Redis; removed afterwards."""
+    from redis import Redis
+    from rq import Queue
+
+    name = f"dealercare-test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setitem(app.config, "REDIS_URL", REDIS_URL)
+    monkeypatch.setattr(jobs, "QUEUE_NAME", name)
+    monkeypatch.setattr(jobs, "_worker_app", app)  # the worker sees this test's database
+    connection = Redis.from_url(REDIS_URL)
+    queue = Queue(name, connection=connection)
+    before = set(connection.scan_iter(match="rq:*"))
+    try:
+        yield queue
+    finally:
+        # Everything RQ wrote for this test: the queue, its jobs, results, the worker's record.
+        created = set(connection.scan_iter(match="rq:*")) - before
+        created |= set(connection.scan_iter(match=f"*{name}*"))
+        if created:
+            connection.delete(*created)
+        connection.srem("rq:queues", f"rq:queue:{name}")
+        connection.close()
+
+
+@needs_redis
+def test_with_redis_the_mail_job_goes_to_the_queue_and_a_worker_sends_it(client, rq_queue):
+    from rq import SimpleWorker
+
+    queue = rq_queue
+    user = make_user()
+    response = client.post(
+        "/api/auth/forgot-password",
+        json={"email": user.email},
+        headers={"X-CSRFToken": csrf_token(client)},
+    )
+    assert response.status_code == 200
+    mail = db.session.scalars(
+        select(EmailMessage).where(EmailMessage.to_address == user.email)
+    ).one()
+    assert mail.status == "queued"  # not run inline
+
+    queued = queue.jobs
+    assert len(queued) == 1
+    assert queued[0].func_name == "app.core.jobs.run"
+    assert queued[0].args == ("app.mail.services:deliver", mail.id)
+
+    worker = SimpleWorker([queue], connection=queue.connection)
+    assert worker.work(burst=True)
+    db.session.expire_all()
+    assert db.session.get(EmailMessage, mail.id).status == "stored"
+    assert queue.count == 0
+
+
+@needs_redis
+def test_with_redis_a_rolled_back_request_queues_nothing(app, rq_queue):
+    queue = rq_queue
+    with app.test_request_context():
+        jobs.enqueue("tests.core.test_jobs:record", 4)
+        db.session.rollback()
+        db.session.commit()
+        assert jobs.dispatch() == 0
+    assert queue.count == 0

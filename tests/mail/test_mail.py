@@ -1,0 +1,164 @@
+"""Outgoing mail: the public preview, delivery over SMTP, and a failing server."""
+
+import socket
+import socketserver
+import threading
+from email import message_from_bytes, policy
+
+import pytest
+from sqlalchemy import select
+
+from app.extensions import db
+from app.mail.models import EmailMessage
+from tests.conftest import csrf_token
+from tests.factories import make_user
+from tests.helpers import page_text, translated
+
+
+class SMTPStub(socketserver.StreamRequestHandler):
+    """Just enough SMTP for smtplib: greet, accept one sender, recipients and the data."""
+
+    def reply(self, line: str) -> None:
+        self.wfile.write(line.encode() + b"\r\n")
+
+    def handle(self) -> None:
+        self.reply("220 stub ESMTP")
+        envelope: dict = {"rcpt": []}
+        while line := self.rfile.readline():
+            command = line.decode(errors="replace").strip()
+            verb = command.split(" ", 1)[0].upper()
+            if verb in ("EHLO", "HELO"):
+                self.reply("250 stub")
+            elif verb == "MAIL":
+                envelope["from"] = command
+                self.reply("250 OK")
+            elif verb == "RCPT":
+                envelope["rcpt"].append(command)
+                self.reply("250 OK")
+            elif verb == "DATA":
+                self.reply("354 go on")
+                data = b""
+                while (chunk := self.rfile.readline()) not in (b".\r\n", b""):
+                    data += chunk[1:] if chunk.startswith(b"..") else chunk
+                envelope["data"] = data
+                self.server.received.append(envelope)
+                envelope = {"rcpt": []}
+                self.reply("250 queued")
+            elif verb == "QUIT":
+                self.reply("221 bye")
+                return
+            else:
+                self.reply("250 OK")
+
+
+@pytest.fixture
+def smtp_server():
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SMTPStub)
+    server.daemon_threads = True
+    server.received = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def ask_for_reset(client, email):
+    return client.post(
+        "/api/auth/forgot-password",
+        json={"email": email},
+        headers={"X-CSRFToken": csrf_token(client)},
+    )
+
+
+def the_mail(address: str) -> EmailMessage:
+    db.session.expire_all()
+    stmt = select(EmailMessage).where(EmailMessage.to_address == address)
+    return db.session.scalars(stmt).one()
+
+
+# --- the preview -------------------------------------------------------------------------------
+
+
+def test_an_unknown_preview_is_a_404_page_for_signed_out_users(client, app):
+    response = client.get("/email-preview/unknown-id")
+    assert response.status_code == 404
+    assert "Location" not in response.headers  # public: no detour to the login page
+    assert translated(app, "The page or item could not be found.") in page_text(response)
+
+
+def test_the_preview_shows_subject_recipient_and_body(client):
+    user = make_user(firstname="Ada")
+    ask_for_reset(client, user.email)
+    mail = the_mail(user.email)
+    response = client.get(f"/email-preview/{mail.public_id}")
+    assert response.status_code == 200
+    text = page_text(response)
+    assert mail.subject and mail.subject in text
+    assert user.email in text
+    assert "Ada" in text
+    assert "<script" not in mail.body_html
+
+
+def test_preview_ids_are_long_and_random(client):
+    users = [make_user(), make_user()]
+    for user in users:
+        ask_for_reset(client, user.email)
+    ids = [the_mail(user.email).public_id for user in users]
+    assert ids[0] != ids[1]
+    assert all(len(i) >= 22 for i in ids)  # 128 bits in URL-safe base64
+    assert client.get(f"/email-preview/{ids[0][:-1]}").status_code == 404
+
+
+# --- delivery ----------------------------------------------------------------------------------
+
+
+def test_with_mail_url_the_mail_is_sent_over_smtp(client, app, smtp_server, monkeypatch):
+    host, port = smtp_server.server_address
+    monkeypatch.setitem(app.config, "MAIL_URL", f"smtp://{host}:{port}")
+    user = make_user()
+    assert ask_for_reset(client, user.email).status_code == 200
+
+    mail = the_mail(user.email)
+    assert mail.status == "sent"
+    assert mail.sent_at is not None
+    assert mail.error is None
+    assert len(smtp_server.received) == 1
+    envelope = smtp_server.received[0]
+    assert user.email in envelope["rcpt"][0]
+    sent = message_from_bytes(envelope["data"], policy=policy.default)
+    assert sent["To"] == user.email
+    assert sent["Subject"] == mail.subject
+    assert sent["From"] == app.config["MAIL_FROM"]
+    body = sent.get_body(preferencelist=("plain",)).get_content()
+    assert "/reset-password/" in body
+    assert sent.get_body(preferencelist=("html",)) is not None
+
+
+def test_an_unreachable_smtp_server_marks_the_mail_failed(client, app, monkeypatch):
+    monkeypatch.setitem(app.config, "MAIL_URL", f"smtp://127.0.0.1:{free_port()}")
+    user = make_user()
+    response = ask_for_reset(client, user.email)
+    assert response.status_code == 200  # the request does not break
+    assert response.get_json() == {"message": translated(app, "FORGOT_PASSWORD_EMAIL_SENT")}
+    mail = the_mail(user.email)
+    assert mail.status == "failed"
+    assert mail.error
+    assert mail.sent_at is None
+    assert client.get(f"/email-preview/{mail.public_id}").status_code == 200  # still stored
+
+
+def test_without_mail_url_the_mail_is_only_stored(client, app):
+    assert app.config["MAIL_URL"] is None
+    user = make_user()
+    ask_for_reset(client, user.email)
+    assert the_mail(user.email).status == "stored"
