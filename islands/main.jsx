@@ -8,6 +8,7 @@ import { enhanceShell } from './lib/shell.js';
 
 const islands = {
   alerts: () => import('./alerts/index.jsx'),
+  'custom-list': () => import('./custom-list/index.jsx'),
   'login-modal': () => import('./login-modal/index.jsx'),
   'user-settings': () => import('./user-settings/index.jsx'),
 };

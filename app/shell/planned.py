@@ -83,14 +83,6 @@ def my_dashboard():
     return _page(_l("My dashboard"), "dashboard", "dashboard")
 
 
-@bp.get("/my-lists")
-@bp.get("/my-lists/<uuid>")
-def my_lists(uuid: str | None = None):
-    if viewer().is_global:
-        abort(404)
-    return _page(_l("My lists"), "lists", "preparation")
-
-
 @bp.get("/<any(begcare, newcare):module>/dashboard")
 def module_dashboard(module: str):
     return _page(_l("Dashboard"), "dashboard", "preparation")
@@ -150,19 +142,6 @@ def station_vehicles():
 @bp.get("/begcare/station/profile")
 def station_profile():
     return _page(_l("My profile"), "profile", "preparation")
-
-
-@bp.get("/custom-list")
-def custom_lists():
-    return _page(_l("Manage custom lists"), "custom_lists", "preparation")
-
-
-@bp.get("/custom-list/<int:list_id>/list")
-def custom_list(list_id: int):
-    chosen = next((c for c in viewer().custom_lists if c.id == list_id), None)
-    if chosen is None:
-        abort(404)
-    return _page(chosen.name, "custom_list", "preparation")
 
 
 @bp.get("/my-events")
