@@ -76,9 +76,9 @@ def _register_blueprints(app: Flask) -> None:
     from app.auth import api_bp as auth_api_bp
     from app.auth import bp as auth_bp
     from app.mail import bp as mail_bp
-    from app.shell import bp as shell_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
+    from app.shell import bp as shell_bp
     from app.shell.api import bp as shell_api_bp
     from app.shell.planned import bp as planned_bp
 
