@@ -1,3 +1,463 @@
-"""Admin screens of the module: states, state buttons, stations, packages, groups, locations."""
+"""Admin screens of the module: states, state buttons, stations, packages, groups, locations.
 
-from app.preparation import api_bp, bp  # noqa: F401
+Who may do what is declared once, in `_access`: a screen is seen by whoever its admin menu entry
+shows to (app.shell.menu: ROLE_ADMIN, the module's ROLE_TENANT_*_READ role, or division admin);
+a change needs ROLE_ADMIN or division admin, and for delivery locations also
+ROLE_TENANT_DELIVERY_LOCATION_ADMIN (docs/decisions.md). Views load, authorise, call a service
+from admin_services and commit once.
+"""
+
+from flask import abort, flash, redirect, render_template, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from app.core import roles as R
+from app.core.modules import MODULE_NAMES
+from app.extensions import db
+from app.preparation import admin_services as S
+from app.preparation import bp
+from app.preparation.admin_forms import (
+    ConfirmDeleteForm,
+    LocationForm,
+    StateButtonForm,
+    StationForm,
+    StationGroupForm,
+    StationPackageForm,
+)
+from app.preparation.states import BY_ID
+from app.shell.menu import ADMIN_MENU
+from app.shell.viewer import Viewer, viewer
+
+PREFIX = "/admin/<any(begcare, newcare):module>"
+FORM_METHODS = ["GET", "POST"]
+
+# The three kinds of location share one set of screens; each has its own sentences, so that
+# every language can word them with its own grammar.
+LOCATION_SCREENS = {
+    "locations": {
+        "kind": "parking",
+        "column": _l("Parking location"),
+        "add": _l("Add parking location"),
+        "new": _l("New parking location"),
+        "edit": _l("Edit parking location"),
+        "delete": _l("Delete parking location"),
+        "saved": _l("The parking location is saved."),
+        "deleted": _l("The parking location is deleted."),
+        "empty": _l("No parking locations yet."),
+    },
+    "keylocations": {
+        "kind": "key",
+        "column": _l("Key location"),
+        "add": _l("Add key location"),
+        "new": _l("New key location"),
+        "edit": _l("Edit key location"),
+        "delete": _l("Delete key location"),
+        "saved": _l("The key location is saved."),
+        "deleted": _l("The key location is deleted."),
+        "empty": _l("No key locations yet."),
+    },
+    "delivery-locations": {
+        "kind": "delivery",
+        "column": _l("Delivery location"),
+        "add": _l("Add delivery location"),
+        "new": _l("New delivery location"),
+        "edit": _l("Edit delivery location"),
+        "delete": _l("Delete delivery location"),
+        "saved": _l("The delivery location is saved."),
+        "deleted": _l("The delivery location is deleted."),
+        "empty": _l("No delivery locations yet."),
+    },
+}
+
+
+# --- access -------------------------------------------------------------------------------------
+
+
+def can_change(v: Viewer, slug: str) -> bool:
+    """Whether the viewer may change the settings of a screen (reading is the menu's rule)."""
+    if v.has(R.ROLE_ADMIN) or v.is_division_admin:
+        return True
+    return slug == "delivery-locations" and v.has("ROLE_TENANT_DELIVERY_LOCATION_ADMIN")
+
+
+def _menu_entry(module: str, slug: str):
+    group = next(g for g in ADMIN_MENU if g.path == f"/admin/{module}")
+    return group, next(e for e in group.children if e.path == f"/admin/{module}/{slug}")
+
+
+def _access(module: str, slug: str, write: bool = False) -> Viewer:
+    """The viewer, if they may see (and with `write`, change) this screen; else 404 or 403."""
+    v = viewer()
+    if module not in v.modules:
+        abort(404)
+    group, entry = _menu_entry(module, slug)
+    if not (group.rule(v) and entry.rule(v)):
+        abort(403)
+    if (write or request.method == "POST") and not can_change(v, slug):
+        abort(403)
+    return v
+
+
+def _found(obj):
+    if obj is None:
+        abort(404)
+    return obj
+
+
+# --- rendering helpers --------------------------------------------------------------------------
+
+
+def _list_url(module: str, slug: str) -> str:
+    return f"/admin/{module}/{slug}"
+
+
+def _page(template: str, module: str, slug: str, v: Viewer, **context):
+    _, entry = _menu_entry(module, slug)
+    return render_template(
+        template,
+        module=module,
+        module_name=MODULE_NAMES[module],
+        slug=slug,
+        screen_title=entry.title,
+        list_url=_list_url(module, slug),
+        can_change=can_change(v, slug),
+        **context,
+    )
+
+
+def _form_page(module: str, slug: str, v: Viewer, form, heading, refusal=None, **context):
+    status = 422 if request.method == "POST" else 200
+    html = _page(
+        context.pop("template", "preparation/admin/form.html"),
+        module, slug, v, form=form, heading=heading, subpage=heading, refusal=refusal, **context,
+    )  # fmt: skip
+    return html, status
+
+
+def _refused(form, exc: S.Refused) -> str | None:
+    """Show a refused change under its field; return it when it belongs to no single field."""
+    field = getattr(form, exc.field, None) if exc.field else None
+    if field is None or exc.field == "steps":
+        return exc.message
+    field.errors = [*field.errors, exc.message]
+    return None
+
+
+def _saved(module: str, slug: str, text: str):
+    db.session.commit()
+    flash(text, "success")
+    return redirect(_list_url(module, slug))
+
+
+def _delete_page(
+    module: str, slug: str, v: Viewer, *, heading, name, consequences=(), blocked=None
+):
+    """The second step of a delete: what goes, what follows, and the real submit (POST)."""
+    form = ConfirmDeleteForm()
+    status = 200 if request.method == "GET" else (409 if blocked else 422)
+    html = _page(
+        "preparation/admin/delete.html", module, slug, v, form=form, heading=heading,
+        subpage=heading, name=name, consequences=consequences, blocked=blocked,
+    )  # fmt: skip
+    return html, status
+
+
+# --- the module's entry into the admin area -------------------------------------------------------
+
+
+@bp.get("/<any(begcare, newcare):module>/admin")
+def module_admin(module: str):
+    """The module menu's "Module administration": the module's section of the admin area."""
+    v = viewer()
+    if module not in v.modules:
+        abort(404)
+    if not (v.has(R.ROLE_ADMIN) or v.is_division_admin):
+        abort(403)
+    return redirect(f"/admin/{module}")
+
+
+# --- states -------------------------------------------------------------------------------------
+
+
+@bp.get(f"{PREFIX}/states")
+def admin_states(module: str):
+    """The nine fixed states with their vehicles and the state buttons leaving each."""
+    v = _access(module, "states")
+    _, buttons_entry = _menu_entry(module, "state-buttons")
+    return _page(
+        "preparation/admin/states.html", module, "states", v,
+        rows=S.state_overview(module, v.selected_division_ids),
+        divisions=v.selected_division_label, states_by_id=BY_ID,
+        buttons_url=_list_url(module, "state-buttons") if buttons_entry.rule(v) else None,
+    )  # fmt: skip
+
+
+# --- state buttons ------------------------------------------------------------------------------
+
+
+@bp.get(f"{PREFIX}/state-buttons")
+def admin_state_buttons(module: str):
+    v = _access(module, "state-buttons")
+    return _page(
+        "preparation/admin/state_buttons.html", module, "state-buttons", v,
+        buttons=S.state_buttons(module), states=BY_ID,
+    )  # fmt: skip
+
+
+@bp.route(f"{PREFIX}/state-buttons/new", methods=FORM_METHODS)
+@bp.route(f"{PREFIX}/state-buttons/<int:item_id>/edit", methods=FORM_METHODS)
+def admin_state_button_form(module: str, item_id: int | None = None):
+    v = _access(module, "state-buttons", write=True)
+    button = _found(S.get_state_button(module, item_id)) if item_id else None
+    form = StateButtonForm(obj=button)
+    refusal = None
+    if form.validate_on_submit():
+        try:
+            S.save_state_button(
+                module, button, from_state=form.from_state.data, to_state=form.to_state.data,
+                title=form.title.data, ordering=form.ordering.data,
+            )  # fmt: skip
+            return _saved(module, "state-buttons", _("The state button is saved."))
+        except S.Refused as exc:
+            refusal = _refused(form, exc)
+    heading = _("Edit state button") if button else _("New state button")
+    return _form_page(module, "state-buttons", v, form, heading, refusal)
+
+
+@bp.route(f"{PREFIX}/state-buttons/<int:item_id>/delete", methods=FORM_METHODS)
+def admin_state_button_delete(module: str, item_id: int):
+    v = _access(module, "state-buttons", write=True)
+    button = _found(S.get_state_button(module, item_id))
+    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+        S.delete_state_button(module, button)
+        return _saved(module, "state-buttons", _("The state button is deleted."))
+    route = f"{BY_ID[button.from_state].title} → {BY_ID[button.to_state].title}"
+    return _delete_page(
+        module, "state-buttons", v, heading=_("Delete state button"),
+        name=f"{button.title} ({route})",
+        consequences=[_("Vehicles in %(state)s no longer get this button.", state=BY_ID[button.from_state].title)],
+    )  # fmt: skip
+
+
+# --- station groups -----------------------------------------------------------------------------
+
+
+@bp.get(f"{PREFIX}/station-groups")
+def admin_station_groups(module: str):
+    v = _access(module, "station-groups")
+    return _page(
+        "preparation/admin/station_groups.html", module, "station-groups", v,
+        groups=S.station_groups(module), station_counts=S.group_station_counts(module),
+    )  # fmt: skip
+
+
+@bp.route(f"{PREFIX}/station-groups/new", methods=FORM_METHODS)
+@bp.route(f"{PREFIX}/station-groups/<int:item_id>/edit", methods=FORM_METHODS)
+def admin_station_group_form(module: str, item_id: int | None = None):
+    v = _access(module, "station-groups", write=True)
+    group = _found(S.get_station_group(module, item_id)) if item_id else None
+    form = StationGroupForm(obj=group)
+    refusal = None
+    if form.validate_on_submit():
+        try:
+            S.save_station_group(module, group, name=form.name.data)
+            return _saved(module, "station-groups", _("The station group is saved."))
+        except S.Refused as exc:
+            refusal = _refused(form, exc)
+    heading = _("Edit station group") if group else _("New station group")
+    return _form_page(module, "station-groups", v, form, heading, refusal)
+
+
+@bp.route(f"{PREFIX}/station-groups/<int:item_id>/delete", methods=FORM_METHODS)
+def admin_station_group_delete(module: str, item_id: int):
+    v = _access(module, "station-groups", write=True)
+    group = _found(S.get_station_group(module, item_id))
+    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+        S.delete_station_group(module, group)
+        return _saved(module, "station-groups", _("The station group is deleted."))
+    count = S.group_station_counts(module).get(group.id, 0)
+    consequences = (
+        [_("Its %(count)s stations stay, without a group.", count=count)] if count else []
+    )
+    return _delete_page(
+        module, "station-groups", v, heading=_("Delete station group"), name=group.name,
+        consequences=consequences,
+    )  # fmt: skip
+
+
+# --- stations -----------------------------------------------------------------------------------
+
+
+@bp.get(f"{PREFIX}/stations")
+def admin_stations(module: str):
+    v = _access(module, "stations")
+    return _page(
+        "preparation/admin/stations.html", module, "stations", v,
+        stations=S.stations(module), task_counts=S.station_task_counts(module),
+    )  # fmt: skip
+
+
+@bp.route(f"{PREFIX}/stations/new", methods=FORM_METHODS)
+@bp.route(f"{PREFIX}/stations/<int:item_id>/edit", methods=FORM_METHODS)
+def admin_station_form(module: str, item_id: int | None = None):
+    v = _access(module, "stations", write=True)
+    station = _found(S.get_station(module, item_id)) if item_id else None
+    form = StationForm(obj=station)
+    form.set_groups(S.station_groups(module))
+    if station is None and request.method == "GET":
+        form.target_minutes.data, form.ordering.data = 60, len(S.stations(module))
+    refusal = None
+    if form.validate_on_submit():
+        try:
+            S.save_station(
+                module, station, name=form.name.data, group_id=form.station_group_id.data,
+                target_minutes=form.target_minutes.data, ordering=form.ordering.data,
+            )  # fmt: skip
+            return _saved(module, "stations", _("The station is saved."))
+        except S.Refused as exc:
+            refusal = _refused(form, exc)
+    heading = _("Edit station") if station else _("New station")
+    return _form_page(module, "stations", v, form, heading, refusal)
+
+
+@bp.route(f"{PREFIX}/stations/<int:item_id>/delete", methods=FORM_METHODS)
+def admin_station_delete(module: str, item_id: int):
+    v = _access(module, "stations", write=True)
+    station = _found(S.get_station(module, item_id))
+    blocked = None
+    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+        try:
+            S.delete_station(module, station)
+            return _saved(module, "stations", _("The station is deleted."))
+        except S.Refused as exc:
+            blocked = exc.message
+    tasks = S.station_in_use(station)
+    if tasks and blocked is None:
+        blocked = _(
+            "%(name)s has station tasks on %(count)s vehicles and cannot be deleted.",
+            name=station.name, count=tasks,
+        )  # fmt: skip
+    packages = S.packages_with_station(station)
+    consequences = (
+        [_("It is taken out of these packages: %(names)s.", names=", ".join(packages))]
+        if packages
+        else []
+    )
+    return _delete_page(
+        module, "stations", v, heading=_("Delete station"), name=station.name,
+        consequences=consequences, blocked=blocked,
+    )  # fmt: skip
+
+
+# --- station packages ---------------------------------------------------------------------------
+
+
+@bp.get(f"{PREFIX}/station-packages")
+def admin_station_packages(module: str):
+    v = _access(module, "station-packages")
+    return _page(
+        "preparation/admin/station_packages.html", module, "station-packages", v,
+        packages=S.packages(module), item_counts=S.package_item_counts(module),
+    )  # fmt: skip
+
+
+@bp.route(f"{PREFIX}/station-packages/new", methods=FORM_METHODS)
+@bp.route(f"{PREFIX}/station-packages/<int:item_id>/edit", methods=FORM_METHODS)
+def admin_station_package_form(module: str, item_id: int | None = None):
+    v = _access(module, "station-packages", write=True)
+    package = _found(S.get_package(module, item_id)) if item_id else None
+    data = (
+        {"name": package.name, "steps": [s.station_id for s in package.steps]} if package else None
+    )
+    form = StationPackageForm(data=data)
+    module_stations = S.stations(module)
+    form.set_stations(module_stations)
+    refusal = None
+    if form.validate_on_submit():
+        try:
+            S.save_package(module, package, name=form.name.data, station_ids=form.station_ids)
+            return _saved(module, "station-packages", _("The station package is saved."))
+        except S.Refused as exc:
+            refusal = _refused(form, exc)
+    heading = _("Edit station package") if package else _("New station package")
+    return _form_page(
+        module, "station-packages", v, form, heading, refusal,
+        template="preparation/admin/package_form.html", has_stations=bool(module_stations),
+    )  # fmt: skip
+
+
+@bp.route(f"{PREFIX}/station-packages/<int:item_id>/delete", methods=FORM_METHODS)
+def admin_station_package_delete(module: str, item_id: int):
+    v = _access(module, "station-packages", write=True)
+    package = _found(S.get_package(module, item_id))
+    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+        S.delete_package(module, package)
+        return _saved(module, "station-packages", _("The station package is deleted."))
+    count = S.package_item_counts(module).get(package.id, 0)
+    consequences = (
+        [_("%(count)s vehicles have this package; their station tasks stay as they are.", count=count)]
+        if count
+        else []
+    )  # fmt: skip
+    return _delete_page(
+        module, "station-packages", v, heading=_("Delete station package"), name=package.name,
+        consequences=consequences,
+    )  # fmt: skip
+
+
+# --- locations, key locations, delivery locations ------------------------------------------------
+
+LOCATION_PATH = f"{PREFIX}/<any(locations, keylocations, 'delivery-locations'):slug>"
+
+
+def _division_ids(v: Viewer) -> list[int]:
+    return [d.id for d in v.visible_divisions]
+
+
+@bp.get(LOCATION_PATH)
+def admin_locations(module: str, slug: str):
+    v = _access(module, slug)
+    texts = LOCATION_SCREENS[slug]
+    return _page(
+        "preparation/admin/locations.html", module, slug, v,
+        rows=S.locations(module, texts["kind"], _division_ids(v)), texts=texts,
+        has_divisions=bool(v.visible_divisions),
+    )  # fmt: skip
+
+
+@bp.route(f"{LOCATION_PATH}/new", methods=FORM_METHODS)
+@bp.route(f"{LOCATION_PATH}/<int:item_id>/edit", methods=FORM_METHODS)
+def admin_location_form(module: str, slug: str, item_id: int | None = None):
+    v = _access(module, slug, write=True)
+    texts = LOCATION_SCREENS[slug]
+    kind = texts["kind"]
+    location = _found(S.get_location(module, kind, item_id, _division_ids(v))) if item_id else None
+    form = LocationForm(obj=location)
+    form.set_divisions(v.visible_divisions)
+    refusal = None
+    if form.validate_on_submit():
+        try:
+            S.save_location(
+                module, kind, location, name=form.name.data, division_id=form.division_id.data,
+                division_ids=_division_ids(v),
+            )  # fmt: skip
+            return _saved(module, slug, str(texts["saved"]))
+        except S.Refused as exc:
+            refusal = _refused(form, exc)
+    heading = str(texts["edit"] if location else texts["new"])
+    return _form_page(module, slug, v, form, heading, refusal)
+
+
+@bp.route(f"{LOCATION_PATH}/<int:item_id>/delete", methods=FORM_METHODS)
+def admin_location_delete(module: str, slug: str, item_id: int):
+    v = _access(module, slug, write=True)
+    texts = LOCATION_SCREENS[slug]
+    location = _found(S.get_location(module, texts["kind"], item_id, _division_ids(v)))
+    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+        S.delete_location(module, location)
+        return _saved(module, slug, str(texts["deleted"]))
+    division = next(d.name for d in v.visible_divisions if d.id == location.division_id)
+    return _delete_page(
+        module, slug, v, heading=str(texts["delete"]),
+        name=f"{location.name} ({division})",
+    )  # fmt: skip

@@ -129,11 +129,6 @@ def overview(module: str):
     return _page(_l("Overview"), "overview", "preparation")
 
 
-@bp.get("/<any(begcare, newcare):module>/admin")
-def module_admin(module: str):
-    return _page(_l("Module administration"), "module_admin", "preparation")
-
-
 @bp.get("/begcare/station/vehicles")
 def station_vehicles():
     return _page(_l("Station vehicles"), "station", "preparation")

@@ -1,0 +1,114 @@
+"""Forms of the module's admin screens. Choices are filled by the views from the module's data."""
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import FieldList, IntegerField, SelectField, StringField, ValidationError
+from wtforms.validators import InputRequired, Length, NumberRange
+
+from app.core.messages import KEYS
+from app.preparation.states import STATES
+
+NAME_MAX = 80
+
+
+def _name(label) -> StringField:
+    return StringField(
+        label,
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]),
+            Length(max=NAME_MAX, message=KEYS["FIELD_TOO_LONG"]),
+        ],
+        render_kw={"maxlength": NAME_MAX, "autocomplete": "off"},
+    )
+
+
+def _whole_number(label, low: int, high: int, hint=None) -> IntegerField:
+    return IntegerField(
+        label,
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]),
+            NumberRange(low, high, _l("Enter a whole number from %(min)s to %(max)s.")),
+        ],
+        render_kw={"min": low, "max": high, "inputmode": "numeric"},
+        description=hint or "",
+    )
+
+
+def _optional_id(value):
+    """Coerce a select's value to an id, the empty choice to None."""
+    return int(value) if value not in (None, "", "None") else None
+
+
+class ConfirmDeleteForm(FlaskForm):
+    """The second step of every delete: only the CSRF token."""
+
+
+class StateButtonForm(FlaskForm):
+    from_state = SelectField(_l("From state"), coerce=int)
+    to_state = SelectField(_l("To state"), coerce=int)
+    title = _name(_l("Button title"))
+    ordering = _whole_number(
+        _l("Position"), 0, 9999, _l("Buttons of one state are shown in this order, lowest first.")
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(s.id, f"{s.id} · {s.title}") for s in STATES]
+        self.from_state.choices = choices
+        self.to_state.choices = choices
+
+    def validate_to_state(self, field) -> None:
+        if field.data == self.from_state.data:
+            raise ValidationError(_l("A state button must lead to another state."))
+
+
+class StationGroupForm(FlaskForm):
+    name = _name(_l("Name"))
+
+
+class StationForm(FlaskForm):
+    name = _name(_l("Name"))
+    station_group_id = SelectField(_l("Station group"), coerce=_optional_id)
+    target_minutes = _whole_number(
+        _l("Target time (minutes)"),
+        1,
+        10080,
+        _l("A task that takes longer than this is shown as overdue."),
+    )
+    ordering = _whole_number(
+        _l("Position"), 0, 9999, _l("Stations are listed in this order, lowest first.")
+    )
+
+    def set_groups(self, groups) -> None:
+        self.station_group_id.choices = [(None, _l("No group"))] + [(g.id, g.name) for g in groups]
+
+
+class StationPackageForm(FlaskForm):
+    name = _name(_l("Name"))
+    steps = FieldList(SelectField(_l("Station"), coerce=_optional_id), min_entries=1)
+
+    def set_stations(self, stations) -> None:
+        """One step per station of the module, each offering every station or none."""
+        choices = [(None, _l("— none —"))] + [(s.id, s.name) for s in stations]
+        while len(self.steps.entries) < max(len(stations), 1):
+            self.steps.append_entry()
+        for n, entry in enumerate(self.steps.entries, start=1):
+            entry.choices = choices
+            entry.label.text = _l("Step %(number)s", number=n)
+
+    @property
+    def station_ids(self) -> list[int]:
+        """The chosen stations in step order, empty steps left out."""
+        return [entry.data for entry in self.steps.entries if entry.data is not None]
+
+
+class LocationForm(FlaskForm):
+    name = _name(_l("Name"))
+    division_id = SelectField(_l("Division"), coerce=_optional_id)
+
+    def set_divisions(self, divisions) -> None:
+        self.division_id.choices = [(d.id, d.name) for d in divisions]
+
+    def validate_division_id(self, field) -> None:
+        if field.data is None:
+            raise ValidationError(KEYS["FIELD_REQUIRED"])
