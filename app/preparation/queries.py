@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import Select, and_, false, func, or_, select
 
 from app.core.models import Division, Region, utcnow
@@ -39,6 +40,19 @@ ADVANCED_FILTERS: dict[str, str] = {
     "color": "text",
     "modelSeries": "text",
     "station": "int",  # has an unfinished task at this station (id)
+}
+ADVANCED_LABELS = {
+    "mileageFrom": _l("Mileage from"),
+    "mileageTo": _l("Mileage to"),
+    "priceFrom": _l("Sales price from"),
+    "priceTo": _l("Sales price to"),
+    "modelYearFrom": _l("Model year from"),
+    "modelYearTo": _l("Model year to"),
+    "daysInStateFrom": _l("Days in state from"),
+    "daysInStateTo": _l("Days in state to"),
+    "color": _l("Colour"),
+    "modelSeries": _l("Model series"),
+    "station": _l("Station"),
 }
 TRUE_VALUES, FALSE_VALUES = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -66,7 +80,7 @@ class ItemFilters:
         filters = cls()
         filters.searchphrase = " ".join(get("searchphrase").split())[:MAX_PHRASE]
         if raw := get("enum[state]"):
-            state = _int(raw, _("state"))
+            state = _int(raw, _("State"))
             if state not in BY_ID:
                 raise ValueError(_("There is no vehicle state %(value)s.", value=raw))
             filters.state = state
@@ -78,7 +92,7 @@ class ItemFilters:
         filters.model = get("model") or None
         filters.fuel_type = get("fuelType") or None
         if raw := get("modelYear"):
-            filters.model_year = _int(raw, _("model year"))
+            filters.model_year = _int(raw, _("Model year"))
         if raw := get("warning").lower():
             if raw not in TRUE_VALUES + FALSE_VALUES:
                 raise ValueError(_("The warning filter must be yes or no."))
@@ -86,7 +100,9 @@ class ItemFilters:
         for name, kind in ADVANCED_FILTERS.items():
             raw = get(f"advancedFilter[{name}]")
             if raw:
-                filters.advanced[name] = _int(raw, name) if kind == "int" else raw
+                filters.advanced[name] = (
+                    _int(raw, str(ADVANCED_LABELS[name])) if kind == "int" else raw[:MAX_PHRASE]
+                )
         return filters
 
     def to_args(self) -> dict[str, str]:
@@ -118,7 +134,7 @@ class ItemFilters:
 def _int(raw: str, label: str) -> int:
     if not re.fullmatch(r"\d{1,9}", raw):
         raise ValueError(
-            _("The %(name)s filter must be a whole number, not %(value)s.", name=label, value=raw)
+            _("The filter “%(name)s” must be a whole number, not %(value)s.", name=label, value=raw)
         )
     return int(raw)
 

@@ -1,3 +1,466 @@
 """Items: add, edit, move and archive; the state lists and the overview."""
 
-from app.preparation import api_bp, bp  # noqa: F401
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import format_decimal
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from pydantic import Field
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+from wtforms import DecimalField, IntegerField, SelectField, StringField
+from wtforms.validators import InputRequired, Length, NumberRange, Optional
+
+from app.auth.session import safe_next
+from app.core import roles as R
+from app.core.api import ApiError, Schema, api_call
+from app.core.messages import KEYS
+from app.core.models import utcnow
+from app.extensions import db
+from app.preparation import api_bp, bp
+from app.preparation import items as svc
+from app.preparation.models import ItemStationTask, PreparationItem, StationPackage
+from app.preparation.queries import (
+    ItemFilters,
+    Page,
+    division_scope,
+    item_query,
+    paginate,
+    parse_sort,
+)
+from app.preparation.states import BY_ID, BY_SEGMENT, STATES
+from app.shell.layout import shell_counts
+from app.shell.viewer import viewer
+
+PER_PAGE = 25
+MODULE_RULE = "<any(begcare, newcare):module>"
+SEGMENTS = ", ".join(s.segment for s in STATES)
+
+
+def _module(module: str) -> str:
+    """The module of the route, if the user has it (else 404)."""
+    if module not in viewer().modules:
+        abort(404)
+    return module
+
+
+def _visible_ids() -> list[int]:
+    return [d.id for d in viewer().visible_divisions]
+
+
+def _item_or_404(module: str, item_id: int) -> PreparationItem:
+    """An item of this module in a division the user may see; anything else is a 404."""
+    item = db.session.scalars(
+        select(PreparationItem).where(
+            PreparationItem.id == item_id,
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(_visible_ids()),
+        )
+    ).first()
+    if item is None:
+        abort(404)
+    return item
+
+
+# --- add and edit ------------------------------------------------------------------------------
+
+
+class _Loose:
+    """Accept numbers the way dealers type them: spaces as thousands separators, comma decimals."""
+
+    def process_formdata(self, valuelist):
+        if valuelist:
+            valuelist = [
+                v.replace("\u00a0", "").replace(" ", "").replace(",", ".") for v in valuelist
+            ]
+        super().process_formdata(valuelist)
+
+
+class LooseIntegerField(_Loose, IntegerField):
+    pass
+
+
+class LooseDecimalField(_Loose, DecimalField):
+    pass
+
+
+def _length(n: int) -> Length:
+    return Length(max=n, message=KEYS["FIELD_TOO_LONG"])
+
+
+class ItemForm(FlaskForm):
+    division_id = SelectField(_l("Division"), coerce=int, validators=[InputRequired()])
+    regno = StringField(
+        _l("Registration number"),
+        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(20)],
+        render_kw={"maxlength": 20, "autocomplete": "off", "autocapitalize": "characters"},
+    )
+    vin = StringField(
+        _l("VIN"),
+        validators=[Optional(), _length(24)],
+        render_kw={"maxlength": 24, "autocomplete": "off", "autocapitalize": "characters"},
+    )
+    brand = StringField(
+        _l("Brand"), validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(60)]
+    )
+    model = StringField(
+        _l("Model"), validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(80)]
+    )
+    model_series = StringField(_l("Model series"), validators=[Optional(), _length(80)])
+    model_year = LooseIntegerField(
+        _l("Model year"),
+        validators=[Optional(), NumberRange(1900, date.today().year + 2)],
+        render_kw={"inputmode": "numeric"},
+    )
+    fuel_type = SelectField(_l("Fuel type"), validators=[Optional()])
+    color = StringField(_l("Colour"), validators=[Optional(), _length(40)])
+    mileage = LooseIntegerField(
+        _l("Mileage"),
+        validators=[Optional(), NumberRange(0, 9_999_999)],
+        render_kw={"inputmode": "numeric"},
+    )
+    purchase_price = LooseDecimalField(
+        _l("Purchase price"),
+        places=2,
+        validators=[Optional(), NumberRange(0, 9_999_999_999)],
+        render_kw={"inputmode": "decimal"},
+    )
+    sales_price = LooseDecimalField(
+        _l("Sales price"),
+        places=2,
+        validators=[Optional(), NumberRange(0, 9_999_999_999)],
+        render_kw={"inputmode": "decimal"},
+    )
+    package_id = SelectField(_l("Station package"), validators=[Optional()])
+
+    def setup(self, module: str, new: bool) -> None:
+        """Choices: the visible divisions, the fuel types and the module's packages."""
+        self.division_id.choices = [(d.id, d.name) for d in viewer().visible_divisions]
+        self.fuel_type.choices = [("", _("Not given"))] + [
+            (k, str(v)) for k, v in svc.FUEL_TYPES.items()
+        ]
+        packages = db.session.execute(
+            select(StationPackage.id, StationPackage.name)
+            .where(StationPackage.module == module)
+            .order_by(StationPackage.name)
+        ).all()
+        self.package_id.choices = [("", _("No package"))] + [(str(i), n) for i, n in packages]
+        if new and self.package_id.data is None and packages:
+            self.package_id.data = str(packages[0][0])  # a new vehicle usually gets a package
+
+    def data_object(self) -> svc.ItemData:
+        return svc.ItemData(
+            division_id=self.division_id.data,
+            regno=self.regno.data or "",
+            brand=self.brand.data or "",
+            model=self.model.data or "",
+            vin=self.vin.data or None,
+            model_series=self.model_series.data or None,
+            model_year=self.model_year.data,
+            fuel_type=self.fuel_type.data or None,
+            color=self.color.data or None,
+            mileage=self.mileage.data,
+            purchase_price=self.purchase_price.data,
+            sales_price=self.sales_price.data,
+            package_id=int(self.package_id.data) if self.package_id.data else None,
+        )
+
+
+@bp.route(f"/{MODULE_RULE}/manage/vehicle", methods=["GET", "POST"])
+def manage_vehicle(module: str):
+    """Add a vehicle (action=add) or edit one (action=edit&id=...)."""
+    _module(module)
+    action = request.args.get("action", "add")
+    if action not in ("add", "edit"):
+        abort(404)
+    if not viewer().has_prefix(R.add_vehicle(module)):
+        abort(403)
+    item = None
+    if action == "edit":
+        raw_id = request.args.get("id", "")
+        if not raw_id.isdigit() or len(raw_id) > 18:
+            abort(404)
+        item = _item_or_404(module, int(raw_id))
+    form = ItemForm(obj=item) if item is not None else ItemForm()
+    form.setup(module, new=item is None)
+    if item is not None and request.method == "GET":
+        form.package_id.data = str(item.package_id) if item.package_id else ""
+    status = 200
+    if request.method == "POST":
+        valid = form.validate()
+        data = form.data_object()
+        try:
+            if not valid:
+                # The item rules run even when a field is malformed: every message at once.
+                svc.validate(data, _visible_ids(), module, exclude_id=item.id if item else None)
+            elif item is None:
+                item = svc.create_item(module, data, viewer().user, _visible_ids())
+                flash(_("%(vehicle)s was added.", vehicle=_label(item)), "success")
+            else:
+                svc.update_item(item, data, viewer().user, _visible_ids())
+                flash(_("%(vehicle)s was saved.", vehicle=_label(item)), "success")
+        except svc.ItemError as exc:
+            db.session.rollback()
+            for name, text in exc.errors.items():
+                if not getattr(form, name).errors:
+                    getattr(form, name).errors = [text]
+        else:
+            if valid:
+                db.session.commit()
+                return redirect(svc.manage_path(item))
+        status = 422
+    cancel = (
+        svc.manage_path(item)
+        if item
+        else url_for("preparation.state_list", module=module, segment="incoming")
+    )
+    html = render_template(
+        "preparation/items/form.html",
+        form=form, module=module, item=item, action=action, cancel_url=cancel,
+    )  # fmt: skip
+    return html, status
+
+
+def _label(item: PreparationItem) -> str:
+    return f"{item.full_model_name} {item.regno}"
+
+
+# --- moving between states --------------------------------------------------------------------
+
+
+@bp.post(f"/{MODULE_RULE}/items/<int:item_id>/move")
+def move(module: str, item_id: int):
+    """Move an item along one of its state buttons (archive is the move to state 9)."""
+    _module(module)
+    item = _item_or_404(module, item_id)
+    back = safe_next(request.form.get("next")) or svc.manage_path(item)
+    raw = request.form.get("to_state", "")
+    try:
+        to_state = int(raw)
+    except ValueError:
+        to_state = -1
+    try:
+        svc.move_by_button(item, to_state, viewer().user)
+    except svc.MoveRefused as exc:
+        db.session.rollback()
+        flash(str(exc), "danger")
+        return redirect(back)
+    db.session.commit()
+    flash(
+        _("%(vehicle)s moved to %(state)s.", vehicle=_label(item), state=BY_ID[to_state].title),
+        "success",
+    )
+    return redirect(back)
+
+
+# --- the state lists and the overview ---------------------------------------------------------
+
+LIST_SORTS = ("regno", "model", "division", "days", "mileage", "price")
+OVERVIEW_SORTS = (*LIST_SORTS, "state")
+
+
+@dataclass
+class Table:
+    """What the item table macro needs: the page, the sort, the links and the row facts."""
+
+    page: Page
+    sort: str
+    sorts: tuple[str, ...]
+    args: dict
+    progress: dict = field(default_factory=dict)
+    adverts: set = field(default_factory=set)
+    divisions: dict = field(default_factory=dict)
+    now: datetime = field(default_factory=utcnow)
+
+    @classmethod
+    def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
+        """One grouped query for the station progress of the page's items; no query per row."""
+        ids = [i.id for i in page.items]
+        return cls(
+            page, sort, sorts, args,
+            progress=svc.station_progress(ids),
+            adverts=svc.active_advert_ids(ids),
+            divisions={d.id: d.name for d in viewer().visible_divisions},
+        )  # fmt: skip
+
+    def link(self, **changes) -> str:
+        """This page's URL with the filters, the sort and the page, and some of them changed."""
+        params = {**self.args, "sort": self.sort, "page": self.page.page, **changes}
+        if params.get("page") in (None, 1):
+            params.pop("page", None)
+        return url_for(request.endpoint, **(request.view_args or {}), **params)
+
+    def page_window(self) -> list[int | None]:
+        """Page numbers around the current one, with the first and last; None for a gap."""
+        last, here = self.page.pages, self.page.page
+        shown = sorted({1, last, *range(max(1, here - 2), min(last, here + 2) + 1)})
+        window: list[int | None] = []
+        for n in shown:
+            if window and n - (window[-1] or 0) > 1:
+                window.append(None)
+            window.append(n)
+        return window
+
+    def manage(self, item) -> str:
+        return svc.manage_path(item)
+
+    def days(self, changed_at) -> int:
+        return svc.days_in_state(changed_at, self.now)
+
+    @staticmethod
+    def number(value) -> str:
+        return format_decimal(value, format="#,##0")
+
+    @staticmethod
+    def state_title(state: int) -> str:
+        return str(BY_ID[state].title)
+
+
+def _page_number() -> int:
+    raw = request.args.get("page", "1")
+    return int(raw) if raw.isdigit() and len(raw) < 9 else 1
+
+
+@bp.get(f"/{MODULE_RULE}/items/<any({SEGMENTS}):segment>")
+def state_list(module: str, segment: str):
+    """The vehicles in one state, for the divisions of the division selector."""
+    _module(module)
+    state = BY_SEGMENT[segment]
+    v = viewer()
+    sort = parse_sort(request.args.get("sort"), "-days")
+    if sort.lstrip("-") not in LIST_SORTS:
+        sort = "-days"
+    stmt = item_query(module, v.selected_division_ids, state=state.id, sort=sort)
+    # The maintained counters give the total without counting items (the shell read them).
+    total = shell_counts(v).get(module, {}).get(state.id, 0)
+    page = paginate(stmt, _page_number(), PER_PAGE, total=total)
+    table = Table.build(page, sort, LIST_SORTS, {})
+    return render_template("preparation/items/state_list.html", module=module, state=state, t=table)
+
+
+@bp.get(f"/{MODULE_RULE}/overview")
+def overview(module: str):
+    """Every vehicle of the module with the search phrase and the filters a link can carry."""
+    _module(module)
+    v = viewer()
+    error = None
+    try:
+        filters = ItemFilters.from_args(request.args)
+    except ValueError as exc:
+        error, filters = str(exc), None
+    sort = parse_sort(request.args.get("sort"), "-state_changed_at")
+    table = None
+    if filters is not None:
+        scope = division_scope(filters.division, v.visible_divisions, v.selected_division_ids)
+        stmt = item_query(module, scope, filters=filters, sort=sort)
+        page = paginate(stmt, _page_number(), PER_PAGE)
+        table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
+    html = render_template(
+        "preparation/items/overview.html",
+        module=module,
+        t=table,
+        error=error,
+        raw=request.args,
+        states=STATES,
+        fuel_types=svc.FUEL_TYPES,
+    )
+    return html, (422 if error else 200)
+
+
+# --- the extended details (JSON) --------------------------------------------------------------
+
+
+class TaskOut(Schema):
+    id: int
+    station: str
+    status: str
+    ordering: int
+    target_minutes: int = Field(serialization_alias="targetMinutes")
+    started_at: str | None = Field(serialization_alias="startedAt")
+    finished_at: str | None = Field(serialization_alias="finishedAt")
+
+
+class DivisionOut(Schema):
+    id: int
+    name: str
+
+
+class ItemExtended(Schema):
+    id: int
+    module: str
+    state: int
+    state_segment: str = Field(serialization_alias="stateSegment")
+    state_title: str = Field(serialization_alias="stateTitle")
+    regno: str
+    vin: str | None
+    brand: str
+    model: str
+    model_series: str | None = Field(serialization_alias="modelSeries")
+    model_year: int | None = Field(serialization_alias="modelYear")
+    full_model_name: str = Field(serialization_alias="fullModelName")
+    fuel_type: str | None = Field(serialization_alias="fuelType")
+    color: str | None
+    mileage: int | None
+    purchase_price: str | None = Field(serialization_alias="purchasePrice")
+    sales_price: str | None = Field(serialization_alias="salesPrice")
+    division: DivisionOut
+    warning: bool
+    days_in_state: int = Field(serialization_alias="daysInState")
+    state_changed_at: str = Field(serialization_alias="stateChangedAt")
+    stations: list[TaskOut]
+    manage_url: str = Field(serialization_alias="manageUrl")
+
+
+def _money(value) -> str | None:
+    return None if value is None else str(Decimal(str(value)).quantize(Decimal("0.01")))
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+@api_call(api_bp, "/preparation-items/<int:item_id>/list-extended", response=ItemExtended)
+def item_list_extended(item_id: int):
+    """The extended details of an item: fields, state, division, station tasks, warning."""
+    v = viewer()
+    item = db.session.scalars(
+        select(PreparationItem).where(
+            PreparationItem.id == item_id,
+            PreparationItem.module.in_(v.modules),
+            PreparationItem.division_id.in_(_visible_ids()),
+        )
+    ).first()
+    if item is None:
+        raise ApiError(404, _("The page or item could not be found."))
+    tasks = db.session.scalars(
+        select(ItemStationTask)
+        .where(ItemStationTask.item_id == item.id)
+        .options(selectinload(ItemStationTask.station))
+        .order_by(ItemStationTask.ordering, ItemStationTask.id)
+    ).all()
+    division = next(d for d in v.visible_divisions if d.id == item.division_id)
+    return ItemExtended(
+        id=item.id, module=item.module, state=item.state,
+        state_segment=BY_ID[item.state].segment, state_title=str(BY_ID[item.state].title),
+        regno=item.regno, vin=item.vin, brand=item.brand, model=item.model,
+        model_series=item.model_series, model_year=item.model_year,
+        full_model_name=item.full_model_name, fuel_type=item.fuel_type, color=item.color,
+        mileage=item.mileage, purchase_price=_money(item.purchase_price),
+        sales_price=_money(item.sales_price),
+        division=DivisionOut(id=division.id, name=division.name), warning=item.warning,
+        days_in_state=svc.days_in_state(item.state_changed_at),
+        state_changed_at=_iso(item.state_changed_at),
+        stations=[
+            TaskOut(
+                id=t.id, station=t.station.name, status=t.status, ordering=t.ordering,
+                target_minutes=t.target_minutes, started_at=_iso(t.started_at),
+                finished_at=_iso(t.finished_at),
+            )
+            for t in tasks
+        ],
+        manage_url=svc.manage_path(item),
+    )  # fmt: skip

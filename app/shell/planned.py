@@ -88,14 +88,6 @@ def module_dashboard(module: str):
     return _page(_l("Dashboard"), "dashboard", "preparation")
 
 
-@bp.get("/<any(begcare, newcare):module>/items/<segment>")
-def state_list(module: str, segment: str):
-    state = BY_SEGMENT.get(segment)
-    if state is None:
-        abort(404)
-    return _page(state.title, "vehicles", "preparation")
-
-
 @bp.get("/<any(begcare, newcare):module>/items/<segment>/<int:item_id>")
 @bp.get(
     "/<any(begcare, newcare):module>/items/<segment>/<int:item_id>/<any('stations-manage', 'stations-utilize'):view>"
@@ -119,14 +111,9 @@ def module_statistics(module: str):
     return _page(_l("Statistics"), "statistics", "preparation")
 
 
-@bp.get("/<any(begcare, newcare):module>/manage/vehicle")
-def add_vehicle(module: str):
-    return _page(_l("Add vehicle"), "add_vehicle", "preparation")
-
-
-@bp.get("/<any(begcare, newcare):module>/overview")
-def overview(module: str):
-    return _page(_l("Overview"), "overview", "preparation")
+@bp.get("/<any(begcare, newcare):module>/admin")
+def module_admin(module: str):
+    return _page(_l("Module administration"), "module_admin", "preparation")
 
 
 @bp.get("/begcare/station/vehicles")
