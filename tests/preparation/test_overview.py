@@ -1,0 +1,198 @@
+"""The overview: the search phrase and every filter a link can carry (spec 02 section 2),
+unknown filters ignored, malformed values explained, isolation and a constant query count."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from app.core.models import Division, utcnow
+from app.core.tenancy import activate
+from app.extensions import db
+from app.preparation.models import PreparationItem
+from app.preparation.queries import ItemFilters
+from tests.factories import make_instance, make_user
+from tests.helpers import page_text, sign_in
+from tests.preparation.manage_helpers import foreign_item, in_seller_instance
+from tests.preparation.test_state_lists import add_items, count_queries, rows
+
+
+def seller_items(module: str = "begcare", **where) -> list[PreparationItem]:
+    in_seller_instance()
+    stmt = select(PreparationItem).where(PreparationItem.module == module)
+    for name, value in where.items():
+        stmt = stmt.where(getattr(PreparationItem, name) == value)
+    return list(db.session.scalars(stmt))
+
+
+def total_of(response) -> int:
+    text = page_text(response)
+    if "No vehicles match these filters." in text:
+        return 0
+    return int(re.search(r"of ([\d,\u00a0 ]+) vehicles", text).group(1).replace(",", ""))
+
+
+def shown(response) -> list[PreparationItem]:
+    ids = [i for i, _, _ in rows(response)]
+    by_id = {i.id: i for i in seller_items()} | {i.id: i for i in seller_items("newcare")}
+    return [by_id[i] for i in ids]
+
+
+def test_the_search_from_the_header_lands_on_matching_vehicles(as_demo):
+    client, _ = as_demo("seller")
+    search = client.get("/search?searchphrase=Volvo+XC60&next=/begcare/items/list")
+    response = client.get(search.headers["Location"])
+    assert response.status_code == 200
+    expected = [i for i in seller_items() if (i.brand, i.model) == ("Volvo", "XC60")]
+    assert total_of(response) == len(expected) > 0
+    assert all(i.brand == "Volvo" and i.model == "XC60" for i in shown(response))
+    assert 'value="Volvo XC60"' in page_text(response)
+
+
+def test_the_search_finds_a_registration_number_and_a_vin_in_part(as_demo):
+    client, _ = as_demo("seller")
+    item = seller_items(state=6)[0]
+    for phrase in (item.regno.lower(), item.regno[1:5], item.vin[-8:]):
+        response = client.get(f"/begcare/overview?division=all&searchphrase={phrase}")
+        assert item.id in [i.id for i in shown(response)], phrase
+
+
+@pytest.mark.parametrize(
+    ("query", "check"),
+    [
+        ("enum[state]=6", lambda i: i.state == 6),
+        ("brand=volvo", lambda i: i.brand == "Volvo"),
+        ("brand=Toyota&model=RAV4", lambda i: (i.brand, i.model) == ("Toyota", "RAV4")),
+        ("fuelType=Electric", lambda i: i.fuel_type == "Electric"),
+        ("modelYear=2020", lambda i: i.model_year == 2020),
+        ("warning=1", lambda i: i.warning),
+        ("warning=false", lambda i: not i.warning),
+        ("advancedFilter[mileageFrom]=100000", lambda i: i.mileage >= 100000),
+        ("advancedFilter[mileageTo]=50000", lambda i: i.mileage <= 50000),
+        ("advancedFilter[priceFrom]=400000", lambda i: i.sales_price >= 400000),
+        ("advancedFilter[color]=red", lambda i: i.color == "Red"),
+        ("advancedFilter[modelYearFrom]=2023", lambda i: i.model_year >= 2023),
+        (
+            "advancedFilter[daysInStateFrom]=100",
+            lambda i: (utcnow() - i.state_changed_at) >= timedelta(days=100),
+        ),
+        (
+            "advancedFilter[daysInStateTo]=30",
+            lambda i: (utcnow() - i.state_changed_at) < timedelta(days=31),
+        ),
+        ("enum[state]=4&fuelType=Diesel", lambda i: i.state == 4 and i.fuel_type == "Diesel"),
+    ],
+)
+def test_each_filter_a_link_can_carry_is_applied(as_demo, query, check):
+    client, _ = as_demo("seller")
+    response = client.get(f"/begcare/overview?division=all&{query}")
+    assert response.status_code == 200
+    expected = [i for i in seller_items() if check(i)]
+    assert total_of(response) == len(expected) > 0, query
+    assert all(check(i) for i in shown(response))
+
+
+def test_the_division_filter_takes_divisions_regions_and_countries(as_demo):
+    client, _ = as_demo("seller")
+    in_seller_instance()
+    solna = db.session.scalars(select(Division).where(Division.name == "Nordbil Solna")).one()
+    region_ids = [
+        d.id
+        for d in db.session.scalars(select(Division).where(Division.region_id == solna.region_id))
+    ]
+    country_id = solna.region.country_id
+    for value, ids in (
+        (f"division-{solna.id}", [solna.id]),
+        (f"region-{solna.region_id}", region_ids),
+        (f"country-{country_id}", [d.id for d in db.session.scalars(select(Division))]),
+    ):
+        response = client.get(f"/begcare/overview?division={value}")
+        expected = [i for i in seller_items() if i.division_id in ids]
+        assert total_of(response) == len(expected), value
+        assert f'value="{value}" selected' in response.get_data(as_text=True)
+
+
+def test_a_station_user_cannot_widen_the_divisions_with_a_link(as_demo):
+    client, _ = as_demo("station")
+    in_seller_instance()
+    goteborg = db.session.scalars(select(Division).where(Division.name == "Nordbil Göteborg")).one()
+    assert total_of(client.get(f"/begcare/overview?division=division-{goteborg.id}")) == 0
+    solna = db.session.scalars(select(Division).where(Division.name == "Nordbil Solna")).one()
+    everything = client.get("/begcare/overview?division=all")
+    assert total_of(everything) == len([i for i in seller_items() if i.division_id == solna.id])
+
+
+def test_another_instances_vehicles_never_show(as_demo):
+    client, _ = as_demo("seller")
+    other = foreign_item()
+    response = client.get(f"/begcare/overview?division=all&searchphrase={other.regno}")
+    assert total_of(response) == 0
+    assert f'data-item-id="{other.id}"' not in response.get_data(as_text=True)
+    foreign_division = f"division-{other.division_id}"
+    assert total_of(client.get(f"/begcare/overview?division={foreign_division}")) == 0
+
+
+def test_unknown_filters_are_ignored(as_demo):
+    client, _ = as_demo("seller")
+    plain = client.get("/begcare/overview?division=all")
+    noisy = client.get(
+        "/begcare/overview?division=all&colour=pink&advancedFilter[bogus]=1&enum[other]=3&x="
+    )
+    assert noisy.status_code == 200
+    assert total_of(noisy) == total_of(plain) == len(seller_items())
+
+
+@pytest.mark.parametrize(
+    ("query", "message", "kept"),
+    [
+        ("modelYear=20x4", "The filter “Model year” must be a whole number, not 20x4.", "20x4"),
+        ("enum[state]=12", "There is no vehicle state 12.", None),
+        ("division=planet-3", "The division filter planet-3 is not valid.", None),
+        ("warning=perhaps", "The warning filter must be yes or no.", None),
+        (
+            "advancedFilter[mileageFrom]=10k&searchphrase=Volvo",
+            "The filter “Mileage from” must be a whole number, not 10k.",
+            "10k",
+        ),
+    ],
+)
+def test_malformed_values_give_a_clear_message_and_keep_what_was_typed(
+    as_demo, query, message, kept
+):
+    client, _ = as_demo("seller")
+    response = client.get(f"/begcare/overview?{query}")
+    assert response.status_code == 422
+    text = page_text(response)
+    assert message in text
+    assert 'role="alert"' in text
+    if kept:
+        assert f'value="{kept}"' in text
+    assert "data-item-id" not in text
+
+
+def test_item_filters_round_trip_through_links(ctx):
+    args = {
+        "searchphrase": "  volvo   xc60 ", "enum[state]": "6", "division": "region-3",
+        "brand": "Volvo", "fuelType": "Diesel", "modelYear": "2021", "warning": "yes",
+        "advancedFilter[mileageTo]": "90000", "advancedFilter[color]": "Red", "unknown": "1",
+    }  # fmt: skip
+    filters = ItemFilters.from_args(args)
+    assert filters.searchphrase == "volvo xc60"
+    again = ItemFilters.from_args(filters.to_args())
+    assert again == filters
+    assert "unknown" not in filters.to_args()
+
+
+def test_the_overview_costs_the_same_queries_with_few_or_many_items(client):
+    instance = make_instance(divisions=2)
+    user = make_user(instance, modules=["begcare"], all_divisions=True)
+    sign_in(client, user)
+    activate(instance.id)
+    division = db.session.scalars(select(Division)).first()
+    add_items(instance, division, 2, 6)
+    path = "/begcare/overview?searchphrase=volvo&division=all&sort=regno"
+    few = count_queries(client, path)
+    add_items(instance, division, 40, 6, start=2)
+    assert count_queries(client, path) == few
+    assert few <= 8
