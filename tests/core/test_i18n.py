@@ -193,11 +193,10 @@ def _copy_sources(root: Path) -> None:
     (root / ".venv").symlink_to(i18n_check.ROOT / ".venv")
 
 
-@pytest.fixture
-def complete_catalogues(tmp_path, monkeypatch):
-    """A copy of the project whose template is fresh and whose catalogues are all translated,
-    with the check pointed at it (so these tests do not depend on the translators' progress)."""
-    root = tmp_path / "root"
+@pytest.fixture(scope="module")
+def fresh_template(tmp_path_factory):
+    """A copy of the project's sources with a freshly extracted template."""
+    root = tmp_path_factory.mktemp("i18n") / "root"
     _copy_sources(root)
     pot = root / "translations" / "messages.pot"
     pot.parent.mkdir()
@@ -207,7 +206,14 @@ def complete_catalogues(tmp_path, monkeypatch):
         check=True, cwd=root,
     )  # fmt: skip
     with pot.open("rb") as fh:
-        template = read_po(fh)
+        return root, read_po(fh)
+
+
+@pytest.fixture
+def complete_catalogues(fresh_template, tmp_path, monkeypatch):
+    """Every catalogue fully translated against the fresh template, and the check pointed at
+    them (so these tests do not depend on the translators' progress)."""
+    root, template = fresh_template
     paths = {}
     for tag in LOCALES:
         with catalogue_path(tag).open("rb") as fh:
@@ -238,8 +244,12 @@ def test_the_catalogue_check_passes_on_complete_catalogues(complete_catalogues, 
 
 def test_the_catalogue_check_names_a_stale_template(complete_catalogues, capsys):
     source = i18n_check.ROOT / "app" / "core" / "messages.py"
-    source.write_text(source.read_text() + '\n_k("A_BRAND_NEW_KEY")\n')
-    assert i18n_check.main() == 1
+    original = source.read_text()
+    source.write_text(original + '\n_k("A_BRAND_NEW_KEY")\n')
+    try:
+        assert i18n_check.main() == 1
+    finally:
+        source.write_text(original)
     err = capsys.readouterr().err
     assert "messages.pot is stale (1 new, 0 gone)" in err
     assert "A_BRAND_NEW_KEY" in err  # each locale misses it
