@@ -2,16 +2,41 @@
 // cell is a button: it marks an unseen vehicle as seen and a seen one as unseen again, one
 // request per vehicle at a time. A refused change opens the info modal with the server's text.
 import { useEffect, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import { api, reportApiError } from '../lib/api.js';
 import { useGettext } from '../lib/i18n.js';
 import { rowClasses, toggleSeen } from './seen.js';
 
+/** Make everything except `host` inert while the dialog is open; returns the undo function. */
+function isolate(host) {
+  const changed = [];
+  for (const el of document.body.children) {
+    if (el !== host && !el.inert) {
+      el.inert = true;
+      changed.push(el);
+    }
+  }
+  return () => {
+    for (const el of changed) el.inert = false;
+  };
+}
+
 function InfoModal({ text, onClose }) {
   const gettext = useGettext();
   const closeRef = useRef(null);
+  const [host] = useState(() => document.createElement('div'));
   useEffect(() => {
+    const returnTo = document.activeElement; // the vehicle button that was activated
+    host.className = 'modal-host';
+    document.body.append(host);
+    const undo = isolate(host);
     closeRef.current?.focus();
-  }, []);
+    return () => {
+      undo();
+      host.remove();
+      if (returnTo instanceof HTMLElement && returnTo.isConnected) returnTo.focus();
+    };
+  }, [host]);
   const onKeyDown = (event) => {
     if (event.key === 'Escape') {
       event.preventDefault();
@@ -22,7 +47,7 @@ function InfoModal({ text, onClose }) {
     }
   };
   // A static backdrop: a click beside the dialog does not close it.
-  return (
+  return createPortal(
     <div className="modal-backdrop" onKeyDown={onKeyDown}>
       <div
         className="modal"
@@ -41,7 +66,8 @@ function InfoModal({ text, onClose }) {
           </button>
         </div>
       </div>
-    </div>
+    </div>,
+    host,
   );
 }
 
@@ -73,9 +99,8 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
   const [busy, setBusy] = useState(() => new Set());
   const [modal, setModal] = useState(null);
   const running = useRef(new Set());
-  const returnFocus = useRef(null);
 
-  const toggle = async (row, button) => {
+  const toggle = async (row) => {
     if (running.current.has(row.id)) return; // one request per vehicle at a time
     running.current.add(row.id);
     setBusy(new Set(running.current));
@@ -84,25 +109,14 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
       setRows((current) =>
         current.map((r) => (r.id === row.id ? { ...r, seenId: result.seenId } : r)),
       );
-      if (result.modal) {
-        returnFocus.current = button;
-        setModal(result.modal);
-      }
+      if (result.modal) setModal(result.modal);
     } finally {
       running.current.delete(row.id);
       setBusy(new Set(running.current));
-      // The button was disabled while the request ran; give keyboard users their place back.
-      if (document.activeElement === document.body && button?.isConnected) {
-        setTimeout(() => button.focus(), 0);
-      }
     }
   };
 
-  const closeModal = () => {
-    setModal(null);
-    const button = returnFocus.current;
-    if (button?.isConnected) button.focus();
-  };
+  const closeModal = () => setModal(null);
 
   return (
     <>
@@ -131,9 +145,9 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
                       className="seen-toggle"
                       aria-pressed={seen}
                       aria-busy={working}
-                      disabled={working}
+                      aria-disabled={working}
                       title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
-                      onClick={(event) => toggle(row, event.currentTarget)}
+                      onClick={() => toggle(row)}
                     >
                       {row.regno}
                       <span className="visually-hidden">
