@@ -10,6 +10,7 @@ const islands = {
   alerts: () => import('./alerts/index.jsx'),
   'custom-list': () => import('./custom-list/index.jsx'),
   'login-modal': () => import('./login-modal/index.jsx'),
+  'statistics-chart': () => import('./statistics-chart/index.jsx'),
   'user-settings': () => import('./user-settings/index.jsx'),
 };
 

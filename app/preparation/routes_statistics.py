@@ -1,3 +1,85 @@
 """Statistics per module: throughput, days per state and station, stock days."""
 
+from flask import abort, render_template
+from flask_babel import format_date, format_decimal
+from flask_babel import gettext as _
+
+from app.core.roles import ROLE_STATISTICS
 from app.preparation import api_bp, bp  # noqa: F401
+from app.preparation import statistics as stats
+from app.shell.viewer import viewer
+
+
+def _month_label(day) -> str:
+    """Spec 02 section 4: month labels are short upper-case month names."""
+    return format_date(day, "LLL").upper().rstrip(".")
+
+
+def _week_label(day) -> str:
+    """Spec 02 section 4: week labels are prefixed with a 'week' text."""
+    return _("week %(number)s", number=day.isocalendar()[1])
+
+
+def _bucket_label(low: int, high: int | None) -> str:
+    if high is None:
+        return _("over %(days)s days", days=low - 1)
+    return _("%(low)s–%(high)s days", low=low, high=high)
+
+
+def _chart(kind: str, label: str, labels: list, datasets: list, unit: str = "") -> dict:
+    return {"type": kind, "label": label, "labels": labels, "datasets": datasets, "unit": unit}
+
+
+@bp.get("/<any(begcare, newcare):module>/statistics")
+def module_statistics(module: str):
+    """Throughput, days per state and station and stock days for the selected divisions."""
+    v = viewer()
+    if module not in v.modules:
+        abort(404)
+    if not v.has(ROLE_STATISTICS):
+        abort(403)
+    divisions = v.selected_division_ids
+    flow = stats.throughput(module, divisions)
+    states = stats.days_per_state(module, divisions)
+    stations = stats.minutes_per_station(module, divisions)
+    stock = stats.stock_days(module, divisions)
+
+    entered, sold = _("Entered the flow"), _("Sold")
+    days, minutes = _("days"), _("min")
+    charts = {
+        "months": _chart(
+            "bar", _("Vehicles entering the flow and sold per month"),
+            [_month_label(m) for m in flow.months],
+            [{"label": entered, "data": flow.entered_month}, {"label": sold, "data": flow.sold_month}],
+        ),
+        "weeks": _chart(
+            "line", _("Vehicles entering the flow and sold per week"),
+            [_week_label(w) for w in flow.weeks],
+            [{"label": entered, "data": flow.entered_week}, {"label": sold, "data": flow.sold_week}],
+        ),
+        "states": _chart(
+            "bar", _("Average days per state"), [s.title for s in states],
+            [{"label": _("Average days"), "data": [s.average_days or 0 for s in states]}], days,
+        ),
+        "stations": _chart(
+            "bar", _("Average minutes per station against the target"), [s.name for s in stations],
+            [
+                {"label": _("Average minutes"), "data": [s.average_minutes or 0 for s in stations]},
+                {"label": _("Target"), "data": [s.target_minutes for s in stations], "type": "line", "dashed": True},
+            ],
+            minutes,
+        ),
+        "stock": _chart(
+            "bar", _("Vehicles in stock by stock days"),
+            [_bucket_label(low, high) for low, high in stock.buckets],
+            [{"label": _("Vehicles"), "data": stock.counts}],
+        ),
+    }  # fmt: skip
+    return render_template(
+        "preparation/statistics/index.html",
+        module=module, flow=flow, states=states, stations=stations, stock=stock, charts=charts,
+        month_label=lambda d: format_date(d, "LLLL yyyy"),
+        week_label=lambda d: _("Week %(number)s · %(date)s", number=d.isocalendar()[1], date=format_date(d, "d MMM")),
+        bucket_label=_bucket_label, number=lambda n: "–" if n is None else format_decimal(n),
+        division_label=v.selected_division_label,
+    )  # fmt: skip

@@ -106,11 +106,6 @@ def item_redirect(module: str, item_id: int):
     )
 
 
-@bp.get("/<any(begcare, newcare):module>/statistics")
-def module_statistics(module: str):
-    return _page(_l("Statistics"), "statistics", "preparation")
-
-
 @bp.get("/<any(begcare, newcare):module>/admin")
 def module_admin(module: str):
     return _page(_l("Module administration"), "module_admin", "preparation")

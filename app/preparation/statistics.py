@@ -1,0 +1,292 @@
+"""The statistics of a module: throughput, days per state and per station, stock days.
+
+Each figure is one grouped query over the state events, the station tasks or the items of the
+chosen divisions (never one query per item); the grouping into weeks and months and the labels
+are made here from per-day counts.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from sqlalchemy import Float, and_, case, cast, func, literal, select
+
+from app.core.models import UTCDateTime, utcnow
+from app.extensions import db
+from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
+from app.preparation.states import STATES
+
+FLOW, SOLD = 4, 7
+IN_STOCK = (2, 3, 4, 5, 6)  # from incoming to showroom: bought, not yet sold
+# Stock-day buckets: (lowest day, highest day or None for open-ended).
+STOCK_BUCKETS = ((0, 30), (31, 60), (61, 90), (91, 120), (121, 180), (181, None))
+
+
+def _dialect() -> str:
+    return db.session.get_bind().dialect.name
+
+
+def _days_between(later, earlier):
+    """Days from `earlier` to `later` as a fraction, in the database's own date arithmetic."""
+    if _dialect() == "postgresql":
+        return func.extract("epoch", later - earlier) / 86400.0
+    return func.julianday(later) - func.julianday(earlier)
+
+
+def _utc_day(column):
+    """The UTC calendar day of a timestamp column."""
+    if _dialect() == "postgresql":
+        return func.date(func.timezone("UTC", column))
+    return func.date(column)
+
+
+def _as_date(value) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
+
+
+def period_start(today: date) -> date:
+    """The first day of the month eleven months before `today`'s: twelve months in all."""
+    year, month = today.year, today.month - 11
+    if month < 1:
+        year, month = year - 1, month + 12
+    return date(year, month, 1)
+
+
+def _start_of(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=utcnow().tzinfo)
+
+
+# --- throughput ------------------------------------------------------------------------------
+
+
+@dataclass
+class Throughput:
+    """Vehicles entering the flow and sold, per month and per ISO week."""
+
+    months: list[date]  # first day of each month
+    weeks: list[date]  # Monday of each ISO week
+    entered_month: list[int]
+    sold_month: list[int]
+    entered_week: list[int]
+    sold_week: list[int]
+
+    @property
+    def total_entered(self) -> int:
+        return sum(self.entered_month)
+
+    @property
+    def total_sold(self) -> int:
+        return sum(self.sold_month)
+
+
+def throughput(module: str, division_ids: list[int], today: date | None = None) -> Throughput:
+    """Items entering the flow (state 4, not coming back from parked or showroom) and items
+    sold (state 7) per month and week over the last twelve months."""
+    today = today or utcnow().date()
+    since = period_start(today)
+    day = _utc_day(ItemStateEvent.created_at).label("day")
+    entering = and_(
+        ItemStateEvent.to_state == FLOW,
+        func.coalesce(ItemStateEvent.from_state, 0) < FLOW,
+    )
+    kind = case((entering, "entered"), else_="sold").label("kind")
+    rows = db.session.execute(
+        select(kind, day, func.count())
+        .join(PreparationItem, PreparationItem.id == ItemStateEvent.item_id)
+        .where(
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(division_ids),
+            ItemStateEvent.created_at >= _start_of(since),
+            entering | (ItemStateEvent.to_state == SOLD),
+        )
+        .group_by(kind, day)
+    ).all()
+    months = _months(since, today)
+    weeks = _weeks(since, today)
+    per = {
+        ("entered", "month"): defaultdict(int), ("sold", "month"): defaultdict(int),
+        ("entered", "week"): defaultdict(int), ("sold", "week"): defaultdict(int),
+    }  # fmt: skip
+    for kind_value, raw_day, n in rows:
+        d = _as_date(raw_day)
+        if d > today:
+            continue
+        per[(kind_value, "month")][date(d.year, d.month, 1)] += n
+        per[(kind_value, "week")][d - timedelta(days=d.weekday())] += n
+    return Throughput(
+        months=months, weeks=weeks,
+        entered_month=[per[("entered", "month")][m] for m in months],
+        sold_month=[per[("sold", "month")][m] for m in months],
+        entered_week=[per[("entered", "week")][w] for w in weeks],
+        sold_week=[per[("sold", "week")][w] for w in weeks],
+    )  # fmt: skip
+
+
+def _months(since: date, today: date) -> list[date]:
+    months, current = [], since
+    while current <= today:
+        months.append(current)
+        current = date(current.year + current.month // 12, current.month % 12 + 1, 1)
+    return months
+
+
+def _weeks(since: date, today: date) -> list[date]:
+    first = since - timedelta(days=since.weekday())
+    return [first + timedelta(weeks=n) for n in range((today - first).days // 7 + 1)]
+
+
+# --- days per state --------------------------------------------------------------------------
+
+
+@dataclass
+class StateDays:
+    state: int
+    title: str
+    stays: int
+    average_days: float | None
+
+
+def days_per_state(
+    module: str, division_ids: list[int], today: date | None = None
+) -> list[StateDays]:
+    """The average length of the stays in each state that began in the last twelve months and
+    have ended, from consecutive state events of the same item."""
+    since = _start_of(period_start(today or utcnow().date()))
+    following = (
+        func.lead(ItemStateEvent.created_at)
+        .over(
+            partition_by=ItemStateEvent.item_id,
+            order_by=(ItemStateEvent.created_at, ItemStateEvent.id),
+        )
+        .label("left_at")
+    )
+    stays = (
+        select(ItemStateEvent.to_state.label("state"), ItemStateEvent.created_at, following)
+        .join(PreparationItem, PreparationItem.id == ItemStateEvent.item_id)
+        .where(
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(division_ids),
+            ItemStateEvent.created_at >= since,
+        )
+        .subquery()
+    )
+    rows = db.session.execute(
+        select(
+            stays.c.state,
+            func.count(),
+            func.avg(cast(_days_between(stays.c.left_at, stays.c.created_at), Float)),
+        )
+        .where(stays.c.left_at.is_not(None))
+        .group_by(stays.c.state)
+    ).all()
+    found = {state: (n, avg) for state, n, avg in rows}
+    return [
+        StateDays(
+            s.id,
+            str(s.title),
+            found.get(s.id, (0, None))[0],
+            _round(found.get(s.id, (0, None))[1]),
+        )  # fmt: skip
+        for s in STATES
+        if s.id != STATES[-1].id  # archived is the end: nobody leaves it
+    ]
+
+
+def _round(value, digits: int = 1) -> float | None:
+    return round(float(value), digits) if value is not None else None
+
+
+# --- minutes per station ---------------------------------------------------------------------
+
+
+@dataclass
+class StationMinutes:
+    station_id: int
+    name: str
+    tasks: int
+    average_minutes: float | None
+    target_minutes: int
+
+    @property
+    def over_target(self) -> bool:
+        return self.average_minutes is not None and self.average_minutes > self.target_minutes
+
+
+def minutes_per_station(
+    module: str, division_ids: list[int], today: date | None = None
+) -> list[StationMinutes]:
+    """The average working time of the tasks finished in the last twelve months, per station,
+    beside the station's target."""
+    since = _start_of(period_start(today or utcnow().date()))
+    minutes = cast(
+        _days_between(ItemStationTask.finished_at, ItemStationTask.started_at) * 1440.0, Float
+    )
+    rows = db.session.execute(
+        select(Station.id, Station.name, Station.target_minutes, func.count(), func.avg(minutes))
+        .join(ItemStationTask, ItemStationTask.station_id == Station.id)
+        .join(PreparationItem, PreparationItem.id == ItemStationTask.item_id)
+        .where(
+            Station.module == module,
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(division_ids),
+            ItemStationTask.status == "done",
+            ItemStationTask.started_at.is_not(None),
+            ItemStationTask.finished_at >= since,
+        )
+        .group_by(Station.id, Station.name, Station.target_minutes, Station.ordering)
+        .order_by(Station.ordering, Station.name)
+    ).all()
+    return [StationMinutes(i, name, n, _round(avg, 0), target) for i, name, target, n, avg in rows]
+
+
+# --- stock days ------------------------------------------------------------------------------
+
+
+@dataclass
+class StockDays:
+    buckets: list[tuple[int, int | None]]
+    counts: list[int]
+    vehicles: int
+    average_days: float | None
+
+
+def stock_days(module: str, division_ids: list[int], now: datetime | None = None) -> StockDays:
+    """Days since each vehicle entered the module (its first state event, else its creation),
+    for the vehicles bought and not yet sold: a distribution in buckets and the average."""
+    now = now or utcnow()
+    first = (
+        select(ItemStateEvent.item_id, func.min(ItemStateEvent.created_at).label("at"))
+        .where(ItemStateEvent.from_state.is_(None))
+        .group_by(ItemStateEvent.item_id)
+        .subquery()
+    )
+    entered = func.coalesce(first.c.at, PreparationItem.created_at)
+    days = cast(_days_between(literal(now, UTCDateTime), entered), Float)
+    whole = func.floor(days) if _dialect() == "postgresql" else cast(days, db.Integer)
+    bucket = case(
+        *[
+            (whole <= high, n)
+            for n, (_low, high) in enumerate(STOCK_BUCKETS)
+            if high is not None
+        ],
+        else_=len(STOCK_BUCKETS) - 1,
+    ).label("bucket")  # fmt: skip
+    rows = db.session.execute(
+        select(bucket, func.count(), func.sum(days))
+        .select_from(PreparationItem)
+        .outerjoin(first, first.c.item_id == PreparationItem.id)
+        .where(
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(division_ids),
+            PreparationItem.state.in_(IN_STOCK),
+        )
+        .group_by(bucket)
+    ).all()
+    counts = [0] * len(STOCK_BUCKETS)
+    total_days = 0.0
+    for n, count, summed in rows:
+        counts[int(n)] += count
+        total_days += float(summed or 0)
+    vehicles = sum(counts)
+    average = round(total_days / vehicles, 1) if vehicles else None
+    return StockDays(list(STOCK_BUCKETS), counts, vehicles, average)

@@ -1,0 +1,45 @@
+// One statistics chart (Chart.js through react-chartjs-2). The same numbers are in the table the
+// server renders beside the chart, so the canvas is only a picture of them: it carries a short
+// aria-label and points to the table.
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart as ChartJS,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
+import { Chart } from 'react-chartjs-2';
+import { chartDatasets, chartOptions } from './chart.js';
+
+ChartJS.register(
+  BarController,
+  BarElement,
+  CategoryScale,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+);
+
+export default function StatisticsChart({ type = 'bar', labels = [], datasets = [], unit = '', label = '' }) {
+  const chartType = type === 'line' ? 'line' : 'bar';
+  const locale = document.documentElement.lang;
+  return (
+    <div className="statistics-chart">
+      <Chart
+        type={chartType}
+        data={{ labels, datasets: chartDatasets(chartType, datasets) }}
+        options={chartOptions(unit, locale)}
+        role="img"
+        aria-label={label}
+      />
+    </div>
+  );
+}
