@@ -20,10 +20,14 @@ def test_signed_in_users_get_the_widget_and_the_csp_allows_its_origin(demo_app, 
     sign_in(client, demo_user("seller@demo.test"))
     response = client.get("/user")
     assert f'<script src="{WIDGET}" async></script>' in response.get_data(as_text=True)
-    assert "script-src 'self' https://chat.example.test" in response.headers["Content-Security-Policy"]
+    assert (
+        "script-src 'self' https://chat.example.test" in response.headers["Content-Security-Policy"]
+    )
 
 
-@pytest.mark.parametrize("role", ["ROLE_CHAT_BLOCKED", "ROLE_SUPPORT_ADMIN", "ROLE_DEVELOPER_ADMIN"])
+@pytest.mark.parametrize(
+    "role", ["ROLE_CHAT_BLOCKED", "ROLE_SUPPORT_ADMIN", "ROLE_DEVELOPER_ADMIN"]
+)
 def test_excluded_roles_get_no_widget(demo_app, chat_app, role):
     user = demo_user("seller@demo.test")
     user.roles = [*user.roles, role]
@@ -36,4 +40,4 @@ def test_excluded_roles_get_no_widget(demo_app, chat_app, role):
 def test_no_widget_on_public_pages_or_without_a_setting(demo_app, chat_app, demo_client):
     assert WIDGET not in chat_app.test_client().get("/login").get_data(as_text=True)
     sign_in(demo_client, demo_user("seller@demo.test"))
-    assert "<script src=\"https://" not in demo_client.get("/user").get_data(as_text=True)
+    assert '<script src="https://' not in demo_client.get("/user").get_data(as_text=True)
