@@ -1,6 +1,8 @@
 // Bundles the islands and the stylesheet into static/dist and writes static/dist/manifest.json,
 // which app/core/islands.py reads to emit the <link> and <script> tags.
 // static/dist/i18n/ belongs to the Python build (translation catalogues) and is left alone.
+// The service worker is built last, unhashed, as static/dist/sw.js (served at /sw.js).
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +83,40 @@ const result = await esbuild.build({
   define: { 'process.env.NODE_ENV': '"production"' },
 });
 
+/** Every hashed file the manifest names: what the service worker pre-caches. */
+function manifestFiles(manifest) {
+  const files = [manifest['main.js'], manifest['app.css'], ...manifest.chunks];
+  files.push(...Object.values(manifest.islands));
+  return [...new Set(files)].sort();
+}
+
+/**
+ * static/dist/sw.js, with the bundle version and file list written in: every build that changes
+ * a bundle changes this file, which is how the browser notices an update. The version is the
+ * first 12 hex digits of the manifest's SHA-256, as app/core/islands.py computes it.
+ */
+async function buildServiceWorker(manifestText, manifest) {
+  const version = createHash('sha256').update(manifestText).digest('hex').slice(0, 12);
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: ['islands/sw.js'],
+    outfile: path.join(outdir, 'sw.js'),
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    target: 'es2020',
+    logLevel: 'warning',
+    define: {
+      __SW_VERSION__: JSON.stringify(version),
+      __SW_FILES__: JSON.stringify(manifestFiles(manifest)),
+    },
+  });
+  return version;
+}
+
 const manifest = manifestFrom(result.metafile);
-await writeFile(path.join(outdir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+await writeFile(path.join(outdir, 'manifest.json'), manifestText);
 console.log(`static/dist/manifest.json: ${JSON.stringify(manifest)}`);
+const swVersion = await buildServiceWorker(manifestText, manifest);
+console.log(`static/dist/sw.js: bundle version ${swVersion}`);
