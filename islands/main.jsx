@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { rememberVersion } from './lib/api.js';
 import { enhanceForms } from './lib/form-guard.js';
 import { loadCatalogue } from './lib/i18n.js';
+import { enhanceMenus } from './lib/menu.js';
 import { enhanceShell } from './lib/shell.js';
 
 const islands = {
@@ -11,6 +12,7 @@ const islands = {
   'custom-list': () => import('./custom-list/index.jsx'),
   'login-modal': () => import('./login-modal/index.jsx'),
   'statistics-chart': () => import('./statistics-chart/index.jsx'),
+  'top-selector': () => import('./top-selector/index.jsx'),
   'user-settings': () => import('./user-settings/index.jsx'),
 };
 
@@ -54,6 +56,7 @@ export function mountIslands(root = document) {
 
 async function start() {
   rememberVersion(document.documentElement.dataset.version);
+  enhanceMenus(); // first: its cc:new-version listener must run before shell.js's
   enhanceShell();
   enhanceForms();
   try {
