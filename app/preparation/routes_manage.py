@@ -1,3 +1,354 @@
 """Item manage pages (stations-manage, stations-utilize), station vehicles, files and comments."""
 
-from app.preparation import api_bp, bp  # noqa: F401
+from datetime import datetime, time
+from io import BytesIO
+
+from flask import abort, flash, redirect, render_template, request, send_file, url_for
+from flask_babel import format_datetime, format_decimal, get_timezone
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField
+from pydantic import Field
+from sqlalchemy import select
+from sqlalchemy.orm import defer
+from wtforms import StringField, TextAreaField
+from wtforms.validators import Length
+
+from app.auth.session import safe_next
+from app.core.api import Schema, api_call
+from app.core.messages import KEYS
+from app.core.models import utcnow
+from app.core.roles import ROLE_STATION_USER
+from app.extensions import db
+from app.preparation import api_bp, bp, files, manage, tasks
+from app.preparation.items import manage_path
+from app.preparation.models import FileObject, ItemFile, PreparationItem
+from app.preparation.states import BY_ID
+from app.shell.viewer import viewer
+
+VEHICLE_MODULES = "<any(begcare, newcare):module>"
+
+
+class UploadForm(FlaskForm):
+    file = FileField(_l("File"))
+    title = StringField(
+        _l("Title"),
+        validators=[Length(max=files.TITLE_MAX, message=KEYS["FIELD_TOO_LONG"])],
+        render_kw={"maxlength": files.TITLE_MAX},
+    )
+
+
+class CommentForm(FlaskForm):
+    content = TextAreaField(
+        _l("Comment"),
+        validators=[Length(max=manage.COMMENT_MAX, message=KEYS["FIELD_TOO_LONG"])],
+        render_kw={"maxlength": manage.COMMENT_MAX, "rows": 3},
+    )
+
+
+# --- access ------------------------------------------------------------------------------------
+
+
+def _division_ids() -> list[int]:
+    return [d.id for d in viewer().visible_divisions]
+
+
+def _item_or_404(module: str, item_id: int) -> PreparationItem:
+    """The item, if it is of this module, the user has the module and may see its division."""
+    if module not in viewer().modules:
+        abort(404)
+    item = manage.find_item(item_id, [module], _division_ids())
+    if item is None:
+        abort(404)
+    return item
+
+
+def _worker() -> tasks.Worker:
+    v = viewer()
+    return tasks.Worker.of(v.user, v.roles)
+
+
+@bp.app_template_filter("prep_time")
+def prep_time(value: datetime | None, date_only: bool = False) -> str:
+    """A moment as the spec writes it: y-MM-dd with HH:mm, in the user's time zone."""
+    if value is None:
+        return ""
+    return format_datetime(value, "y-MM-dd" if date_only else "y-MM-dd HH:mm")
+
+
+@bp.app_template_filter("prep_number")
+def prep_number(value) -> str:
+    """A whole number grouped as the user's language writes it."""
+    return format_decimal(round(value or 0), format="#,##0")
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+
+@bp.get(f"/{VEHICLE_MODULES}/<int:item_id>")
+def item_redirect(module: str, item_id: int):
+    """Spec 01: {module}/{id} goes to {module}/items/incoming/{id}, which finds the real page."""
+    return redirect(url_for(".item_page", module=module, segment="incoming", item_id=item_id))
+
+
+@bp.get(f"/{VEHICLE_MODULES}/items/<segment>/<int:item_id>")
+@bp.get(
+    f"/{VEHICLE_MODULES}/items/<segment>/<int:item_id>/<any('stations-manage', 'stations-utilize'):view>"
+)
+def item_page(module: str, segment: str, item_id: int, view: str | None = None):
+    """The item manage page; any other segment or view than the item's state's redirects."""
+    item = _item_or_404(module, item_id)
+    target = manage_path(item)
+    if request.path != target:
+        return redirect(target)
+    return _render_item(item)
+
+
+def _render_item(item: PreparationItem, upload=None, comment=None, status: int = 200):
+    now = utcnow()
+    warned = item.warning
+    if tasks.sync_warning(item, now) != warned:
+        db.session.commit()  # an active task ran past its target since the last look
+    worker = _worker()
+    task_rows = manage.item_tasks(item.id)
+    return (
+        render_template(
+            "preparation/manage/item.html",
+            item=item,
+            module=item.module,
+            details=manage.item_details(item),
+            days_in_state=manage.days_in_state(item, now),
+            state=BY_ID[item.state],
+            tasks=task_rows,
+            worker=worker,
+            now=now,
+            is_overdue=tasks.is_overdue,
+            minutes_taken=tasks.minutes_taken,
+            files=manage.item_files(item.id),
+            comments=manage.item_comments(item.id),
+            history=manage.item_history(item),
+            buttons=manage.state_buttons(item),
+            upload=upload or UploadForm(formdata=None),
+            comment=comment or CommentForm(formdata=None),
+            accept=files.ACCEPT,
+            max_mb=f"{files.max_upload_bytes() / 1024 / 1024:g}",
+            me=viewer().user.id,
+        ),
+        status,
+    )
+
+
+def _back(item: PreparationItem) -> str:
+    return safe_next(request.form.get("next")) or manage_path(item)
+
+
+@bp.post(
+    f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/<any(start, finish, assign, reopen):action>"
+)
+def task_action(module: str, item_id: int, task_id: int, action: str):
+    """Start, finish, assign to me or reopen one of the item's station tasks."""
+    item = _item_or_404(module, item_id)
+    task = manage.find_task(item.id, task_id)
+    if task is None:
+        abort(404)
+    try:
+        tasks.work_task(item, task, action, _worker())
+    except tasks.TaskError as exc:
+        db.session.rollback()
+        flash(str(exc), "danger")
+        return redirect(_back(item))
+    db.session.commit()
+    messages = {
+        "start": _("%(station)s started for %(regno)s."),
+        "finish": _("%(station)s finished for %(regno)s."),
+        "assign": _("%(station)s for %(regno)s is assigned to you."),
+        "reopen": _("%(station)s for %(regno)s is open again."),
+    }
+    flash(messages[action] % {"station": task.station.name, "regno": item.regno}, "success")
+    return redirect(_back(item))
+
+
+@bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/files")
+def upload_file(module: str, item_id: int):
+    """Attach an uploaded image or document to the item."""
+    item = _item_or_404(module, item_id)
+    form = UploadForm()
+    if form.validate():
+        upload = form.file.data
+        data = upload.read(files.max_upload_bytes() + 1) if upload else b""
+        try:
+            files.add_item_file(
+                item, data, upload.filename if upload else "", form.title.data, viewer().user
+            )
+        except files.UploadError as exc:
+            db.session.rollback()
+            form.file.errors = [str(exc)]
+        else:
+            db.session.commit()
+            flash(_("The file is added."), "success")
+            return redirect(manage_path(item) + "#files")
+    return _render_item(item, upload=form, status=422)
+
+
+@bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments")
+def add_comment(module: str, item_id: int):
+    """Add a comment to the item."""
+    item = _item_or_404(module, item_id)
+    form = CommentForm()
+    if form.validate():
+        try:
+            manage.add_comment(item, viewer().user, form.content.data)
+        except manage.CommentError as exc:
+            db.session.rollback()
+            form.content.errors = [str(exc)]
+        else:
+            db.session.commit()
+            flash(_("The comment is added."), "success")
+            return redirect(manage_path(item) + "#comments")
+    return _render_item(item, comment=form, status=422)
+
+
+@bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments/<int:comment_id>")
+def edit_comment(module: str, item_id: int, comment_id: int):
+    """Change the text of one's own comment."""
+    item = _item_or_404(module, item_id)
+    comment = manage.find_comment(item.id, comment_id)
+    if comment is None:
+        abort(404)
+    form = CommentForm()
+    if form.validate():
+        try:
+            manage.edit_comment(comment, viewer().user, form.content.data)
+        except manage.CommentError as exc:
+            db.session.rollback()
+            flash(str(exc), "danger")
+        else:
+            db.session.commit()
+            flash(_("The comment is saved."), "success")
+    else:
+        flash(form.content.errors[0], "danger")
+    return redirect(manage_path(item) + f"#comment-{comment.id}")
+
+
+# --- station users -----------------------------------------------------------------------------
+
+
+def _station_user():
+    v = viewer()
+    if not v.has(ROLE_STATION_USER) or "begcare" not in v.modules:
+        abort(404)
+    return v
+
+
+@bp.get("/begcare/station/vehicles")
+def station_vehicles():
+    """The vehicles waiting at the user's stations, to start and finish from a phone."""
+    v = _station_user()
+    station_ids = tasks.station_ids_of(v.user.id)
+    now = utcnow()
+    rows = tasks.station_queue(station_ids, v.selected_division_ids, "begcare")
+    if tasks.flag_overdue(rows, now):
+        db.session.commit()  # a vehicle here ran past its target since the last look
+    return render_template(
+        "preparation/station/vehicles.html",
+        rows=rows,
+        stations=tasks.stations_of(v.user.id),
+        now=now,
+        is_overdue=tasks.is_overdue,
+        minutes_taken=tasks.minutes_taken,
+        manage_path=manage_path,
+    )
+
+
+@bp.get("/begcare/station/profile")
+def station_profile():
+    """The user's stations and the tasks they finished today."""
+    v = _station_user()
+    tz = get_timezone()
+    midnight = datetime.combine(utcnow().astimezone(tz).date(), time(0), tzinfo=tz)
+    finished = tasks.finished_since(v.user.id, midnight)
+    return render_template(
+        "preparation/station/profile.html",
+        stations=tasks.stations_of(v.user.id),
+        finished=finished,
+        minutes_taken=tasks.minutes_taken,
+        manage_path=manage_path,
+    )
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+class BinaryQuery(Schema):
+    variation: str | None = Field(default=None, pattern="^small$")
+
+
+def _attached_items_visible(file_object_id: int) -> bool:
+    """A file attached to items may be read only by those who may see one of those items."""
+    v = viewer()
+    rows = db.session.execute(
+        select(PreparationItem.module, PreparationItem.division_id)
+        .join(ItemFile, ItemFile.item_id == PreparationItem.id)
+        .where(ItemFile.file_object_id == file_object_id)
+    ).all()
+    if not rows:
+        return True
+    visible = set(_division_ids())
+    return any(m in v.modules and d in visible for m, d in rows)
+
+
+def _stream(data: bytes, content_type: str, name: str, inline: bool):
+    response = send_file(
+        BytesIO(data),
+        mimetype=content_type,
+        as_attachment=not inline,
+        download_name=name,
+        max_age=0,
+        conditional=False,
+        etag=False,
+    )
+    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if not content_type.startswith("image/"):
+        response.headers["Content-Security-Policy"] = "sandbox; default-src 'none'"
+    return response
+
+
+@api_call(api_bp, "/file-objects/<name>/binary", query=BinaryQuery)
+def file_object_binary(name: str, query: BinaryQuery):
+    """A file object's bytes (variation=small: the small image) for users of its instance."""
+    file = db.session.scalars(
+        select(FileObject)
+        .where(FileObject.uuid == name[:36])
+        .options(defer(FileObject.data), defer(FileObject.small))
+    ).first()
+    if file is None or not _attached_items_visible(file.id):
+        abort(404)
+    if query.variation == "small":
+        if file.small is None:
+            abort(404)
+        stem = file.name.rsplit(".", 1)[0]
+        return _stream(file.small, files.SMALL_CONTENT_TYPE, f"{stem}-small.jpg", inline=True)
+    return _stream(file.data, file.content_type, file.name, file.content_type in files.IMAGE_TYPES)
+
+
+@api_call(api_bp, "/preparation-item-files/<int:file_id>/view")
+def item_file_view(file_id: int):
+    """An item file's bytes, for users who may see the item."""
+    v = viewer()
+    row = db.session.execute(
+        select(ItemFile, FileObject)
+        .join(FileObject, FileObject.id == ItemFile.file_object_id)
+        .join(PreparationItem, PreparationItem.id == ItemFile.item_id)
+        .where(
+            ItemFile.id == file_id,
+            PreparationItem.module.in_(v.modules),
+            PreparationItem.division_id.in_(_division_ids()),
+        )
+        .options(defer(FileObject.small))
+    ).first()
+    if row is None:
+        abort(404)
+    _item_file, file = row
+    return _stream(file.data, file.content_type, file.name, file.content_type in files.IMAGE_TYPES)

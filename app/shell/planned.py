@@ -5,7 +5,6 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
 
 from app.core.pages import public_page
-from app.preparation.states import BY_SEGMENT
 from app.shell.menu import can_administer
 from app.shell.viewer import viewer
 
@@ -88,37 +87,9 @@ def module_dashboard(module: str):
     return _page(_l("Dashboard"), "dashboard", "preparation")
 
 
-@bp.get("/<any(begcare, newcare):module>/items/<segment>/<int:item_id>")
-@bp.get(
-    "/<any(begcare, newcare):module>/items/<segment>/<int:item_id>/<any('stations-manage', 'stations-utilize'):view>"
-)
-def item_page(module: str, segment: str, item_id: int, view: str | None = None):
-    if segment not in BY_SEGMENT:
-        abort(404)
-    return _page(_l("Vehicle"), "item", "preparation")
-
-
-@bp.get("/<any(begcare, newcare):module>/<int:item_id>")
-def item_redirect(module: str, item_id: int):
-    """Spec 01: {module}/{id} goes to {module}/items/incoming/{id}."""
-    return redirect(
-        url_for("planned.item_page", module=module, segment="incoming", item_id=item_id)
-    )
-
-
 @bp.get("/<any(begcare, newcare):module>/admin")
 def module_admin(module: str):
     return _page(_l("Module administration"), "module_admin", "preparation")
-
-
-@bp.get("/begcare/station/vehicles")
-def station_vehicles():
-    return _page(_l("Station vehicles"), "station", "preparation")
-
-
-@bp.get("/begcare/station/profile")
-def station_profile():
-    return _page(_l("My profile"), "profile", "preparation")
 
 
 @bp.get("/my-events")

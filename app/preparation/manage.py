@@ -1,0 +1,291 @@
+"""What the item manage page shows: the item within the user's rights, its details, tasks,
+files, comments and history; and the comment rules.
+
+Every read is one query however many rows it returns, so the page costs the same number of
+statements for an item with two tasks or twenty.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask_babel import gettext as _
+from sqlalchemy import and_, select
+from sqlalchemy.orm import aliased
+
+from app.auth.models import User
+from app.core import audit
+from app.core.audit import AuditLog
+from app.core.models import Country, Division, Region, utcnow
+from app.core.tenancy import active_instance_id
+from app.extensions import db
+from app.preparation.models import (
+    FileObject,
+    ItemComment,
+    ItemFile,
+    ItemStateEvent,
+    ItemStationTask,
+    PreparationItem,
+    StateButton,
+    Station,
+    StationGroup,
+    StationPackage,
+)
+from app.preparation.states import BY_ID
+
+COMMENT_MAX = 5000
+HISTORY_LIMIT = 200
+
+
+class CommentError(ValueError):
+    """A refused comment, with a message for the user."""
+
+
+def find_item(item_id: int, modules, division_ids) -> PreparationItem | None:
+    """The item with this id if it is in one of `modules` and `division_ids` (else None)."""
+    return db.session.scalars(
+        select(PreparationItem).where(
+            PreparationItem.id == item_id,
+            PreparationItem.module.in_(list(modules)),
+            PreparationItem.division_id.in_(list(division_ids)),
+        )
+    ).first()
+
+
+@dataclass(frozen=True)
+class Details:
+    division: str
+    region: str
+    currency: str
+    mileage_unit: str
+    package: str | None
+
+
+def item_details(item: PreparationItem) -> Details:
+    """The item's division, region, currency, mileage unit and station package (one query)."""
+    row = db.session.execute(
+        select(Division.name, Region.name, Country.currency, Country.milage_unit)
+        .add_columns(StationPackage.name)
+        .select_from(Division)
+        .join(Region, Region.id == Division.region_id)
+        .join(Country, Country.id == Region.country_id)
+        .outerjoin(StationPackage, StationPackage.id == item.package_id)
+        .where(Division.id == item.division_id)
+    ).one()
+    return Details(*row)
+
+
+def days_in_state(item: PreparationItem, now: datetime | None = None) -> int:
+    return max(0, ((now or utcnow()) - item.state_changed_at).days)
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    task: ItemStationTask
+    station: str
+    group: str | None
+    assigned: str | None
+
+
+def item_tasks(item_id: int) -> list[TaskRow]:
+    """The item's station tasks in order, with station and assigned user names."""
+    rows = db.session.execute(
+        select(ItemStationTask, Station.name, StationGroup.name, User)
+        .join(Station, Station.id == ItemStationTask.station_id)
+        .outerjoin(StationGroup, StationGroup.id == Station.station_group_id)
+        .outerjoin(User, User.id == ItemStationTask.assigned_user_id)
+        .where(ItemStationTask.item_id == item_id)
+        .order_by(ItemStationTask.ordering, ItemStationTask.id)
+    ).all()
+    return [TaskRow(t, s, g, u.full_name if u else None) for t, s, g, u in rows]
+
+
+def find_task(item_id: int, task_id: int) -> ItemStationTask | None:
+    return db.session.scalars(
+        select(ItemStationTask).where(
+            ItemStationTask.id == task_id, ItemStationTask.item_id == item_id
+        )
+    ).first()
+
+
+@dataclass(frozen=True)
+class FileRow:
+    id: int
+    title: str
+    uuid: str
+    name: str
+    content_type: str
+    size: int
+    has_small: bool
+    created_at: datetime
+    author: str | None
+
+    @property
+    def is_image(self) -> bool:
+        return self.content_type.startswith("image/")
+
+
+def item_files(item_id: int) -> list[FileRow]:
+    """The item's files, newest first, without reading their bytes."""
+    rows = db.session.execute(
+        select(
+            ItemFile.id,
+            ItemFile.title,
+            FileObject.uuid,
+            FileObject.name,
+            FileObject.content_type,
+            FileObject.size,
+            FileObject.small.is_not(None),
+            ItemFile.created_at,
+            User,
+        )  # fmt: skip
+        .join(FileObject, FileObject.id == ItemFile.file_object_id)
+        .outerjoin(User, User.id == FileObject.created_by_id)
+        .where(ItemFile.item_id == item_id)
+        .order_by(ItemFile.created_at.desc(), ItemFile.id.desc())
+    ).all()
+    return [FileRow(*row[:-1], row[-1].full_name if row[-1] else None) for row in rows]
+
+
+@dataclass(frozen=True)
+class CommentRow:
+    comment: ItemComment
+    author: str | None
+
+    @property
+    def edited(self) -> bool:
+        c = self.comment
+        return (c.modified_at - c.created_at).total_seconds() > 1
+
+
+def item_comments(item_id: int) -> list[CommentRow]:
+    """The item's comments, newest first, with their authors."""
+    rows = db.session.execute(
+        select(ItemComment, User)
+        .outerjoin(User, User.id == ItemComment.user_id)
+        .where(ItemComment.item_id == item_id)
+        .order_by(ItemComment.created_at.desc(), ItemComment.id.desc())
+    ).all()
+    return [CommentRow(c, u.full_name if u else None) for c, u in rows]
+
+
+def state_buttons(item: PreparationItem) -> list[StateButton]:
+    """The configured transitions out of the item's state, in their order."""
+    return list(
+        db.session.scalars(
+            select(StateButton)
+            .where(StateButton.module == item.module, StateButton.from_state == item.state)
+            .order_by(StateButton.ordering, StateButton.id)
+        )
+    )
+
+
+def _clean_comment(content: str) -> str:
+    content = (content or "").strip()
+    if not content:
+        raise CommentError(_("Write a comment first."))
+    if len(content) > COMMENT_MAX:
+        raise CommentError(_("A comment can be at most %(max)s characters.", max=COMMENT_MAX))
+    return content
+
+
+def add_comment(item: PreparationItem, user, content: str) -> ItemComment:
+    """Add a comment by `user` to the item."""
+    comment = ItemComment(item_id=item.id, user_id=user.id, content=_clean_comment(content))
+    db.session.add(comment)
+    db.session.flush()
+    audit.record("preparation.comment.add", user=user, item_id=item.id, comment_id=comment.id)
+    return comment
+
+
+def edit_comment(comment: ItemComment, user, content: str) -> None:
+    """Change the text of one's own comment."""
+    if comment.user_id != user.id:
+        raise CommentError(_("You can only edit your own comments."))
+    content = _clean_comment(content)
+    if content != comment.content:
+        comment.content = content
+        comment.modified_at = utcnow()
+        audit.record(
+            "preparation.comment.edit", user=user, item_id=comment.item_id, comment_id=comment.id
+        )
+
+
+def find_comment(item_id: int, comment_id: int) -> ItemComment | None:
+    return db.session.scalars(
+        select(ItemComment).where(ItemComment.id == comment_id, ItemComment.item_id == item_id)
+    ).first()
+
+
+# --- history -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    when: datetime
+    who: str | None
+    kind: str  # state, task, file
+    text: str
+
+
+def _task_text(action: str, details: dict) -> str:
+    station = details.get("station") or ""
+    texts = {
+        "preparation.task.start": _("%(station)s started", station=station),
+        "preparation.task.finish": _("%(station)s finished", station=station),
+        "preparation.task.assign": _("%(station)s assigned", station=station),
+        "preparation.task.reopen": _("%(station)s reopened", station=station),
+    }
+    return texts.get(action, action)
+
+
+HISTORY_ACTIONS = (
+    "preparation.task.start",
+    "preparation.task.finish",
+    "preparation.task.assign",
+    "preparation.task.reopen",
+    "preparation.file.upload",
+)
+
+
+def item_history(item: PreparationItem) -> list[HistoryEntry]:
+    """State changes and station task and file events of the item, newest first (two queries)."""
+    entries: list[HistoryEntry] = []
+    mover = aliased(User)
+    for event, user in db.session.execute(
+        select(ItemStateEvent, mover)
+        .outerjoin(mover, mover.id == ItemStateEvent.user_id)
+        .where(ItemStateEvent.item_id == item.id)
+        .order_by(ItemStateEvent.created_at.desc(), ItemStateEvent.id.desc())
+        .limit(HISTORY_LIMIT)
+    ):
+        to = BY_ID[event.to_state].title if event.to_state in BY_ID else event.to_state
+        if event.from_state is None:
+            text = _("Added in %(state)s", state=to)
+        else:
+            before = BY_ID[event.from_state].title if event.from_state in BY_ID else ""
+            text = _("Moved from %(from)s to %(to)s", **{"from": before, "to": to})
+        entries.append(
+            HistoryEntry(event.created_at, user.full_name if user else None, "state", text)
+        )
+    actor = aliased(User)
+    for log, user in db.session.execute(
+        select(AuditLog, actor)
+        .outerjoin(actor, actor.id == AuditLog.user_id)
+        .where(
+            and_(
+                AuditLog.instance_id == active_instance_id(),
+                AuditLog.action.in_(HISTORY_ACTIONS),
+                AuditLog.details["item_id"].as_integer() == item.id,
+            )
+        )
+        .order_by(AuditLog.created_at.desc(), AuditLog.id.desc())
+        .limit(HISTORY_LIMIT)
+    ):
+        details = log.details or {}
+        if log.action == "preparation.file.upload":
+            kind, text = "file", _("File added: %(title)s", title=details.get("title", ""))
+        else:
+            kind, text = "task", _task_text(log.action, details)
+        entries.append(HistoryEntry(log.created_at, user.full_name if user else None, kind, text))
+    entries.sort(key=lambda e: e.when, reverse=True)
+    return entries[:HISTORY_LIMIT]

@@ -1,0 +1,219 @@
+"""Station tasks: start, finish, assign and reopen from the manage page; the overdue warning;
+the audit trail; refused changes leave the task as it was."""
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm.attributes import set_committed_value
+
+from app.core.audit import AuditLog
+from app.core.models import utcnow
+from app.extensions import db
+from app.preparation import tasks as task_services
+from app.preparation.models import ItemStationTask, PreparationItem
+from tests.helpers import page_text
+from tests.preparation.manage_helpers import (
+    alerts,
+    demo_item,
+    fresh_shell_caches,  # noqa: F401 - autouse
+    set_tasks,
+    tasks_of,
+)
+from tests.shell.conftest import demo_user
+
+
+def post_action(client, token, item, task, action, **extra):
+    return client.post(
+        f"/begcare/items/{item.id}/tasks/{task.id}/{action}",
+        data={"csrf_token": token, **extra},
+        follow_redirects=True,
+    )
+
+
+def audit_rows(item_id: int) -> list[AuditLog]:
+    rows = db.session.scalars(
+        select(AuditLog).where(AuditLog.action.like("preparation.task.%")).order_by(AuditLog.id)
+    ).all()
+    return [r for r in rows if r.details.get("item_id") == item_id]
+
+
+def test_start_then_finish_records_who_and_when(as_demo):
+    client, token = as_demo("seller")
+    seller = demo_user("seller@demo.test")
+    item = demo_item(3)
+    first = tasks_of(item)[0]
+    before = utcnow()
+
+    response = post_action(client, token, item, first, "start")
+    html = page_text(response)
+    assert ("success", f"{first.station.name} started for {item.regno}.") in alerts(html)
+    assert f'data-task-id="{first.id}" data-status="active"' in html
+    task = tasks_of(item)[0]
+    assert task.status == "active" and task.assigned_user_id == seller.id
+    assert task.started_at >= before.replace(microsecond=0)
+
+    html = page_text(post_action(client, token, item, task, "finish"))
+    assert f'data-task-id="{first.id}" data-status="done"' in html
+    task = tasks_of(item)[0]
+    assert task.status == "done" and task.finished_at >= task.started_at
+    rows = audit_rows(item.id)
+    assert [r.action for r in rows] == ["preparation.task.start", "preparation.task.finish"]
+    assert all(r.user_id == seller.id and r.created_at >= before for r in rows)
+    assert rows[0].details["station"] == first.station.name
+
+
+def test_assign_to_me_and_reopen(as_demo):
+    client, token = as_demo("seller")
+    seller = demo_user("seller@demo.test")
+    item = demo_item(4)
+    set_tasks(item, ["done", "pending"])
+    done, pending = tasks_of(item)[:2]
+
+    html = page_text(post_action(client, token, item, pending, "assign"))
+    assert ("success", f"{pending.station.name} for {item.regno} is assigned to you.") in alerts(
+        html
+    )
+    assert tasks_of(item)[1].assigned_user_id == seller.id
+    assert tasks_of(item)[1].status == "pending"
+
+    post_action(client, token, item, done, "reopen")
+    reopened = tasks_of(item)[0]
+    assert reopened.status == "pending"
+    assert reopened.started_at is None and reopened.finished_at is None
+    assert audit_rows(item.id)[-1].details["before"]["status"] == "done"
+
+
+@pytest.mark.parametrize(
+    ("status", "action", "message"),
+    [
+        ("pending", "finish", "Only a started task can be finished."),
+        ("active", "start", "Only a task that has not started can be started."),
+        ("done", "start", "Only a task that has not started can be started."),
+        ("pending", "reopen", "Only a finished task can be reopened."),
+        ("done", "assign", "A finished task cannot be assigned."),
+    ],
+)
+def test_an_action_that_does_not_fit_the_tasks_status_is_refused(as_demo, status, action, message):
+    client, token = as_demo("seller")
+    item = demo_item(4)
+    set_tasks(item, [status])
+    task = tasks_of(item)[0]
+    html = page_text(post_action(client, token, item, task, action))
+    assert ("danger", message) in alerts(html)
+    assert tasks_of(item)[0].status == status
+    assert audit_rows(item.id) == []
+
+
+def test_a_double_start_changes_the_task_once(demo_app):
+    """Two people press Start on the same task: the second is told, nothing is overwritten."""
+    item = demo_item(3)
+    task = tasks_of(item)[0]
+    worker = task_services.Worker(demo_user("admin@demo.test"), None)
+    stale = task_services.Worker(demo_user("seller@demo.test"), None)
+    task_services.start_task(task, worker)
+    db.session.flush()
+    set_committed_value(task, "status", "pending")  # the second request read it before
+    with pytest.raises(task_services.TaskError, match="Someone else changed this task"):
+        task_services.start_task(task, stale)
+    db.session.expire_all()
+    assert tasks_of(item)[0].assigned_user_id == worker.user.id
+
+
+def test_a_station_user_works_only_the_tasks_of_their_stations(as_demo):
+    client, token = as_demo("station")
+    item = demo_item(3, division="Nordbil Solna")
+    first = tasks_of(item)[0]  # Mekanisk kontroll: not the station user's
+    assert first.station.name != "Tvätt"
+    html = page_text(client.get(f"/begcare/items/awaiting/{item.id}/stations-utilize"))
+    assert f'tasks/{first.id}/start"' not in html
+    response = post_action(client, token, item, first, "start")
+    assert ("danger", "This task belongs to a station you do not work at.") in alerts(
+        page_text(response)
+    )
+    assert tasks_of(item)[0].status == "pending"
+
+
+def test_an_action_without_the_csrf_token_is_refused(as_demo):
+    client, _ = as_demo("seller")
+    item = demo_item(3)
+    task = tasks_of(item)[0]
+    response = client.post(f"/begcare/items/{item.id}/tasks/{task.id}/start")
+    assert response.status_code == 400
+    assert tasks_of(item)[0].status == "pending"
+
+
+def test_a_task_of_another_item_is_not_found(as_demo):
+    client, token = as_demo("seller")
+    item, other = demo_item(3), demo_item(4)
+    task = tasks_of(other)[0]
+    response = client.post(
+        f"/begcare/items/{item.id}/tasks/{task.id}/start", data={"csrf_token": token}
+    )
+    assert response.status_code == 404
+
+
+# --- overdue -----------------------------------------------------------------------------------
+
+
+def test_an_overdue_active_task_warns_and_finishing_it_clears_the_warning(as_demo):
+    client, token = as_demo("seller")
+    item = demo_item(4)
+    set_tasks(item, ["done", "pending"])
+    item.warning = False
+    db.session.flush()
+    task = tasks_of(item)[1]
+    post_action(client, token, item, task, "start")
+    db.session.refresh(item)
+    assert item.warning is False  # just started: within its target
+
+    task = tasks_of(item)[1]
+    task.started_at = utcnow() - timedelta(minutes=task.target_minutes + 1)
+    db.session.flush()
+    assert task_services.is_overdue(task)
+    html = page_text(client.get(f"/begcare/items/list/{item.id}/stations-manage"))
+    assert "Overdue" in html
+    db.session.refresh(item)
+    assert item.warning is True
+
+    post_action(client, token, item, task, "finish")
+    db.session.refresh(item)
+    assert item.warning is False
+
+
+def test_the_sweep_sets_and_clears_warnings_across_the_instance(demo_app):
+    in_instance = demo_item(4)
+    set_tasks(in_instance, ["active"], minutes_ago=10_000)
+    in_instance.warning = False
+    calm = demo_item(6)
+    calm.warning = True
+    db.session.flush()
+    set_count, cleared = task_services.sync_overdue_warnings()
+    assert set_count >= 1 and cleared >= 1
+    db.session.refresh(in_instance)
+    db.session.refresh(calm)
+    assert in_instance.warning is True and calm.warning is False
+    overdue_ids = {
+        t.item_id
+        for t in db.session.scalars(
+            select(ItemStationTask).where(ItemStationTask.status == "active")
+        )
+        if task_services.is_overdue(t)
+    }
+    flagged = set(
+        db.session.scalars(select(PreparationItem.id).where(PreparationItem.warning.is_(True)))
+    )
+    assert flagged == overdue_ids
+
+
+def test_minutes_taken_and_overdue_follow_the_target():
+    class Task:
+        status, target_minutes = "active", 30
+        started_at = utcnow() - timedelta(minutes=45)
+        finished_at = None
+
+    assert task_services.is_overdue(Task) is True
+    assert task_services.minutes_taken(Task) == 45
+    Task.status, Task.finished_at = "done", Task.started_at + timedelta(minutes=20)
+    assert task_services.is_overdue(Task) is False
+    assert task_services.minutes_taken(Task) == 20
