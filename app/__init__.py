@@ -123,10 +123,21 @@ def _register_response_headers(app: Flask) -> None:
 
 @event.listens_for(Engine, "connect")
 def _sqlite_pragmas(dbapi_connection, connection_record) -> None:
-    """SQLite: enforce foreign keys, write-ahead log, and wait for locks instead of failing."""
+    """SQLite: enforce foreign keys, write-ahead log, and wait for locks instead of failing.
+
+    pysqlite also starts transactions itself, late (at the first write), which turns an early
+    SAVEPOINT into a real commit; SQLAlchemy's documented remedy: let it start none, and emit
+    BEGIN when SQLAlchemy begins (see _sqlite_begin)."""
     if type(dbapi_connection).__module__.startswith("sqlite3"):
+        dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA busy_timeout=10000")
         cursor.close()
+
+
+@event.listens_for(Engine, "begin")
+def _sqlite_begin(connection) -> None:
+    if connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN")

@@ -95,8 +95,7 @@ def run_migrations_online():
             # Batch operations rebuild a table (copy, drop, rename). With foreign keys on, the drop
             # cascades: it would delete every row that refers to the table. The pragma only works
             # outside a transaction.
-            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
-            connection.commit()
+            connection.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
         try:
             context.configure(connection=connection, target_metadata=get_metadata(), **conf_args)
 
@@ -104,8 +103,8 @@ def run_migrations_online():
                 context.run_migrations()
         finally:
             if sqlite:
-                connection.exec_driver_sql("PRAGMA foreign_keys=ON")
                 connection.commit()
+                connection.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():
