@@ -190,6 +190,13 @@ def i18n_json(language: str):
     return response
 
 
+@bp.get("/favicon.ico")
+@public_page
+def favicon():
+    """Browsers ask for /favicon.ico whatever the page says; the icon is an SVG."""
+    return redirect(url_for("static", filename="favicon.svg"), 301)
+
+
 @bp.get("/sw.js")
 @public_page
 def service_worker():
