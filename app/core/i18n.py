@@ -36,7 +36,7 @@ _ALIASES = {
     "nl": "nl-NL",
 }
 _BY_LOWER = {tag.lower(): tag for tag in LOCALES}
-_KEY = re.compile(r"^[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*$")
+_KEY = re.compile(r"^[A-Z][A-Z0-9]*([_.][A-Z0-9]+)+$")  # PASSWORD_PATTERN, ERROR.X (not VIN)
 LANGUAGE_COOKIE = "language"
 
 
