@@ -7,6 +7,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     Column,
+    Computed,
     ForeignKey,
     Index,
     Integer,
@@ -19,6 +20,11 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
+
+SEARCH_TEXT = (
+    "lower(regno || ' ' || coalesce(vin, '') || ' ' || brand || ' ' || model || ' ' "
+    "|| coalesce(model_series, ''))"
+)
 
 
 class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
@@ -34,6 +40,23 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
         ),
         Index("ix_item_instance_regno", "instance_id", "regno"),
         Index("ix_item_instance_vin", "instance_id", "vin"),
+        # The item tables' filters and sorts (app/preparation/queries.py).
+        Index("ix_item_module_state_changed", "instance_id", "module", "state", "state_changed_at"),
+        Index("ix_item_module_changed", "instance_id", "module", "state_changed_at"),
+        Index("ix_item_module_brand_model", "instance_id", "module", "brand", "model"),
+        Index("ix_item_module_mileage", "instance_id", "module", "mileage"),
+        Index("ix_item_module_price", "instance_id", "module", "sales_price"),
+        Index("ix_item_module_year", "instance_id", "module", "model_year"),
+        Index("ix_item_module_fuel", "instance_id", "module", "fuel_type"),
+        Index("ix_item_module_color", "instance_id", "module", "color"),
+        Index("ix_item_module_warning", "instance_id", "module", "warning"),
+        # Search phrase, brand, model and series: a trigram index on PostgreSQL (pg_trgm).
+        Index(
+            "ix_item_search_text",
+            "search_text",
+            postgresql_using="gin",
+            postgresql_ops={"search_text": "gin_trgm_ops"},
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -53,6 +76,11 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     purchase_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     sales_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     warning: Mapped[bool] = mapped_column(Boolean, default=False)
+    # What the search phrase looks through, kept by the database itself (a generated column,
+    # so bulk imports fill it too): regno, VIN, brand, model and series in lower case.
+    search_text: Mapped[str | None] = mapped_column(
+        String(300), Computed(SEARCH_TEXT, persisted=True)
+    )
     package_id: Mapped[int | None] = mapped_column(
         ForeignKey("station_package.id", ondelete="SET NULL")
     )

@@ -15,12 +15,12 @@ from typing import Any
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import Select, and_, false, func, or_, select
+from sqlalchemy import Select, and_, false, func, select
 
 from app.core.models import Division, Region, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation.models import ItemStationTask, PreparationItem
+from app.preparation.models import ItemStateCount, ItemStationTask, PreparationItem
 from app.preparation.states import BY_ID
 
 DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-(\d{1,18}))$")
@@ -130,6 +130,12 @@ class ItemFilters:
     def is_empty(self) -> bool:
         return not self.to_args()
 
+    @property
+    def only_scope(self) -> bool:
+        """Nothing but the state and the divisions: the counters know the total."""
+        rest = {k for k in self.to_args() if k not in ("enum[state]", "division")}
+        return not rest
+
 
 def _int(raw: str, label: str) -> int:
     if not re.fullmatch(r"\d{1,9}", raw):
@@ -175,21 +181,18 @@ def parse_sort(sort: str | None, default: str = "-state_changed_at") -> str:
 
 
 def _search(phrase: str):
-    """Every word of the phrase matches the regno, the VIN, the brand, the model or the series."""
-    conditions = []
-    for word in phrase.split():
-        like = f"%{_escape(word)}%"
-        upper = f"%{_escape(word.upper())}%"
-        conditions.append(
-            or_(
-                PreparationItem.regno.like(upper, escape="\\"),
-                PreparationItem.vin.like(upper, escape="\\"),
-                PreparationItem.brand.ilike(like, escape="\\"),
-                PreparationItem.model.ilike(like, escape="\\"),
-                PreparationItem.model_series.ilike(like, escape="\\"),
-            )
-        )
-    return and_(*conditions)
+    """Every word of the phrase is found in the regno, the VIN, the brand, the model or the
+    series: one LIKE per word on the generated search text (a trigram index on PostgreSQL)."""
+    return and_(*(_contains(word) for word in phrase.split()))
+
+
+def _contains(text: str):
+    return PreparationItem.search_text.like(f"%{_escape(text.lower())}%", escape="\\")
+
+
+def _spellings(value: str) -> list[str]:
+    """The usual spellings of a stored word, so that an indexed IN finds it whatever the case."""
+    return sorted({value, value.lower(), value.upper(), value.capitalize(), value.title()})
 
 
 def _escape(text: str) -> str:
@@ -224,12 +227,16 @@ def item_query(
     for column, value in (
         (PreparationItem.brand, filters.brand),
         (PreparationItem.model, filters.model),
-        (PreparationItem.fuel_type, filters.fuel_type),
-        (PreparationItem.color, filters.advanced.get("color")),
         (PreparationItem.model_series, filters.advanced.get("modelSeries")),
     ):
+        if value:  # the search text's index narrows, the exact comparison decides
+            stmt = stmt.where(_contains(value), func.lower(column) == value.lower())
+    for column, value in (
+        (PreparationItem.fuel_type, filters.fuel_type),
+        (PreparationItem.color, filters.advanced.get("color")),
+    ):
         if value:
-            stmt = stmt.where(func.lower(column) == value.lower())
+            stmt = stmt.where(column.in_(_spellings(value)))
     if filters.model_year is not None:
         stmt = stmt.where(PreparationItem.model_year == filters.model_year)
     if filters.warning is not None:
@@ -299,12 +306,16 @@ def _order(stmt: Select, sort: str) -> Select:
 # --- pagination ------------------------------------------------------------------------------
 
 
+COUNT_CAP = 10_000  # filtered tables count this far and then say "more than"
+
+
 @dataclass
 class Page:
     items: list
     total: int
     page: int
     per_page: int
+    capped: bool = False  # there are more than `total` rows
 
     @property
     def pages(self) -> int:
@@ -316,19 +327,38 @@ class Page:
 
     @property
     def last_index(self) -> int:
-        return min(self.total, self.page * self.per_page)
+        return self.first_index + len(self.items) - 1 if self.items else 0
 
 
-def count(stmt: Select) -> int:
-    """The number of rows a select would give, without its ordering."""
-    inner = stmt.order_by(None).with_only_columns(PreparationItem.id).subquery()
-    return db.session.scalar(select(func.count()).select_from(inner)) or 0
+def count(stmt: Select, cap: int | None = None) -> int:
+    """The number of rows a select would give (at most cap + 1), without its ordering."""
+    inner = stmt.order_by(None).with_only_columns(PreparationItem.id)
+    if cap is not None:
+        inner = inner.limit(cap + 1)
+    return db.session.scalar(select(func.count()).select_from(inner.subquery())) or 0
 
 
-def paginate(stmt: Select, page: int, per_page: int, *, total: int | None = None) -> Page:
-    """One count (unless `total` is known already) and one page of rows; the page is clamped."""
+def counter_total(module: str, division_ids: list[int], state: int | None = None) -> int:
+    """Items of a module in these divisions (and state) from the maintained counters: a sum
+    over a few dozen rows instead of counting items."""
+    stmt = select(func.coalesce(func.sum(ItemStateCount.count), 0)).where(
+        ItemStateCount.module == module, ItemStateCount.division_id.in_(list(division_ids))
+    )
+    if state is not None:
+        stmt = stmt.where(ItemStateCount.state == state)
+    return int(db.session.scalar(stmt) or 0)
+
+
+def paginate(
+    stmt: Select, page: int, per_page: int, *, total: int | None = None, cap: int | None = None
+) -> Page:
+    """One count (unless `total` is known already; up to `cap` when given) and one page of
+    rows; the page number is clamped to the pages there are."""
+    capped = False
     if total is None:
-        total = count(stmt)
+        total = count(stmt, cap)
+        if cap is not None and total > cap:
+            total, capped = cap, True
     per_page = max(1, per_page)
     page = min(max(1, page), max(1, math.ceil(total / per_page)))
     items = (
@@ -336,4 +366,4 @@ def paginate(stmt: Select, page: int, per_page: int, *, total: int | None = None
         if total
         else []
     )
-    return Page(items=list(items), total=total, page=page, per_page=per_page)
+    return Page(items=list(items), total=total, page=page, per_page=per_page, capped=capped)

@@ -25,8 +25,10 @@ from app.preparation import api_bp, bp
 from app.preparation import items as svc
 from app.preparation.models import ItemStationTask, PreparationItem, StationPackage
 from app.preparation.queries import (
+    COUNT_CAP,
     ItemFilters,
     Page,
+    counter_total,
     division_scope,
     item_query,
     paginate,
@@ -357,7 +359,11 @@ def overview(module: str):
     if filters is not None:
         scope = division_scope(filters.division, v.visible_divisions, v.selected_division_ids)
         stmt = item_query(module, scope, filters=filters, sort=sort)
-        page = paginate(stmt, _page_number(), PER_PAGE)
+        if filters.only_scope:  # the maintained counters know the total
+            total = counter_total(module, scope, filters.state)
+            page = paginate(stmt, _page_number(), PER_PAGE, total=total)
+        else:  # count the matches, up to a cap that keeps broad searches fast
+            page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP)
         table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
     html = render_template(
         "preparation/items/overview.html",

@@ -12,10 +12,19 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation.models import PreparationItem
 from app.preparation.queries import ItemFilters
+from app.shell.layout import COUNTS
 from tests.factories import make_instance, make_user
 from tests.helpers import page_text, sign_in
 from tests.preparation.manage_helpers import foreign_item, in_seller_instance
 from tests.preparation.test_state_lists import add_items, count_queries, rows
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counts_cache():
+    """The shell caches counts per instance and counts_version; a rolled-back test leaves
+    entries whose version the next test reaches again with other data."""
+    yield
+    COUNTS.clear()
 
 
 def seller_items(module: str = "begcare", **where) -> list[PreparationItem]:
@@ -196,3 +205,25 @@ def test_the_overview_costs_the_same_queries_with_few_or_many_items(client):
     add_items(instance, division, 40, 6, start=2)
     assert count_queries(client, path) == few
     assert few <= 8
+
+
+def test_a_broad_search_counts_up_to_a_cap_and_says_more_than(as_demo, monkeypatch):
+    monkeypatch.setattr("app.preparation.routes_items.COUNT_CAP", 25)
+    client, _ = as_demo("seller")
+    volvos = [i for i in seller_items() if i.brand == "Volvo"]
+    assert len(volvos) > 25
+    response = client.get("/begcare/overview?division=all&searchphrase=volvo")
+    assert "1–25 of more than 25 vehicles" in page_text(response)
+    assert len(shown(response)) == 25
+    assert "page=2" not in response.get_data(as_text=True)  # the pages stop at the cap
+    narrow = client.get("/begcare/overview?division=all&searchphrase=volvo&enum[state]=6")
+    assert "more than" not in page_text(narrow)
+
+
+def test_the_unfiltered_total_comes_from_the_counters_and_matches_the_items(as_demo):
+    client, _ = as_demo("seller")
+    for query, expected in (
+        ("division=all", len(seller_items())),
+        ("division=all&enum[state]=9", len(seller_items(state=9))),
+    ):
+        assert total_of(client.get(f"/begcare/overview?{query}")) == expected

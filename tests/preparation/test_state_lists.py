@@ -13,12 +13,21 @@ from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem
 from app.preparation.services import add_item
 from app.preparation.states import STATES
+from app.shell.layout import COUNTS
 from tests.factories import make_instance, make_user
 from tests.helpers import page_text, sign_in
 from tests.preparation.manage_helpers import foreign_item, in_seller_instance
 from tests.shell.conftest import demo_user
 
 ROW = re.compile(r'<tr data-item-id="(\d+)" class="([^"]*)">(.*?)</tr>', re.S)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counts_cache():
+    """The shell caches counts per instance and counts_version; a rolled-back test leaves
+    entries whose version the next test reaches again with other data."""
+    yield
+    COUNTS.clear()
 
 
 def rows(response) -> list[tuple[int, str, str]]:
