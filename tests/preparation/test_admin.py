@@ -20,6 +20,8 @@ from app.preparation.models import (
     StationPackageStep,
 )
 from app.preparation.services import add_item, state_counts
+from app.shell.layout import COUNTS
+from app.shell.viewer import SNAPSHOTS
 from tests.factories import make_instance, make_user
 from tests.helpers import message_key, page_text, sign_in
 from tests.shell.conftest import demo_user
@@ -45,6 +47,15 @@ READ_ROLE = {
     "keylocations": "KEY_LOCATION",
 }
 KIND = {"locations": "parking", "keylocations": "key", "delivery-locations": "delivery"}
+
+
+@pytest.fixture(autouse=True)
+def _forget_shell_caches():
+    """The shell caches counts per counts version; a rolled-back test hands its versions back,
+    so what it cached must not outlive it (the next test would read counts that never were)."""
+    yield
+    COUNTS.clear()
+    SNAPSHOTS.clear()
 
 
 @pytest.fixture
@@ -708,3 +719,60 @@ def test_admin_lists_cost_the_same_queries_with_many_rows(client):
     many = measure()
     assert many == few
     assert max(few.values()) <= 14
+
+
+# --- what the preparation pages do with it --------------------------------------------------------
+
+
+def test_a_state_button_added_here_allows_that_move_and_deleting_it_forbids_it(as_demo):
+    parked = rows_of(PreparationItem, nordbil(), module="begcare", state=5)[0]
+    parked_id = parked.id
+    client, token = as_demo("seller")
+    post(client, token, f"/begcare/items/{parked_id}/move", to_state=9)
+    db.session.expire_all()
+    assert (
+        db.session.get(PreparationItem, parked_id).state == 5
+    )  # no button from parked to archived
+
+    client, token = as_demo("admin")
+    response = post(
+        client, token, "/admin/begcare/state-buttons/new",
+        from_state=5, to_state=9, title="Archive parked", ordering=1,
+    )  # fmt: skip
+    assert response.status_code == 302
+    client, token = as_demo("seller")
+    post(client, token, f"/begcare/items/{parked_id}/move", to_state=9)
+    db.session.expire_all()
+    assert db.session.get(PreparationItem, parked_id).state == 9
+
+    back = rows_of(StateButton, nordbil(), module="begcare", from_state=6, to_state=4)[0]
+    showroom_id = rows_of(PreparationItem, nordbil(), module="begcare", state=6)[0].id
+    client, token = as_demo("admin")
+    assert post(client, token, f"/admin/begcare/state-buttons/{back.id}/delete").status_code == 302
+    client, token = as_demo("seller")
+    post(client, token, f"/begcare/items/{showroom_id}/move", to_state=4)
+    db.session.expire_all()
+    assert db.session.get(PreparationItem, showroom_id).state == 6
+
+
+def test_a_package_built_here_gives_a_new_vehicle_its_station_tasks_in_order(as_demo):
+    client, token = as_demo("admin")
+    stations = {s.name: s.id for s in rows_of(Station, nordbil(), module="begcare")}
+    response = post(
+        client, token, "/admin/begcare/station-packages/new", name="Bara foto och tvätt",
+        **{"steps-0": stations["Fotografering"], "steps-1": stations["Tvätt"]},
+    )  # fmt: skip
+    assert response.status_code == 302
+    package_id = rows_of(StationPackage, nordbil(), name="Bara foto och tvätt")[0].id
+    client, token = as_demo("seller")
+    form = page_text(client.get("/begcare/manage/vehicle?action=add"))
+    assert "Bara foto och tvätt" in form
+    response = post(
+        client, token, "/begcare/manage/vehicle?action=add",
+        division_id=division("nordbil-solna").id, regno="KLM12B", brand="Kia", model="Niro",
+        package_id=package_id,
+    )  # fmt: skip
+    assert response.status_code == 302, page_text(response)
+    (item,) = rows_of(PreparationItem, nordbil(), regno="KLM12B")
+    tasks = sorted(rows_of(ItemStationTask, nordbil(), item_id=item.id), key=lambda t: t.ordering)
+    assert [t.station_id for t in tasks] == [stations["Fotografering"], stations["Tvätt"]]
