@@ -3,6 +3,7 @@
 from datetime import datetime, time
 from io import BytesIO
 
+import click
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
 from flask_babel import format_datetime, format_decimal, get_timezone
 from flask_babel import gettext as _
@@ -18,8 +19,9 @@ from wtforms.validators import Length
 from app.auth.session import safe_next
 from app.core.api import Schema, api_call
 from app.core.messages import KEYS
-from app.core.models import utcnow
+from app.core.models import Instance, utcnow
 from app.core.roles import ROLE_STATION_USER
+from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation import api_bp, bp, files, manage, tasks
 from app.preparation.items import manage_path
@@ -81,6 +83,14 @@ def prep_time(value: datetime | None, date_only: bool = False) -> str:
 def prep_number(value) -> str:
     """A whole number grouped as the user's language writes it."""
     return format_decimal(round(value or 0), format="#,##0")
+
+
+@bp.app_template_filter("prep_size")
+def prep_size(size: int) -> str:
+    """A file size in kB (at least 1) or MB, as the user's language writes numbers."""
+    if size >= 1024 * 1024:
+        return _("%(size)s MB", size=format_decimal(size / 1024 / 1024, format="#,##0.0"))
+    return _("%(size)s kB", size=format_decimal(max(1, round(size / 1024)), format="#,##0"))
 
 
 # --- pages -------------------------------------------------------------------------------------
@@ -275,6 +285,17 @@ def station_profile():
         minutes_taken=tasks.minutes_taken,
         manage_path=manage_path,
     )
+
+
+@bp.cli.command("sync-warnings")
+def sync_warnings_command() -> None:
+    """Set or clear every item's overdue warning (run it every few minutes, e.g. from cron)."""
+    for instance_id in db.session.scalars(select(Instance.id).where(Instance.active.is_(True))):
+        activate(instance_id)
+        set_count, cleared = tasks.sync_overdue_warnings()
+        db.session.commit()
+        click.echo(f"instance {instance_id}: {set_count} warnings set, {cleared} cleared")
+    activate(None)
 
 
 # --- files -------------------------------------------------------------------------------------

@@ -2,11 +2,13 @@
 at their station, starts and finishes its task, and sees it among today's finished tasks; the
 seller sees the same work on the vehicle's manage page. The vehicle's tasks are put back."""
 
+import io
 import re
 
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from app.auth.models import User
 from app.core.audit import AuditLog
@@ -14,9 +16,23 @@ from app.core.models import Division
 from app.core.tenancy import activate
 from app.demo import DEMO_PASSWORD
 from app.extensions import db
-from app.preparation.models import ItemStationTask, PreparationItem, Station
+from app.preparation.models import (
+    FileObject,
+    ItemComment,
+    ItemFile,
+    ItemStationTask,
+    PreparationItem,
+    Station,
+)
 
 pytestmark = pytest.mark.browser
+PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+
+
+def png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (1200, 800), (29, 78, 216)).save(out, "PNG")
+    return out.getvalue()
 
 
 def sign_in(page, email: str) -> None:
@@ -79,6 +95,13 @@ def waiting_vehicle(live_server):
             task.status, task.started_at, task.finished_at = status, started, finished
             task.assigned_user_id = assigned
         db.session.get(PreparationItem, item_id).warning = warning
+        for model in (ItemComment, ItemFile):
+            for row in db.session.scalars(select(model).where(model.item_id == item_id)):
+                db.session.delete(row)
+        db.session.flush()
+        db.session.execute(
+            delete(FileObject).where(~FileObject.id.in_(select(ItemFile.file_object_id)))
+        )
         db.session.commit()
 
 
@@ -119,7 +142,16 @@ def test_a_station_user_starts_and_finishes_a_vehicle_from_a_phone(
         assert {"preparation.task.start", "preparation.task.finish"} <= set(actions)
 
 
-def test_the_seller_sees_the_station_work_on_the_vehicles_page(page, waiting_vehicle, snap):
+def upload(page, name: str, mime: str, data: bytes, title: str) -> None:
+    page.get_by_label("File", exact=True).set_input_files(
+        {"name": name, "mimeType": mime, "buffer": data}
+    )
+    page.get_by_label("Title").fill(title)
+    page.get_by_role("button", name="Upload").click()
+
+
+def test_the_seller_works_the_vehicles_page(page, live_server, waiting_vehicle, snap):
+    """Tasks, files (an image and a PDF; a renamed program refused), comments and history."""
     regno, item_id, wash_id = waiting_vehicle
     sign_in(page, "seller@demo.test")
     page.goto(f"/begcare/{item_id}")
@@ -127,6 +159,29 @@ def test_the_seller_sees_the_station_work_on_the_vehicles_page(page, waiting_veh
     row = page.locator(f'tr[data-task-id="{wash_id}"]')
     row.get_by_role("button", name=f"Start: Tvätt, {regno}").click()
     expect(page.locator(f'tr[data-task-id="{wash_id}"]')).to_have_attribute("data-status", "active")
+
+    files = page.get_by_role("region", name="Files")
+    upload(page, "front.png", "image/png", png(), "Front")
+    expect(files.get_by_role("link", name="Front")).to_be_visible()
+    thumb = files.locator("img").first
+    expect(thumb).to_have_attribute("src", re.compile(r"variation=small"))
+    assert page.evaluate("(img) => img.naturalWidth", thumb.element_handle()) == 320
+    upload(page, "protokoll.pdf", "application/pdf", PDF, "Besiktningsprotokoll")
+    expect(files.get_by_role("link", name="Besiktningsprotokoll")).to_be_visible()
+    upload(page, "bil.jpg", "image/jpeg", b"MZ\x90\x00" + b"\x00" * 500, "Bild")
+    expect(page.get_by_role("alert")).to_have_text(
+        "Only JPEG, PNG and WebP images and PDF documents can be uploaded."
+    )
+    expect(page.get_by_label("Title")).to_have_value("Bild")
+    expect(files.get_by_role("link", name="Bild")).to_have_count(0)
+
+    page.get_by_label("Comment", exact=True).fill("Ny vindruta beställd.")
+    page.get_by_role("button", name="Add comment").click()
+    comments = page.get_by_role("region", name="Comments")
+    expect(comments.locator(".comment-text")).to_have_text(["Ny vindruta beställd."])
+    expect(comments.get_by_text("Sara Lindqvist")).to_be_visible()
+
     history = page.get_by_role("region", name="History")
     expect(history.get_by_text("Tvätt started").first).to_be_visible()
+    expect(history.get_by_text("File added: Besiktningsprotokoll")).to_be_visible()
     snap(page, "browser-manage")

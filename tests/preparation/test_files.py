@@ -90,7 +90,7 @@ def test_a_pdf_is_stored_and_downloaded_sandboxed(as_demo):
     [item_file] = item_files(item)
     assert item_file.file.content_type == "application/pdf" and item_file.file.small is None
     page = page_text(client.get(f"/begcare/items/list/{item.id}/stations-manage"))
-    assert "Besiktningsprotokoll" in page
+    assert "Besiktningsprotokoll" in page and "Besiktning.pdf · 1 kB" in page
     link = client.get(f"/file-download/{item_file.id}/Besiktning.pdf")
     assert link.headers["Location"] == f"/api/preparation-item-files/{item_file.id}/view"
     view = client.get(link.headers["Location"])

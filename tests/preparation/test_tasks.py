@@ -1,6 +1,7 @@
 """Station tasks: start, finish, assign and reopen from the manage page; the overdue warning;
 the audit trail; refused changes leave the task as it was."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -17,6 +18,7 @@ from tests.preparation.manage_helpers import (
     alerts,
     demo_item,
     fresh_shell_caches,  # noqa: F401 - autouse
+    in_seller_instance,
     set_tasks,
     tasks_of,
 )
@@ -204,6 +206,19 @@ def test_the_sweep_sets_and_clears_warnings_across_the_instance(demo_app):
         db.session.scalars(select(PreparationItem.id).where(PreparationItem.warning.is_(True)))
     )
     assert flagged == overdue_ids
+
+
+def test_the_sync_warnings_command_covers_every_instance(demo_app):
+    item = demo_item(4)
+    set_tasks(item, ["active"], minutes_ago=10_000)
+    item.warning = False
+    db.session.flush()
+    result = demo_app.test_cli_runner().invoke(args=["preparation", "sync-warnings"])
+    assert result.exit_code == 0, result.output
+    assert len(re.findall(r"instance \d+: \d+ warnings set, \d+ cleared", result.output)) == 2
+    in_seller_instance()
+    db.session.refresh(item)
+    assert item.warning is True
 
 
 def test_minutes_taken_and_overdue_follow_the_target():
