@@ -1,11 +1,18 @@
 """Shared model mixins and the organisation tree: instance, country, region, division."""
 
+import secrets
 from datetime import UTC, datetime
 
 from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from app.extensions import db
+
+
+def new_version() -> int:
+    """A fresh random version. Not a counter: a rolled-back transaction would hand its number
+    back, and whatever a cache stored under it during that transaction would look current."""
+    return secrets.randbelow(2**31 - 1) + 1
 
 
 def utcnow() -> datetime:
@@ -53,7 +60,7 @@ class Instance(TimestampMixin, db.Model):
     # Module options ({"begcare": {"leads": true, ...}}) and configuration flags
     # ({"configuration": {"enable_my_events": true}}).
     options: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
-    # Bumped whenever what the menus show (menu_version) or the vehicle counts (counts_version)
+    # Renewed whenever what the menus show (menu_version) or the vehicle counts (counts_version)
     # change, so that every worker's shell cache sees the change on its next page.
     menu_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     counts_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

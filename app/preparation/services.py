@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.core.models import Instance, utcnow
+from app.core.models import Instance, new_version, utcnow
 from app.extensions import db
 from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationItem
 from app.preparation.states import BY_ID, STATES
@@ -43,9 +43,7 @@ def bump_counts_version(instance_id: int) -> None:
     """Mark an instance's vehicle counts as changed, for the shell's counts cache."""
     table = Instance.__table__
     db.session.execute(
-        update(table)
-        .where(table.c.id == instance_id)
-        .values(counts_version=table.c.counts_version + 1)
+        update(table).where(table.c.id == instance_id).values(counts_version=new_version())
     )
 
 

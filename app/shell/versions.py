@@ -4,7 +4,7 @@ from sqlalchemy import event, update
 from sqlalchemy.orm import Session
 
 from app.auth.models import Group, User
-from app.core.models import Country, Division, Instance, Region, utcnow
+from app.core.models import Country, Division, Instance, Region, new_version, utcnow
 from app.market.models import InstanceGroup
 from app.preparation.models import CustomList, DynamicList
 
@@ -19,13 +19,11 @@ def _bump_menu_versions(session: Session, flush_context, instances) -> None:
         if isinstance(obj, MENU_SOURCES) and getattr(obj, "instance_id", None) is not None:
             changed.add(obj.instance_id)
         elif isinstance(obj, Instance) and obj in session.dirty and session.is_modified(obj):
-            obj.menu_version = (obj.menu_version or 0) + 1
+            obj.menu_version = new_version()
         elif isinstance(obj, User) and obj in session.dirty:
             obj.modified_at = utcnow()  # also for changes to its groups, divisions, instances
     if changed:
         table = Instance.__table__
         session.execute(
-            update(table)
-            .where(table.c.id.in_(changed))
-            .values(menu_version=table.c.menu_version + 1)
+            update(table).where(table.c.id.in_(changed)).values(menu_version=new_version())
         )
