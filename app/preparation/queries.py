@@ -80,28 +80,34 @@ class ItemFilters:
         filters = cls()
         filters.searchphrase = " ".join(get("searchphrase").split())[:MAX_PHRASE]
         if raw := get("enum[state]"):
-            state = _int(raw, _("State"))
+            state = _int(raw, _("State"), "enum[state]")
             if state not in BY_ID:
-                raise ValueError(_("There is no vehicle state %(value)s.", value=raw))
+                raise FilterError(
+                    _("There is no vehicle state %(value)s.", value=raw), "enum[state]"
+                )
             filters.state = state
         if raw := get("division"):
             if not DIVISION_VALUE.match(raw):
-                raise ValueError(_("The division filter %(value)s is not valid.", value=raw))
+                raise FilterError(
+                    _("The division filter %(value)s is not valid.", value=raw), "division"
+                )
             filters.division = raw
         filters.brand = get("brand") or None
         filters.model = get("model") or None
         filters.fuel_type = get("fuelType") or None
         if raw := get("modelYear"):
-            filters.model_year = _int(raw, _("Model year"))
+            filters.model_year = _int(raw, _("Model year"), "modelYear")
         if raw := get("warning").lower():
             if raw not in TRUE_VALUES + FALSE_VALUES:
-                raise ValueError(_("The warning filter must be yes or no."))
+                raise FilterError(_("The warning filter must be yes or no."), "warning")
             filters.warning = raw in TRUE_VALUES
         for name, kind in ADVANCED_FILTERS.items():
             raw = get(f"advancedFilter[{name}]")
             if raw:
                 filters.advanced[name] = (
-                    _int(raw, str(ADVANCED_LABELS[name])) if kind == "int" else raw[:MAX_PHRASE]
+                    _int(raw, str(ADVANCED_LABELS[name]), f"advancedFilter[{name}]")
+                    if kind == "int"
+                    else raw[:MAX_PHRASE]
                 )
         return filters
 
@@ -137,10 +143,23 @@ class ItemFilters:
         return not rest
 
 
-def _int(raw: str, label: str) -> int:
+class FilterError(ValueError):
+    """A malformed filter value: the translated message and the argument it came from."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _int(raw: str, label: str, field: str) -> int:
     if not re.fullmatch(r"\d{1,9}", raw):
-        raise ValueError(
-            _("The filter “%(name)s” must be a whole number, not %(value)s.", name=label, value=raw)
+        raise FilterError(
+            _(
+                "The filter “%(name)s” must be a whole number, not %(value)s.",
+                name=label,
+                value=raw,
+            ),
+            field,
         )
     return int(raw)
 

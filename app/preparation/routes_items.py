@@ -349,11 +349,12 @@ def overview(module: str):
     """Every vehicle of the module with the search phrase and the filters a link can carry."""
     _module(module)
     v = viewer()
-    error = None
+    error = error_field = None
     try:
         filters = ItemFilters.from_args(request.args)
     except ValueError as exc:
         error, filters = str(exc), None
+        error_field = getattr(exc, "field", None)
     sort = parse_sort(request.args.get("sort"), "-state_changed_at")
     table = None
     if filters is not None:
@@ -370,6 +371,7 @@ def overview(module: str):
         module=module,
         t=table,
         error=error,
+        error_field=error_field,
         raw=request.args,
         states=STATES,
         fuel_types=svc.FUEL_TYPES,
