@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 from wtforms import DecimalField, IntegerField, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.widgets import TextInput
 
 from app.auth.session import safe_next
 from app.core import roles as R
@@ -83,11 +84,11 @@ class _Loose:
 
 
 class LooseIntegerField(_Loose, IntegerField):
-    pass
+    widget = TextInput()  # type=number would refuse "12 500"
 
 
 class LooseDecimalField(_Loose, DecimalField):
-    pass
+    widget = TextInput()
 
 
 def _length(n: int) -> Length:
@@ -148,7 +149,7 @@ class ItemForm(FlaskForm):
         packages = db.session.execute(
             select(StationPackage.id, StationPackage.name)
             .where(StationPackage.module == module)
-            .order_by(StationPackage.name)
+            .order_by(StationPackage.id)
         ).all()
         self.package_id.choices = [("", _("No package"))] + [(str(i), n) for i, n in packages]
         if new and self.package_id.data is None and packages:

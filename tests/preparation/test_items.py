@@ -450,3 +450,14 @@ def test_list_extended_of_another_instance_or_division_is_not_found(as_demo):
     elsewhere = demo_item(4, division="Nordbil Göteborg")
     assert client.get(f"/api/preparation-items/{elsewhere.id}/list-extended").status_code == 404
     assert client.get("/api/preparation-items/99999999/list-extended").status_code == 404
+
+
+def test_optional_fields_are_not_required_and_numbers_take_spaces(as_demo):
+    client, _ = as_demo("seller")
+    html = client.get("/begcare/manage/vehicle?action=add").get_data(as_text=True)
+    assert re.search(r'<input[^>]*id="regno"[^>]*required', html)
+    for name in ("vin", "model_series", "mileage", "sales_price"):
+        tag = re.search(rf'<input[^>]*id="{name}"[^>]*>', html).group(0)
+        assert "required" not in tag, name
+    assert 'type="number"' not in html  # "12 500" must be typeable
+    assert re.search(r'<option selected value="\d+">Standard</option>', html)
