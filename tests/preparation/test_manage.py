@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.core.models import utcnow
+from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation.models import ItemComment, ItemFile, ItemStationTask, PreparationItem
 from app.preparation.services import move_item
@@ -236,12 +237,26 @@ def test_items_of_another_instance_are_not_found(as_demo):
     ):
         response = client.get(path, follow_redirects=True)
         assert response.status_code == 404, path
+    activate(other.instance_id)
+    foreign_comment = ItemComment(
+        item_id=other.id, user_id=demo_user("buyer@demo.test").id, content="Hej",
+        instance_id=other.instance_id,
+    )  # fmt: skip
+    db.session.add(foreign_comment)
+    db.session.flush()
+    own_item = demo_item(4)
     for path in (
         f"/begcare/items/{other.id}/comments",
+        f"/begcare/items/{other.id}/comments/{foreign_comment.id}",
+        f"/begcare/items/{own_item.id}/comments/{foreign_comment.id}",
         f"/begcare/items/{other.id}/files",
         f"/begcare/items/{other.id}/tasks/{other_task.id}/start",
+        f"/begcare/items/{own_item.id}/tasks/{other_task.id}/start",
     ):
-        assert client.post(path, data={"csrf_token": token}).status_code == 404, path
+        response = client.post(path, data={"csrf_token": token, "content": "Ändrat"})
+        assert response.status_code == 404, path
+    db.session.refresh(foreign_comment)
+    assert foreign_comment.content == "Hej"
 
 
 def test_items_of_a_division_outside_the_users_rights_are_not_found(as_demo):
