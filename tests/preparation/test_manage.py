@@ -316,3 +316,13 @@ def test_the_page_costs_the_same_queries_with_many_comments_files_and_events(as_
         client.post(f"/begcare/items/{item.id}/tasks/{task.id}/assign", data={"csrf_token": token})
     assert db.session.scalar(select(func.count()).where(ItemFile.item_id == item.id)) == 5
     assert queries() == few
+
+
+def test_newcare_items_have_the_same_page(as_demo):
+    client, _ = as_demo("seller")
+    item = demo_item(4, module="newcare")
+    response = client.get(f"/newcare/{item.id}", follow_redirects=True)
+    assert response.request.path == f"/newcare/items/list/{item.id}/stations-manage"
+    html = page_text(response)
+    assert item.regno in html and "New vehicles" in html
+    assert [t.station.name for t in tasks_of(item)][0] in html
