@@ -371,18 +371,26 @@ def counter_total(module: str, division_ids: list[int], state: int | None = None
 def paginate(
     stmt: Select, page: int, per_page: int, *, total: int | None = None, cap: int | None = None
 ) -> Page:
-    """One count (unless `total` is known already; up to `cap` when given) and one page of
-    rows; the page number is clamped to the pages there are."""
+    """At most one count (none when `total` is known, or when the first page is not full) and
+    one page of rows; the count goes up to `cap` when given; the page number is clamped."""
+    per_page = max(1, per_page)
+    rows = lambda n: list(db.session.scalars(stmt.limit(per_page).offset((n - 1) * per_page)))  # noqa: E731
+    if total is None and page <= 1:
+        items = rows(1)
+        if len(items) < per_page:  # a short first page is everything there is
+            return Page(items=items, total=len(items), page=1, per_page=per_page)
+        return _page_with_count(stmt, items, 1, per_page, cap)
     capped = False
     if total is None:
         total = count(stmt, cap)
         if cap is not None and total > cap:
             total, capped = cap, True
-    per_page = max(1, per_page)
     page = min(max(1, page), max(1, math.ceil(total / per_page)))
-    items = (
-        db.session.scalars(stmt.limit(per_page).offset((page - 1) * per_page)).all()
-        if total
-        else []
-    )
-    return Page(items=list(items), total=total, page=page, per_page=per_page, capped=capped)
+    items = rows(page) if total else []
+    return Page(items=items, total=total, page=page, per_page=per_page, capped=capped)
+
+
+def _page_with_count(stmt: Select, items: list, page: int, per_page: int, cap: int | None):
+    total = count(stmt, cap)
+    capped = cap is not None and total > cap
+    return Page(items, cap if capped else total, page, per_page, capped)

@@ -199,12 +199,14 @@ def test_the_overview_costs_the_same_queries_with_few_or_many_items(client):
     sign_in(client, user)
     activate(instance.id)
     division = db.session.scalars(select(Division)).first()
-    add_items(instance, division, 2, 6)
     path = "/begcare/overview?searchphrase=volvo&division=all&sort=regno"
-    few = count_queries(client, path)
-    add_items(instance, division, 40, 6, start=2)
-    assert count_queries(client, path) == few
-    assert few <= 8
+    add_items(instance, division, 3, 6)
+    one_short_page = count_queries(client, path)  # no count needed: the page is everything
+    add_items(instance, division, 27, 6, start=3)
+    full_pages = count_queries(client, path)
+    add_items(instance, division, 60, 6, start=30)
+    assert count_queries(client, path) == full_pages == one_short_page + 1
+    assert full_pages <= 8
 
 
 def test_a_broad_search_counts_up_to_a_cap_and_says_more_than(as_demo, monkeypatch):
@@ -227,3 +229,14 @@ def test_the_unfiltered_total_comes_from_the_counters_and_matches_the_items(as_d
         ("division=all&enum[state]=9", len(seller_items(state=9))),
     ):
         assert total_of(client.get(f"/begcare/overview?{query}")) == expected
+
+
+def test_pages_of_a_search_follow_on_and_a_page_past_the_end_shows_the_last(as_demo):
+    client, _ = as_demo("seller")
+    volvos = {i.id for i in seller_items() if i.brand == "Volvo"}
+    base = "/begcare/overview?division=all&searchphrase=volvo&sort=regno"
+    first, second = client.get(base), client.get(base + "&page=2")
+    ids = [i.id for i in shown(first)] + [i.id for i in shown(second)]
+    assert set(ids) == volvos and len(ids) == len(volvos)
+    assert f"26–{len(volvos)} of {len(volvos)} vehicles" in page_text(second)
+    assert [i.id for i in shown(client.get(base + "&page=99"))] == [i.id for i in shown(second)]
