@@ -258,3 +258,44 @@ def seed_lists(ctx: dict) -> None:
     )  # fmt: skip
     db.session.flush()
     activate(None)
+
+
+@seeder(32)
+def seed_station_queue(ctx: dict) -> None:
+    """A few Solna vehicles whose next task is the wash, so the station user has work waiting."""
+    station_user = ctx["users"]["station@demo.test"]
+    activate(station_user.home_instance_id)
+    wash = next(
+        s for s in ctx["stations"][(station_user.home_instance_id, "begcare")] if s.name == "Tvätt"
+    )
+    solna = ctx["divisions"]["Nordbil Solna"]
+    now = utcnow().replace(second=0, microsecond=0)
+    chosen = [
+        i
+        for i in ctx["items"][station_user.home_instance_id]
+        if i.module == "begcare" and i.division_id == solna.id and i.state in (2, 3, 4)
+    ][:5]
+    for n, item in enumerate(chosen):
+        tasks = db.session.scalars(
+            db.select(ItemStationTask)
+            .where(ItemStationTask.item_id == item.id)
+            .order_by(ItemStationTask.ordering)
+        ).all()
+        if not any(t.station_id == wash.id for t in tasks):
+            continue
+        before = True
+        for task in tasks:
+            if task.station_id == wash.id:
+                before = False
+                task.status = "active" if n == 0 else "pending"
+                task.started_at = now - timedelta(minutes=20) if n == 0 else None
+                task.finished_at = None
+            elif before:
+                task.status = "done"
+                task.started_at = task.started_at or now - timedelta(hours=5 + n)
+                task.finished_at = task.finished_at or task.started_at + timedelta(minutes=90)
+            else:
+                task.status, task.started_at, task.finished_at = "pending", None, None
+        item.warning = False
+    db.session.flush()
+    activate(None)
