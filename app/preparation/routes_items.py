@@ -90,6 +90,12 @@ class LooseIntegerField(_Loose, IntegerField):
 class LooseDecimalField(_Loose, DecimalField):
     widget = TextInput()
 
+    def process_formdata(self, valuelist):
+        super().process_formdata(valuelist)
+        if self.data is not None and not self.data.is_finite():  # NaN would break comparisons
+            self.data = None
+            raise ValueError(self.gettext("Not a valid decimal value."))
+
 
 def _length(n: int) -> Length:
     return Length(max=n, message=KEYS["FIELD_TOO_LONG"])

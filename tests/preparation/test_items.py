@@ -461,3 +461,16 @@ def test_optional_fields_are_not_required_and_numbers_take_spaces(as_demo):
         assert "required" not in tag, name
     assert 'type="number"' not in html  # "12 500" must be typeable
     assert re.search(r'<option selected value="\d+">Standard</option>', html)
+
+
+@pytest.mark.parametrize("value", ["NaN", "sNaN", "Infinity", "-1", "1e12", "12,5,0"])
+def test_nonsense_numbers_are_refused_with_a_message(as_demo, value):
+    client, token = as_demo("seller")
+    response = client.post(
+        "/begcare/manage/vehicle?action=add",
+        data=vehicle_form(token, purchase_price=value, mileage=value),
+    )
+    assert response.status_code == 422
+    text = page_text(response)
+    assert 'id="purchase_price-error"' in text and 'id="mileage-error"' in text
+    assert item_by_regno("XYZ12A") is None
