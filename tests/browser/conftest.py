@@ -62,6 +62,22 @@ class QuietHandler(WSGIRequestHandler):
         pass
 
 
+def buffered(app: Flask):
+    """Answer with the whole body at once and close the app's iterable straight away: the
+    development server leaves it open (an unclosed static file, a ResourceWarning, which the
+    test settings turn into an error) when the browser drops a connection mid-answer."""
+
+    def wsgi(environ, start_response):
+        iterable = app(environ, start_response)
+        try:
+            return [b"".join(iterable)]
+        finally:
+            if hasattr(iterable, "close"):
+                iterable.close()
+
+    return wsgi
+
+
 @dataclass
 class LiveServer:
     app: Flask
@@ -78,7 +94,7 @@ def live_server(tmp_path_factory):
     app.config["TESTING"] = False  # behave as served: errors become pages, not exceptions
     with app.app_context():
         assert load_demo_data(), "the browser database should start empty"
-    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    server = make_server("127.0.0.1", 0, buffered(app), threaded=True, request_handler=QuietHandler)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
     try:
@@ -87,6 +103,10 @@ def live_server(tmp_path_factory):
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+        # A request still being answered would hand its connection back to a disposed pool.
+        for handler in threading.enumerate():
+            if "process_request_thread" in handler.name:
+                handler.join(timeout=5)
         with app.app_context():
             db.engine.dispose()
 
@@ -114,7 +134,7 @@ def viewport(request):
 
 
 @pytest.fixture
-def new_page(browser, live_server):
+def new_page(live_server, browser):  # in this order: Chromium closes before the server stops
     """Open a page in a fresh browser context: new_page(locale=..., viewport=...)."""
     contexts = []
 
