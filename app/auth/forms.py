@@ -4,6 +4,7 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import EmailField, PasswordField, ValidationError
 from wtforms.validators import Email, InputRequired, Length
+from wtforms.widgets import PasswordInput
 
 from app.auth.services import PASSWORD_MAX, password_ok
 from app.core.messages import KEYS
@@ -41,13 +42,16 @@ class ForgotPasswordForm(FlaskForm):
 
 
 class ResetPasswordForm(FlaskForm):
+    # The new password is kept after a refused submit (the page is not stored: no-store).
     password = PasswordField(
         _l("New password"),
+        widget=PasswordInput(hide_value=False),
         validators=[InputRequired(KEYS["PASSWORD_REQUIRED"])],
         render_kw={"autocomplete": "new-password", "maxlength": PASSWORD_MAX, "minlength": 7},
     )
     verify_password = PasswordField(
         _l("Verify password"),
+        widget=PasswordInput(hide_value=False),
         validators=[InputRequired(KEYS["VERIFY_PASSWORD_REQUIRED"])],
         render_kw={"autocomplete": "new-password", "maxlength": PASSWORD_MAX},
     )

@@ -43,6 +43,10 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def _csrf(exc: CSRFError):
+        if wants_json() and not current_user.is_authenticated:
+            # The session is gone, and its CSRF secret with it: say 401, so that the page
+            # offers the login modal and retries the call with the new token.
+            return jsonify({"message": _("Sign in to continue.")}), 401
         text = _("Your form has expired or was sent from elsewhere. Please try again.")
         if wants_json():
             return jsonify({"message": text}), 400

@@ -62,6 +62,9 @@ def init_app(app: Flask) -> None:
         response.headers["Referrer-Policy"] = "same-origin"
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["Permissions-Policy"] = "camera=(), microphone=(), geolocation=()"
+        if response.mimetype == "text/html":
+            # Pages carry personal data and kept form input: never stored by caches.
+            response.headers.setdefault("Cache-Control", "no-store")
         if request.is_secure:
             response.headers["Strict-Transport-Security"] = "max-age=31536000; includeSubDomains"
         return response

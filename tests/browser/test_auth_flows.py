@@ -225,12 +225,6 @@ def test_reset_password_refuses_weak_and_mismatched_then_the_new_one_signs_in(
     expect(page.get_by_role("alert")).to_have_attribute("data-message-key", "INVALID_RESET_TOKEN")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="app/auth/forms.py: PasswordField hides its value, so a refused reset form comes back "
-    "empty; the issue asks that bad input keeps what the user typed",
-)
 def test_reset_password_keeps_what_was_typed_after_a_mismatch(page, live_server, restore):
     restore("station@demo.test")
     page.goto(reset_link_by_mail(page, live_server, "station@demo.test"))
@@ -244,12 +238,6 @@ def test_reset_password_keeps_what_was_typed_after_a_mismatch(page, live_server,
 # --- the login modal -------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="app/core: a JSON call without a session is refused by the CSRF check (400) before the "
-    "login check (401), so the login modal never opens",
-)
 def test_login_modal_signs_in_again_and_retries_the_save(page, live_server, snap, restore):
     restore("global@demo.test")
     sign_in(page, "global@demo.test")

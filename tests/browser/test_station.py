@@ -165,6 +165,7 @@ def test_the_seller_works_the_vehicles_page(page, live_server, waiting_vehicle, 
     expect(files.get_by_role("link", name="Front")).to_be_visible()
     thumb = files.locator("img").first
     expect(thumb).to_have_attribute("src", re.compile(r"variation=small"))
+    page.wait_for_function("(img) => img.complete", arg=thumb.element_handle())
     assert page.evaluate("(img) => img.naturalWidth", thumb.element_handle()) == 320
     upload(page, "protokoll.pdf", "application/pdf", PDF, "Besiktningsprotokoll")
     expect(files.get_by_role("link", name="Besiktningsprotokoll")).to_be_visible()
