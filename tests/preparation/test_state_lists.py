@@ -221,3 +221,11 @@ def test_a_state_list_costs_the_same_queries_with_few_or_many_items(client):
     assert few == many
     assert few <= 8
     assert db.session.scalar(select(func.count()).select_from(PreparationItem)) >= 42
+
+
+def test_rows_with_an_active_advert_get_the_blue_callout(as_demo, monkeypatch):
+    client, _ = as_demo("seller")
+    first = rows(client.get("/begcare/items/showroom?sort=regno"))[0][0]
+    monkeypatch.setattr("app.preparation.items.active_advert_ids", lambda ids: {first} & set(ids))
+    listed = rows(client.get("/begcare/items/showroom?sort=regno"))
+    assert [i for i, c, _ in listed if "row-advert" in c] == [first]
