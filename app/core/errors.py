@@ -43,7 +43,7 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def _csrf(exc: CSRFError):
-        if wants_json() and not current_user.is_authenticated:
+        if wants_json() and not current_user.is_authenticated and not is_public(request.endpoint):
             # The session is gone, and its CSRF secret with it: say 401, so that the page
             # offers the login modal and retries the call with the new token.
             return jsonify({"message": _("Sign in to continue.")}), 401

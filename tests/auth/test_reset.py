@@ -243,7 +243,8 @@ def test_the_reset_form_refuses_bad_passwords_with_the_specs_key(
     assert translated(app, key) in page_text(response)
     html = response.get_data(as_text=True)
     if password:
-        assert f'value="{password}"' not in html  # passwords are never written back
+        assert f'value="{password}"' in html  # what was typed is kept to correct it
+        assert response.headers["Cache-Control"] == "no-store"  # and the page is never stored
     assert 'name="password"' in html  # the form is still there to correct
     assert client.get(f"/reset-password/{token}").status_code == 200  # the link still works
     assert login_status(client, user.email, PASSWORD) == 302  # and the password is unchanged
