@@ -10,6 +10,7 @@ from admin_services and commit once.
 from flask import abort, flash, redirect, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 
 from app.core import roles as R
 from app.core.modules import MODULE_NAMES
@@ -277,7 +278,15 @@ def admin_station_group_delete(module: str, item_id: int):
         return _saved(module, "station-groups", _("The station group is deleted."))
     count = S.group_station_counts(module).get(group.id, 0)
     consequences = (
-        [_("Its %(count)s stations stay, without a group.", count=count)] if count else []
+        [
+            ngettext(
+                "Its %(num)s station stays, without a group.",
+                "Its %(num)s stations stay, without a group.",
+                count,
+            )
+        ]
+        if count
+        else []
     )
     return _delete_page(
         module, "station-groups", v, heading=_("Delete station group"), name=group.name,
@@ -333,10 +342,7 @@ def admin_station_delete(module: str, item_id: int):
             blocked = exc.message
     tasks = S.station_in_use(station)
     if tasks and blocked is None:
-        blocked = _(
-            "%(name)s has station tasks on %(count)s vehicles and cannot be deleted.",
-            name=station.name, count=tasks,
-        )  # fmt: skip
+        blocked = S.station_in_use_message(station, tasks)
     packages = S.packages_with_station(station)
     consequences = (
         [_("It is taken out of these packages: %(names)s.", names=", ".join(packages))]
@@ -395,7 +401,13 @@ def admin_station_package_delete(module: str, item_id: int):
         return _saved(module, "station-packages", _("The station package is deleted."))
     count = S.package_item_counts(module).get(package.id, 0)
     consequences = (
-        [_("%(count)s vehicles have this package; their station tasks stay as they are.", count=count)]
+        [
+            ngettext(
+                "%(num)s vehicle has this package; its station tasks stay as they are.",
+                "%(num)s vehicles have this package; their station tasks stay as they are.",
+                count,
+            )
+        ]
         if count
         else []
     )  # fmt: skip

@@ -9,6 +9,7 @@ constraint is left to answer for us.
 from collections.abc import Iterable, Sequence
 
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import joinedload, selectinload
 
@@ -319,14 +320,7 @@ def delete_station(module: str, station: Station) -> None:
     """Remove a station that has no tasks; it leaves the packages that included it."""
     tasks = station_in_use(station)
     if tasks:
-        raise Refused(
-            None,
-            _(
-                "%(name)s has station tasks on %(count)s vehicles and cannot be deleted.",
-                name=station.name,
-                count=tasks,
-            ),
-        )
+        raise Refused(None, station_in_use_message(station, tasks))
     packages = packages_with_station(station)
     db.session.execute(
         StationPackageStep.__table__.delete().where(
@@ -504,3 +498,13 @@ def delete_location(module: str, location: Location) -> None:
     )
     db.session.delete(location)
     db.session.flush()
+
+
+def station_in_use_message(station, tasks: int) -> str:
+    """Why a station with tasks cannot be deleted."""
+    return ngettext(
+        "%(name)s has station tasks on %(num)s vehicle and cannot be deleted.",
+        "%(name)s has station tasks on %(num)s vehicles and cannot be deleted.",
+        tasks,
+        name=station.name,
+    )

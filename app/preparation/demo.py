@@ -273,7 +273,7 @@ def seed_station_queue(ctx: dict) -> None:
     chosen = [
         i
         for i in ctx["items"][station_user.home_instance_id]
-        if i.module == "begcare" and i.division_id == solna.id and i.state in (2, 3, 4)
+        if i.module == "begcare" and i.division_id == solna.id and i.state == 4
     ][:5]
     for n, item in enumerate(chosen):
         tasks = db.session.scalars(

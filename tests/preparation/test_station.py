@@ -186,7 +186,7 @@ def test_the_queue_costs_the_same_queries_with_many_vehicles(as_demo):
             .where(
                 Division.name == "Nordbil Solna",
                 PreparationItem.module == "begcare",
-                PreparationItem.state == 4,
+                PreparationItem.state.in_([2, 3, 4]),
                 StationPackageStep.station_id == wash.id,
             )
         )
