@@ -17,6 +17,7 @@ from sqlalchemy.orm import selectinload
 
 from app.core import audit
 from app.core.models import Country, Division, Region, utcnow
+from app.core.modules import MODULE_NAMES
 from app.extensions import db
 from app.preparation.models import (
     ItemStationTask,
@@ -152,7 +153,7 @@ def duplicate_errors(regno: str, vin: str | None, exclude_id: int | None = None)
                 "%(value)s is already registered on another vehicle: %(vehicle)s (%(module)s, %(state)s).",
                 value=value,
                 vehicle=other.full_model_name,
-                module=other.module,
+                module=MODULE_NAMES[other.module],
                 state=BY_ID[other.state].title,
             )
     return errors

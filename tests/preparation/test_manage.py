@@ -326,3 +326,12 @@ def test_newcare_items_have_the_same_page(as_demo):
     html = page_text(response)
     assert item.regno in html and "New vehicles" in html
     assert [t.station.name for t in tasks_of(item)][0] in html
+
+
+def test_the_edit_link_is_offered_to_users_who_may_add_vehicles(as_demo):
+    item = demo_item(4, division="Nordbil Solna")
+    edit = f"/begcare/manage/vehicle?action=edit&amp;id={item.id}"
+    client, _ = as_demo("seller")
+    assert edit in client.get(manage_url(item)).get_data(as_text=True)
+    station_client, _ = as_demo("station")
+    assert edit not in station_client.get(manage_url(item)).get_data(as_text=True)
