@@ -199,7 +199,9 @@ def seed_items(ctx: dict) -> None:
                     else rng.choices(list(STATE_WEIGHTS), weights=list(STATE_WEIGHTS.values()))[0]
                 )
                 brand, model, series, fuel = rng.choice(CARS)
-                started = now - timedelta(days=rng.randint(2, 365), hours=rng.randint(0, 23))
+                # Sold and archived vehicles spread over the year; the ones still in work are recent.
+                age = rng.randint(2, 365) if target >= 7 else rng.randint(2, 75)
+                started = now - timedelta(days=age, hours=rng.randint(0, 23))
                 used = module == "begcare"
                 purchase = rng.randrange(90_000, 520_000, 500) if used else None
                 item = PreparationItem(
