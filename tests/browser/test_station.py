@@ -115,7 +115,7 @@ def test_a_station_user_starts_and_finishes_a_vehicle_from_a_phone(
     card = page.locator(f'.station-card[data-item-id="{item_id}"]')
     expect(card.get_by_role("heading", name=regno)).to_be_visible()
     expect(card.get_by_text("Waiting", exact=True)).to_be_visible()
-    start = card.get_by_role("button", name=f"Start: Tvätt, {regno}")
+    start = card.get_by_role("button", name=f"Start task: Tvätt, {regno}")
     box = start.bounding_box()
     assert box["width"] >= 250 and box["height"] >= 44  # a thumb-sized target
     assert page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scroll
@@ -157,7 +157,7 @@ def test_the_seller_works_the_vehicles_page(page, live_server, waiting_vehicle, 
     page.goto(f"/begcare/{item_id}")
     expect(page).to_have_url(re.compile(rf"/begcare/items/list/{item_id}/stations-manage$"))
     row = page.locator(f'tr[data-task-id="{wash_id}"]')
-    row.get_by_role("button", name=f"Start: Tvätt, {regno}").click()
+    row.get_by_role("button", name=f"Start task: Tvätt, {regno}").click()
     expect(page.locator(f'tr[data-task-id="{wash_id}"]')).to_have_attribute("data-status", "active")
 
     files = page.get_by_role("region", name="Files")
