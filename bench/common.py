@@ -81,7 +81,7 @@ def prepare_database(url: str, items: int = 100_000) -> None:
 def gunicorn(app_spec: str, port: int, env: dict, workers: int = 4):
     """Serve `app_spec` with gunicorn on 127.0.0.1:port for the duration of the block."""
     cmd = [
-        str(ROOT / ".venv/bin/gunicorn"), "--config", "/dev/null", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+        str(ROOT / ".venv/bin/gunicorn"), "--config", str(ROOT / "bench" / "gunicorn_bench.py"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
         "--worker-class", "sync", "--log-level", "warning", app_spec,
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env})  # noqa: S603
