@@ -126,15 +126,6 @@ def _page(template: str, module: str, slug: str, v: Viewer, **context):
     )
 
 
-def _form_page(module: str, slug: str, v: Viewer, form, heading, refusal=None, **context):
-    status = 422 if request.method == "POST" else 200
-    html = _page(
-        context.pop("template", "preparation/admin/form.html"),
-        module, slug, v, form=form, heading=heading, subpage=heading, refusal=refusal, **context,
-    )  # fmt: skip
-    return html, status
-
-
 def _refused(form, exc: S.Refused) -> str | None:
     """Show a refused change under its field; return it when it belongs to no single field."""
     field = getattr(form, exc.field, None) if exc.field else None
@@ -150,17 +141,41 @@ def _saved(module: str, slug: str, text: str):
     return redirect(_list_url(module, slug))
 
 
-def _delete_page(
-    module: str, slug: str, v: Viewer, *, heading, name, consequences=(), blocked=None
-):
-    """The second step of a delete: what goes, what follows, and the real submit (POST)."""
-    form = ConfirmDeleteForm()
-    status = 200 if request.method == "GET" else (409 if blocked else 422)
+def _form_screen(module: str, slug: str, v: Viewer, form, save, *, saved, heading, **context):
+    """The form of a new or changed row: a valid POST runs `save()` and goes back to the list
+    with `saved`; otherwise the form (again, with what the rules refused: 422)."""
+    refusal = None
+    if form.validate_on_submit():
+        try:
+            save()
+            return _saved(module, slug, saved)
+        except S.Refused as exc:
+            refusal = _refused(form, exc)
     html = _page(
-        "preparation/admin/delete.html", module, slug, v, form=form, heading=heading,
-        subpage=heading, name=name, consequences=consequences, blocked=blocked,
+        context.pop("template", "preparation/admin/form.html"),
+        module, slug, v, form=form, heading=heading, subpage=heading, refusal=refusal, **context,
     )  # fmt: skip
-    return html, status
+    return html, 422 if request.method == "POST" else 200
+
+
+def _delete_screen(module: str, slug: str, v: Viewer, delete, *, deleted, describe):
+    """The second step of a delete: a confirmed POST runs `delete()` and goes back to the list
+    with `deleted`; otherwise what goes and what follows, from `describe()` (heading, name,
+    consequences, blocked), and the real submit. A refused POST blocks it (409)."""
+    blocked = None
+    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+        try:
+            delete()
+            return _saved(module, slug, deleted)
+        except S.Refused as exc:
+            blocked = exc.message
+    page = {"consequences": (), **describe()}
+    page["blocked"] = blocked = blocked or page.get("blocked")
+    html = _page(
+        "preparation/admin/delete.html", module, slug, v, form=ConfirmDeleteForm(),
+        subpage=page["heading"], **page,
+    )  # fmt: skip
+    return html, 200 if request.method == "GET" else (409 if blocked else 422)
 
 
 # --- the module's entry into the admin area -------------------------------------------------------
@@ -211,32 +226,32 @@ def admin_state_button_form(module: str, item_id: int | None = None):
     v = _access(module, "state-buttons", write=True)
     button = _found(S.get_state_button(module, item_id)) if item_id else None
     form = StateButtonForm(obj=button)
-    refusal = None
-    if form.validate_on_submit():
-        try:
-            S.save_state_button(
-                module, button, from_state=form.from_state.data, to_state=form.to_state.data,
-                title=form.title.data, ordering=form.ordering.data,
-            )  # fmt: skip
-            return _saved(module, "state-buttons", _("The state button is saved."))
-        except S.Refused as exc:
-            refusal = _refused(form, exc)
-    heading = _("Edit state button") if button else _("New state button")
-    return _form_page(module, "state-buttons", v, form, heading, refusal)
+    return _form_screen(
+        module, "state-buttons", v, form,
+        lambda: S.save_state_button(
+            module, button, from_state=form.from_state.data, to_state=form.to_state.data,
+            title=form.title.data, ordering=form.ordering.data,
+        ),
+        saved=_("The state button is saved."),
+        heading=_("Edit state button") if button else _("New state button"),
+    )  # fmt: skip
 
 
 @bp.route(f"{PREFIX}/state-buttons/<int:item_id>/delete", methods=FORM_METHODS)
 def admin_state_button_delete(module: str, item_id: int):
     v = _access(module, "state-buttons", write=True)
     button = _found(S.get_state_button(module, item_id))
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
-        S.delete_state_button(module, button)
-        return _saved(module, "state-buttons", _("The state button is deleted."))
-    route = f"{BY_ID[button.from_state].title} → {BY_ID[button.to_state].title}"
-    return _delete_page(
-        module, "state-buttons", v, heading=_("Delete state button"),
-        name=f"{button.title} ({route})",
-        consequences=[_("Vehicles in %(state)s no longer get this button.", state=BY_ID[button.from_state].title)],
+
+    def describe():
+        route = f"{BY_ID[button.from_state].title} → {BY_ID[button.to_state].title}"
+        return dict(
+            heading=_("Delete state button"), name=f"{button.title} ({route})",
+            consequences=[_("Vehicles in %(state)s no longer get this button.", state=BY_ID[button.from_state].title)],
+        )  # fmt: skip
+
+    return _delete_screen(
+        module, "state-buttons", v, lambda: S.delete_state_button(module, button),
+        deleted=_("The state button is deleted."), describe=describe,
     )  # fmt: skip
 
 
@@ -258,39 +273,37 @@ def admin_station_group_form(module: str, item_id: int | None = None):
     v = _access(module, "station-groups", write=True)
     group = _found(S.get_station_group(module, item_id)) if item_id else None
     form = StationGroupForm(obj=group)
-    refusal = None
-    if form.validate_on_submit():
-        try:
-            S.save_station_group(module, group, name=form.name.data)
-            return _saved(module, "station-groups", _("The station group is saved."))
-        except S.Refused as exc:
-            refusal = _refused(form, exc)
-    heading = _("Edit station group") if group else _("New station group")
-    return _form_page(module, "station-groups", v, form, heading, refusal)
+    return _form_screen(
+        module, "station-groups", v, form,
+        lambda: S.save_station_group(module, group, name=form.name.data),
+        saved=_("The station group is saved."),
+        heading=_("Edit station group") if group else _("New station group"),
+    )  # fmt: skip
 
 
 @bp.route(f"{PREFIX}/station-groups/<int:item_id>/delete", methods=FORM_METHODS)
 def admin_station_group_delete(module: str, item_id: int):
     v = _access(module, "station-groups", write=True)
     group = _found(S.get_station_group(module, item_id))
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
-        S.delete_station_group(module, group)
-        return _saved(module, "station-groups", _("The station group is deleted."))
-    count = S.group_station_counts(module).get(group.id, 0)
-    consequences = (
-        [
-            ngettext(
-                "Its %(num)s station stays, without a group.",
-                "Its %(num)s stations stay, without a group.",
-                count,
-            )
-        ]
-        if count
-        else []
-    )
-    return _delete_page(
-        module, "station-groups", v, heading=_("Delete station group"), name=group.name,
-        consequences=consequences,
+
+    def describe():
+        count = S.group_station_counts(module).get(group.id, 0)
+        consequences = (
+            [
+                ngettext(
+                    "Its %(num)s station stays, without a group.",
+                    "Its %(num)s stations stay, without a group.",
+                    count,
+                )
+            ]
+            if count
+            else []
+        )
+        return dict(heading=_("Delete station group"), name=group.name, consequences=consequences)
+
+    return _delete_screen(
+        module, "station-groups", v, lambda: S.delete_station_group(module, group),
+        deleted=_("The station group is deleted."), describe=describe,
     )  # fmt: skip
 
 
@@ -315,43 +328,38 @@ def admin_station_form(module: str, item_id: int | None = None):
     form.set_groups(S.station_groups(module))
     if station is None and request.method == "GET":
         form.target_minutes.data, form.ordering.data = 60, len(S.stations(module))
-    refusal = None
-    if form.validate_on_submit():
-        try:
-            S.save_station(
-                module, station, name=form.name.data, group_id=form.station_group_id.data,
-                target_minutes=form.target_minutes.data, ordering=form.ordering.data,
-            )  # fmt: skip
-            return _saved(module, "stations", _("The station is saved."))
-        except S.Refused as exc:
-            refusal = _refused(form, exc)
-    heading = _("Edit station") if station else _("New station")
-    return _form_page(module, "stations", v, form, heading, refusal)
+    return _form_screen(
+        module, "stations", v, form,
+        lambda: S.save_station(
+            module, station, name=form.name.data, group_id=form.station_group_id.data,
+            target_minutes=form.target_minutes.data, ordering=form.ordering.data,
+        ),
+        saved=_("The station is saved."),
+        heading=_("Edit station") if station else _("New station"),
+    )  # fmt: skip
 
 
 @bp.route(f"{PREFIX}/stations/<int:item_id>/delete", methods=FORM_METHODS)
 def admin_station_delete(module: str, item_id: int):
     v = _access(module, "stations", write=True)
     station = _found(S.get_station(module, item_id))
-    blocked = None
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
-        try:
-            S.delete_station(module, station)
-            return _saved(module, "stations", _("The station is deleted."))
-        except S.Refused as exc:
-            blocked = exc.message
-    tasks = S.station_in_use(station)
-    if tasks and blocked is None:
-        blocked = S.station_in_use_message(station, tasks)
-    packages = S.packages_with_station(station)
-    consequences = (
-        [_("It is taken out of these packages: %(names)s.", names=", ".join(packages))]
-        if packages
-        else []
-    )
-    return _delete_page(
-        module, "stations", v, heading=_("Delete station"), name=station.name,
-        consequences=consequences, blocked=blocked,
+
+    def describe():
+        tasks = S.station_in_use(station)
+        packages = S.packages_with_station(station)
+        consequences = (
+            [_("It is taken out of these packages: %(names)s.", names=", ".join(packages))]
+            if packages
+            else []
+        )
+        return dict(
+            heading=_("Delete station"), name=station.name, consequences=consequences,
+            blocked=S.station_in_use_message(station, tasks) if tasks else None,
+        )  # fmt: skip
+
+    return _delete_screen(
+        module, "stations", v, lambda: S.delete_station(module, station),
+        deleted=_("The station is deleted."), describe=describe,
     )  # fmt: skip
 
 
@@ -378,16 +386,11 @@ def admin_station_package_form(module: str, item_id: int | None = None):
     form = StationPackageForm(data=data)
     module_stations = S.stations(module)
     form.set_stations(module_stations)
-    refusal = None
-    if form.validate_on_submit():
-        try:
-            S.save_package(module, package, name=form.name.data, station_ids=form.station_ids)
-            return _saved(module, "station-packages", _("The station package is saved."))
-        except S.Refused as exc:
-            refusal = _refused(form, exc)
-    heading = _("Edit station package") if package else _("New station package")
-    return _form_page(
-        module, "station-packages", v, form, heading, refusal,
+    return _form_screen(
+        module, "station-packages", v, form,
+        lambda: S.save_package(module, package, name=form.name.data, station_ids=form.station_ids),
+        saved=_("The station package is saved."),
+        heading=_("Edit station package") if package else _("New station package"),
         template="preparation/admin/package_form.html", has_stations=bool(module_stations),
     )  # fmt: skip
 
@@ -396,24 +399,27 @@ def admin_station_package_form(module: str, item_id: int | None = None):
 def admin_station_package_delete(module: str, item_id: int):
     v = _access(module, "station-packages", write=True)
     package = _found(S.get_package(module, item_id))
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
-        S.delete_package(module, package)
-        return _saved(module, "station-packages", _("The station package is deleted."))
-    count = S.package_item_counts(module).get(package.id, 0)
-    consequences = (
-        [
-            ngettext(
-                "%(num)s vehicle has this package; its station tasks stay as they are.",
-                "%(num)s vehicles have this package; their station tasks stay as they are.",
-                count,
-            )
-        ]
-        if count
-        else []
-    )  # fmt: skip
-    return _delete_page(
-        module, "station-packages", v, heading=_("Delete station package"), name=package.name,
-        consequences=consequences,
+
+    def describe():
+        count = S.package_item_counts(module).get(package.id, 0)
+        consequences = (
+            [
+                ngettext(
+                    "%(num)s vehicle has this package; its station tasks stay as they are.",
+                    "%(num)s vehicles have this package; their station tasks stay as they are.",
+                    count,
+                )
+            ]
+            if count
+            else []
+        )  # fmt: skip
+        return dict(
+            heading=_("Delete station package"), name=package.name, consequences=consequences
+        )
+
+    return _delete_screen(
+        module, "station-packages", v, lambda: S.delete_package(module, package),
+        deleted=_("The station package is deleted."), describe=describe,
     )  # fmt: skip
 
 
@@ -446,18 +452,14 @@ def admin_location_form(module: str, slug: str, item_id: int | None = None):
     location = _found(S.get_location(module, kind, item_id, _division_ids(v))) if item_id else None
     form = LocationForm(obj=location)
     form.set_divisions(v.visible_divisions)
-    refusal = None
-    if form.validate_on_submit():
-        try:
-            S.save_location(
-                module, kind, location, name=form.name.data, division_id=form.division_id.data,
-                division_ids=_division_ids(v),
-            )  # fmt: skip
-            return _saved(module, slug, str(texts["saved"]))
-        except S.Refused as exc:
-            refusal = _refused(form, exc)
-    heading = str(texts["edit"] if location else texts["new"])
-    return _form_page(module, slug, v, form, heading, refusal)
+    return _form_screen(
+        module, slug, v, form,
+        lambda: S.save_location(
+            module, kind, location, name=form.name.data, division_id=form.division_id.data,
+            division_ids=_division_ids(v),
+        ),
+        saved=str(texts["saved"]), heading=str(texts["edit"] if location else texts["new"]),
+    )  # fmt: skip
 
 
 @bp.route(f"{LOCATION_PATH}/<int:item_id>/delete", methods=FORM_METHODS)
@@ -465,11 +467,12 @@ def admin_location_delete(module: str, slug: str, item_id: int):
     v = _access(module, slug, write=True)
     texts = LOCATION_SCREENS[slug]
     location = _found(S.get_location(module, texts["kind"], item_id, _division_ids(v)))
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
-        S.delete_location(module, location)
-        return _saved(module, slug, str(texts["deleted"]))
-    division = next(d.name for d in v.visible_divisions if d.id == location.division_id)
-    return _delete_page(
-        module, slug, v, heading=str(texts["delete"]),
-        name=f"{location.name} ({division})",
+
+    def describe():
+        division = next(d.name for d in v.visible_divisions if d.id == location.division_id)
+        return dict(heading=str(texts["delete"]), name=f"{location.name} ({division})")
+
+    return _delete_screen(
+        module, slug, v, lambda: S.delete_location(module, location),
+        deleted=str(texts["deleted"]), describe=describe,
     )  # fmt: skip
