@@ -55,6 +55,50 @@ def _audit(action: str, obj, module: str, **details) -> None:
     record(f"preparation.admin.{action}", module=module, id=obj.id, **details)
 
 
+def _one(model, module: str, item_id: int, *where, options=()):
+    """One row of the module with this id (and `where`) in the active instance, or None."""
+    return db.session.scalar(
+        select(model).where(model.id == item_id, model.module == module, *where).options(*options)
+    )
+
+
+def _all(model, module: str, *order_by, options=()) -> list:
+    """The module's rows in this order."""
+    return list(
+        db.session.scalars(
+            select(model).where(model.module == module).options(*options).order_by(*order_by)
+        )
+    )
+
+
+def _counts(stmt) -> dict[int, int]:
+    """{key: count} from a grouped (key, count) query."""
+    return {key: count for key, count in db.session.execute(stmt)}
+
+
+def _store(model, obj, module: str, action: str, values: dict, **fixed):
+    """Create a row with `fixed` and `values`, or set `values` on `obj`; flush, and audit the
+    new values or what changed (with `fixed`, e.g. a location's kind)."""
+    if obj is None:
+        obj = model(module=module, **fixed, **values)
+        db.session.add(obj)
+        db.session.flush()
+        _audit(f"{action}.create", obj, module, **fixed, values=values)
+    else:
+        changed = _changes(obj, values)
+        db.session.flush()
+        if changed:
+            _audit(f"{action}.update", obj, module, **fixed, changes=changed)
+    return obj
+
+
+def _remove(obj, module: str, action: str, **details) -> None:
+    """Audit a row's deletion with `details`, then delete it."""
+    _audit(f"{action}.delete", obj, module, **details)
+    db.session.delete(obj)
+    db.session.flush()
+
+
 def _same_name(model, module: str, name: str, exclude_id: int | None, **where) -> bool:
     stmt = select(model.id).where(
         model.module == module, func.lower(model.name) == name.strip().lower()
@@ -83,20 +127,12 @@ def state_overview(module: str, division_ids: Iterable[int]) -> list[tuple]:
 
 def state_buttons(module: str) -> list[StateButton]:
     """The module's state buttons by from-state and ordering."""
-    return list(
-        db.session.scalars(
-            select(StateButton)
-            .where(StateButton.module == module)
-            .order_by(StateButton.from_state, StateButton.ordering, StateButton.id)
-        )
-    )
+    return _all(StateButton, module, StateButton.from_state, StateButton.ordering, StateButton.id)
 
 
 def get_state_button(module: str, button_id: int) -> StateButton | None:
     """One state button of the module in the active instance, or None."""
-    return db.session.scalar(
-        select(StateButton).where(StateButton.id == button_id, StateButton.module == module)
-    )
+    return _one(StateButton, module, button_id)
 
 
 def save_state_button(
@@ -137,33 +173,21 @@ def save_state_button(
         "title": title.strip(),
         "ordering": ordering,
     }
-    if button is None:
-        button = StateButton(module=module, **values)
-        db.session.add(button)
-        db.session.flush()
-        _audit("state_button.create", button, module, values=values)
-    else:
-        changed = _changes(button, values)
-        db.session.flush()
-        if changed:
-            _audit("state_button.update", button, module, changes=changed)
-    return button
+    return _store(StateButton, button, module, "state_button", values)
 
 
 def delete_state_button(module: str, button: StateButton) -> None:
     """Remove a state button: items in its from-state can no longer take that move."""
-    _audit(
-        "state_button.delete",
+    _remove(
         button,
         module,
+        "state_button",
         values={
             "from_state": button.from_state,
             "to_state": button.to_state,
             "title": button.title,
         },
     )
-    db.session.delete(button)
-    db.session.flush()
 
 
 # --- station groups -----------------------------------------------------------------------------
@@ -171,30 +195,21 @@ def delete_state_button(module: str, button: StateButton) -> None:
 
 def station_groups(module: str) -> list[StationGroup]:
     """The module's station groups by name."""
-    return list(
-        db.session.scalars(
-            select(StationGroup)
-            .where(StationGroup.module == module)
-            .order_by(func.lower(StationGroup.name), StationGroup.id)
-        )
-    )
+    return _all(StationGroup, module, func.lower(StationGroup.name), StationGroup.id)
 
 
 def group_station_counts(module: str) -> dict[int, int]:
     """Stations per group of the module, in one grouped query."""
-    rows = db.session.execute(
+    return _counts(
         select(Station.station_group_id, func.count())
         .where(Station.module == module, Station.station_group_id.is_not(None))
         .group_by(Station.station_group_id)
     )
-    return {group_id: count for group_id, count in rows}
 
 
 def get_station_group(module: str, group_id: int) -> StationGroup | None:
     """One station group of the module in the active instance, or None."""
-    return db.session.scalar(
-        select(StationGroup).where(StationGroup.id == group_id, StationGroup.module == module)
-    )
+    return _one(StationGroup, module, group_id)
 
 
 def save_station_group(module: str, group: StationGroup | None, *, name: str) -> StationGroup:
@@ -202,17 +217,7 @@ def save_station_group(module: str, group: StationGroup | None, *, name: str) ->
     name = name.strip()
     if _same_name(StationGroup, module, name, group.id if group else None):
         raise Refused("name", _("There is already a station group called %(name)s.", name=name))
-    if group is None:
-        group = StationGroup(module=module, name=name)
-        db.session.add(group)
-        db.session.flush()
-        _audit("station_group.create", group, module, values={"name": name})
-    else:
-        changed = _changes(group, {"name": name})
-        db.session.flush()
-        if changed:
-            _audit("station_group.update", group, module, changes=changed)
-    return group
+    return _store(StationGroup, group, module, "station_group", {"name": name})
 
 
 def delete_station_group(module: str, group: StationGroup) -> None:
@@ -223,9 +228,7 @@ def delete_station_group(module: str, group: StationGroup) -> None:
         .values(station_group_id=None)
         .execution_options(synchronize_session="fetch")
     )
-    _audit("station_group.delete", group, module, values={"name": group.name})
-    db.session.delete(group)
-    db.session.flush()
+    _remove(group, module, "station_group", values={"name": group.name})
 
 
 # --- stations -----------------------------------------------------------------------------------
@@ -233,32 +236,29 @@ def delete_station_group(module: str, group: StationGroup) -> None:
 
 def stations(module: str) -> list[Station]:
     """The module's stations by ordering, with their groups."""
-    return list(
-        db.session.scalars(
-            select(Station)
-            .where(Station.module == module)
-            .options(joinedload(Station.group))
-            .order_by(Station.ordering, func.lower(Station.name), Station.id)
-        )
+    return _all(
+        Station,
+        module,
+        Station.ordering,
+        func.lower(Station.name),
+        Station.id,
+        options=[joinedload(Station.group)],
     )
 
 
 def station_task_counts(module: str) -> dict[int, int]:
     """Station tasks per station of the module, in one grouped query."""
-    rows = db.session.execute(
+    return _counts(
         select(ItemStationTask.station_id, func.count())
         .join(Station, Station.id == ItemStationTask.station_id)
         .where(Station.module == module)
         .group_by(ItemStationTask.station_id)
     )
-    return {station_id: count for station_id, count in rows}
 
 
 def get_station(module: str, station_id: int) -> Station | None:
     """One station of the module in the active instance, or None."""
-    return db.session.scalar(
-        select(Station).where(Station.id == station_id, Station.module == module)
-    )
+    return _one(Station, module, station_id)
 
 
 def save_station(
@@ -282,17 +282,7 @@ def save_station(
         "target_minutes": target_minutes,
         "ordering": ordering,
     }
-    if station is None:
-        station = Station(module=module, **values)
-        db.session.add(station)
-        db.session.flush()
-        _audit("station.create", station, module, values=values)
-    else:
-        changed = _changes(station, values)
-        db.session.flush()
-        if changed:
-            _audit("station.update", station, module, changes=changed)
-    return station
+    return _store(Station, station, module, "station", values)
 
 
 def station_in_use(station: Station) -> int:
@@ -327,43 +317,37 @@ def delete_station(module: str, station: Station) -> None:
             StationPackageStep.__table__.c.station_id == station.id
         )
     )
-    _audit("station.delete", station, module, values={"name": station.name}, packages=packages)
-    db.session.delete(station)
-    db.session.flush()
+    _remove(station, module, "station", values={"name": station.name}, packages=packages)
 
 
 # --- station packages ---------------------------------------------------------------------------
 
+_WITH_STEPS = selectinload(StationPackage.steps).joinedload(StationPackageStep.station)
+
 
 def packages(module: str) -> list[StationPackage]:
     """The module's packages by name, with their steps and stations loaded."""
-    return list(
-        db.session.scalars(
-            select(StationPackage)
-            .where(StationPackage.module == module)
-            .options(selectinload(StationPackage.steps).joinedload(StationPackageStep.station))
-            .order_by(func.lower(StationPackage.name), StationPackage.id)
-        )
+    return _all(
+        StationPackage,
+        module,
+        func.lower(StationPackage.name),
+        StationPackage.id,
+        options=[_WITH_STEPS],
     )
 
 
 def package_item_counts(module: str) -> dict[int, int]:
     """Vehicles per package of the module, in one grouped query."""
-    rows = db.session.execute(
+    return _counts(
         select(PreparationItem.package_id, func.count())
         .where(PreparationItem.module == module, PreparationItem.package_id.is_not(None))
         .group_by(PreparationItem.package_id)
     )
-    return {package_id: count for package_id, count in rows}
 
 
 def get_package(module: str, package_id: int) -> StationPackage | None:
     """One package of the module in the active instance, with its steps, or None."""
-    return db.session.scalar(
-        select(StationPackage)
-        .where(StationPackage.id == package_id, StationPackage.module == module)
-        .options(selectinload(StationPackage.steps).joinedload(StationPackageStep.station))
-    )
+    return _one(StationPackage, module, package_id, options=[_WITH_STEPS])
 
 
 def save_package(
@@ -411,9 +395,7 @@ def delete_package(module: str, package: StationPackage) -> None:
         .values(package_id=None)
         .execution_options(synchronize_session=False)
     )
-    _audit("station_package.delete", package, module, values={"name": package.name})
-    db.session.delete(package)
-    db.session.flush()
+    _remove(package, module, "station_package", values={"name": package.name})
 
 
 # --- locations ----------------------------------------------------------------------------------
@@ -439,13 +421,12 @@ def get_location(
     module: str, kind: str, location_id: int, division_ids: Iterable[int]
 ) -> Location | None:
     """One location of this kind in the module and the given divisions, or None."""
-    return db.session.scalar(
-        select(Location).where(
-            Location.id == location_id,
-            Location.module == module,
-            Location.kind == kind,
-            Location.division_id.in_(list(division_ids)),
-        )
+    return _one(
+        Location,
+        module,
+        location_id,
+        Location.kind == kind,
+        Location.division_id.in_(list(division_ids)),
     )
 
 
@@ -474,30 +455,18 @@ def save_location(
     ):
         raise Refused("name", _("This division already has a location called %(name)s.", name=name))
     values = {"name": name, "division_id": division_id}
-    if location is None:
-        location = Location(module=module, kind=kind, **values)
-        db.session.add(location)
-        db.session.flush()
-        _audit("location.create", location, module, kind=kind, values=values)
-    else:
-        changed = _changes(location, values)
-        db.session.flush()
-        if changed:
-            _audit("location.update", location, module, kind=kind, changes=changed)
-    return location
+    return _store(Location, location, module, "location", values, kind=kind)
 
 
 def delete_location(module: str, location: Location) -> None:
     """Remove a location."""
-    _audit(
-        "location.delete",
+    _remove(
         location,
         module,
+        "location",
         kind=location.kind,
         values={"name": location.name, "division_id": location.division_id},
     )
-    db.session.delete(location)
-    db.session.flush()
 
 
 def station_in_use_message(station, tasks: int) -> str:
