@@ -178,6 +178,39 @@ def _delete_screen(module: str, slug: str, v: Viewer, delete, *, deleted, descri
     return html, 200 if request.method == "GET" else (409 if blocked else 422)
 
 
+def _list_view(slug: str, template: str):
+    """Route a screen's list at /admin/<module>/<slug>: the view, given the module and the
+    viewer (who may see it), returns what the template shows."""
+
+    def register(view):
+        def page(module: str):
+            v = _access(module, slug)
+            return _page(template, module, slug, v, **view(module, v))
+
+        bp.get(f"{PREFIX}/{slug}", endpoint=view.__name__)(page)
+        return view
+
+    return register
+
+
+def _row_view(slug: str, load, *, delete: bool = False):
+    """Route a screen's form (new and edit) or, with `delete`, its delete step: the view gets the
+    module, the viewer (who may change it) and the row `load(module, id)` finds (404 when there
+    is none; None for a new one)."""
+
+    def register(view):
+        def page(module: str, item_id: int | None = None):
+            v = _access(module, slug, write=True)
+            row = _found(load(module, item_id)) if item_id or delete else None
+            return view(module, v, row)
+
+        for path in ["<int:item_id>/delete"] if delete else ["<int:item_id>/edit", "new"]:
+            bp.route(f"{PREFIX}/{slug}/{path}", methods=FORM_METHODS, endpoint=view.__name__)(page)
+        return view
+
+    return register
+
+
 # --- the module's entry into the admin area -------------------------------------------------------
 
 
@@ -195,13 +228,11 @@ def module_admin(module: str):
 # --- states -------------------------------------------------------------------------------------
 
 
-@bp.get(f"{PREFIX}/states")
-def admin_states(module: str):
+@_list_view("states", "preparation/admin/states.html")
+def admin_states(module: str, v: Viewer) -> dict:
     """The nine fixed states with their vehicles and the state buttons leaving each."""
-    v = _access(module, "states")
     _, buttons_entry = _menu_entry(module, "state-buttons")
-    return _page(
-        "preparation/admin/states.html", module, "states", v,
+    return dict(
         rows=S.state_overview(module, v.selected_division_ids),
         divisions=v.selected_division_label, states_by_id=BY_ID,
         buttons_url=_list_url(module, "state-buttons") if buttons_entry.rule(v) else None,
@@ -211,20 +242,13 @@ def admin_states(module: str):
 # --- state buttons ------------------------------------------------------------------------------
 
 
-@bp.get(f"{PREFIX}/state-buttons")
-def admin_state_buttons(module: str):
-    v = _access(module, "state-buttons")
-    return _page(
-        "preparation/admin/state_buttons.html", module, "state-buttons", v,
-        buttons=S.state_buttons(module), states=BY_ID,
-    )  # fmt: skip
+@_list_view("state-buttons", "preparation/admin/state_buttons.html")
+def admin_state_buttons(module: str, v: Viewer) -> dict:
+    return dict(buttons=S.state_buttons(module), states=BY_ID)
 
 
-@bp.route(f"{PREFIX}/state-buttons/new", methods=FORM_METHODS)
-@bp.route(f"{PREFIX}/state-buttons/<int:item_id>/edit", methods=FORM_METHODS)
-def admin_state_button_form(module: str, item_id: int | None = None):
-    v = _access(module, "state-buttons", write=True)
-    button = _found(S.get_state_button(module, item_id)) if item_id else None
+@_row_view("state-buttons", S.get_state_button)
+def admin_state_button_form(module: str, v: Viewer, button):
     form = StateButtonForm(obj=button)
     return _form_screen(
         module, "state-buttons", v, form,
@@ -237,11 +261,8 @@ def admin_state_button_form(module: str, item_id: int | None = None):
     )  # fmt: skip
 
 
-@bp.route(f"{PREFIX}/state-buttons/<int:item_id>/delete", methods=FORM_METHODS)
-def admin_state_button_delete(module: str, item_id: int):
-    v = _access(module, "state-buttons", write=True)
-    button = _found(S.get_state_button(module, item_id))
-
+@_row_view("state-buttons", S.get_state_button, delete=True)
+def admin_state_button_delete(module: str, v: Viewer, button):
     def describe():
         route = f"{BY_ID[button.from_state].title} → {BY_ID[button.to_state].title}"
         return dict(
@@ -258,20 +279,13 @@ def admin_state_button_delete(module: str, item_id: int):
 # --- station groups -----------------------------------------------------------------------------
 
 
-@bp.get(f"{PREFIX}/station-groups")
-def admin_station_groups(module: str):
-    v = _access(module, "station-groups")
-    return _page(
-        "preparation/admin/station_groups.html", module, "station-groups", v,
-        groups=S.station_groups(module), station_counts=S.group_station_counts(module),
-    )  # fmt: skip
+@_list_view("station-groups", "preparation/admin/station_groups.html")
+def admin_station_groups(module: str, v: Viewer) -> dict:
+    return dict(groups=S.station_groups(module), station_counts=S.group_station_counts(module))
 
 
-@bp.route(f"{PREFIX}/station-groups/new", methods=FORM_METHODS)
-@bp.route(f"{PREFIX}/station-groups/<int:item_id>/edit", methods=FORM_METHODS)
-def admin_station_group_form(module: str, item_id: int | None = None):
-    v = _access(module, "station-groups", write=True)
-    group = _found(S.get_station_group(module, item_id)) if item_id else None
+@_row_view("station-groups", S.get_station_group)
+def admin_station_group_form(module: str, v: Viewer, group):
     form = StationGroupForm(obj=group)
     return _form_screen(
         module, "station-groups", v, form,
@@ -281,11 +295,8 @@ def admin_station_group_form(module: str, item_id: int | None = None):
     )  # fmt: skip
 
 
-@bp.route(f"{PREFIX}/station-groups/<int:item_id>/delete", methods=FORM_METHODS)
-def admin_station_group_delete(module: str, item_id: int):
-    v = _access(module, "station-groups", write=True)
-    group = _found(S.get_station_group(module, item_id))
-
+@_row_view("station-groups", S.get_station_group, delete=True)
+def admin_station_group_delete(module: str, v: Viewer, group):
     def describe():
         count = S.group_station_counts(module).get(group.id, 0)
         consequences = (
@@ -310,20 +321,13 @@ def admin_station_group_delete(module: str, item_id: int):
 # --- stations -----------------------------------------------------------------------------------
 
 
-@bp.get(f"{PREFIX}/stations")
-def admin_stations(module: str):
-    v = _access(module, "stations")
-    return _page(
-        "preparation/admin/stations.html", module, "stations", v,
-        stations=S.stations(module), task_counts=S.station_task_counts(module),
-    )  # fmt: skip
+@_list_view("stations", "preparation/admin/stations.html")
+def admin_stations(module: str, v: Viewer) -> dict:
+    return dict(stations=S.stations(module), task_counts=S.station_task_counts(module))
 
 
-@bp.route(f"{PREFIX}/stations/new", methods=FORM_METHODS)
-@bp.route(f"{PREFIX}/stations/<int:item_id>/edit", methods=FORM_METHODS)
-def admin_station_form(module: str, item_id: int | None = None):
-    v = _access(module, "stations", write=True)
-    station = _found(S.get_station(module, item_id)) if item_id else None
+@_row_view("stations", S.get_station)
+def admin_station_form(module: str, v: Viewer, station):
     form = StationForm(obj=station)
     form.set_groups(S.station_groups(module))
     if station is None and request.method == "GET":
@@ -339,11 +343,8 @@ def admin_station_form(module: str, item_id: int | None = None):
     )  # fmt: skip
 
 
-@bp.route(f"{PREFIX}/stations/<int:item_id>/delete", methods=FORM_METHODS)
-def admin_station_delete(module: str, item_id: int):
-    v = _access(module, "stations", write=True)
-    station = _found(S.get_station(module, item_id))
-
+@_row_view("stations", S.get_station, delete=True)
+def admin_station_delete(module: str, v: Viewer, station):
     def describe():
         tasks = S.station_in_use(station)
         packages = S.packages_with_station(station)
@@ -366,20 +367,13 @@ def admin_station_delete(module: str, item_id: int):
 # --- station packages ---------------------------------------------------------------------------
 
 
-@bp.get(f"{PREFIX}/station-packages")
-def admin_station_packages(module: str):
-    v = _access(module, "station-packages")
-    return _page(
-        "preparation/admin/station_packages.html", module, "station-packages", v,
-        packages=S.packages(module), item_counts=S.package_item_counts(module),
-    )  # fmt: skip
+@_list_view("station-packages", "preparation/admin/station_packages.html")
+def admin_station_packages(module: str, v: Viewer) -> dict:
+    return dict(packages=S.packages(module), item_counts=S.package_item_counts(module))
 
 
-@bp.route(f"{PREFIX}/station-packages/new", methods=FORM_METHODS)
-@bp.route(f"{PREFIX}/station-packages/<int:item_id>/edit", methods=FORM_METHODS)
-def admin_station_package_form(module: str, item_id: int | None = None):
-    v = _access(module, "station-packages", write=True)
-    package = _found(S.get_package(module, item_id)) if item_id else None
+@_row_view("station-packages", S.get_package)
+def admin_station_package_form(module: str, v: Viewer, package):
     data = (
         {"name": package.name, "steps": [s.station_id for s in package.steps]} if package else None
     )
@@ -395,11 +389,8 @@ def admin_station_package_form(module: str, item_id: int | None = None):
     )  # fmt: skip
 
 
-@bp.route(f"{PREFIX}/station-packages/<int:item_id>/delete", methods=FORM_METHODS)
-def admin_station_package_delete(module: str, item_id: int):
-    v = _access(module, "station-packages", write=True)
-    package = _found(S.get_package(module, item_id))
-
+@_row_view("station-packages", S.get_package, delete=True)
+def admin_station_package_delete(module: str, v: Viewer, package):
     def describe():
         count = S.package_item_counts(module).get(package.id, 0)
         consequences = (
