@@ -4,7 +4,8 @@ Who may do what is declared once, in `_access`: a screen is seen by whoever its 
 shows to (app.shell.menu: ROLE_ADMIN, the module's ROLE_TENANT_*_READ role, or division admin);
 a change needs ROLE_ADMIN or division admin, and for delivery locations also
 ROLE_TENANT_DELIVERY_LOCATION_ADMIN (docs/decisions.md). Views load, authorise, call a service
-from admin_services and commit once.
+from admin_services and commit once; the steps every screen shares (list, form, delete) are
+`_list_view`, `_row_view`, `_form_screen` and `_delete_screen`.
 """
 
 from flask import abort, flash, redirect, render_template, request
@@ -169,13 +170,13 @@ def _delete_screen(module: str, slug: str, v: Viewer, delete, *, deleted, descri
             return _saved(module, slug, deleted)
         except S.Refused as exc:
             blocked = exc.message
-    page = {"consequences": (), **describe()}
-    page["blocked"] = blocked = blocked or page.get("blocked")
+    page = {"consequences": (), "blocked": None, **describe()}
+    page["blocked"] = blocked or page["blocked"]
     html = _page(
         "preparation/admin/delete.html", module, slug, v, form=ConfirmDeleteForm(),
         subpage=page["heading"], **page,
     )  # fmt: skip
-    return html, 200 if request.method == "GET" else (409 if blocked else 422)
+    return html, 200 if request.method == "GET" else (409 if page["blocked"] else 422)
 
 
 def _list_view(slug: str, template: str):
