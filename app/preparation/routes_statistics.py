@@ -38,11 +38,8 @@ def module_statistics(module: str):
         abort(404)
     if not v.has(ROLE_STATISTICS):
         abort(403)
-    divisions = v.selected_division_ids
-    flow = stats.throughput(module, divisions)
-    states = stats.days_per_state(module, divisions)
-    stations = stats.minutes_per_station(module, divisions)
-    stock = stats.stock_days(module, divisions)
+    found = stats.figures(v.instance.id, v.instance.counts_version, module, v.selected_division_ids)
+    flow, states, stations, stock = found.flow, found.states, found.stations, found.stock
 
     entered, sold = _("Entered the flow"), _("Sold")
     days, minutes = _("days"), _("min")

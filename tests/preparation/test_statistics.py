@@ -14,9 +14,16 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
 from app.preparation.services import add_item, move_item
+from app.preparation.statistics import FIGURES
 from tests.factories import make_instance, make_user
 from tests.helpers import page_text, sign_in
 from tests.shell.conftest import demo_user
+
+
+@pytest.fixture(autouse=True)
+def _fresh_figures():
+    """Each test rolls back, so counts versions repeat between tests: forget cached figures."""
+    FIGURES.clear()
 
 
 def charts(response) -> dict[str, dict]:
@@ -209,6 +216,7 @@ def test_the_page_costs_the_same_queries_with_many_vehicles(client, app):
     def queries() -> int:
         statements = []
         listener = lambda *args: statements.append(args[2])  # noqa: E731
+        FIGURES.clear()  # count the queries that compute the figures
         event.listen(db.engine, "before_cursor_execute", listener)
         try:
             assert client.get("/begcare/statistics").status_code == 200
@@ -244,3 +252,28 @@ def test_both_modules_have_their_own_figures(as_demo, module):
     html = page_text(client.get(f"/{module}/statistics"))
     names = {"begcare": "Used vehicles", "newcare": "New vehicles"}
     assert f"{names[module]}, All divisions." in html
+
+
+def test_figures_are_kept_until_the_vehicles_change(client):
+    instance, user, (first, _second) = setup()
+    item = vehicle(instance, first, "KEEP1", days_ago=3, state=6)
+    sign_in(client, user)
+
+    def page():
+        statements = []
+        listener = lambda *args: statements.append(args[2])  # noqa: E731
+        event.listen(db.engine, "before_cursor_execute", listener)
+        try:
+            html = page_text(client.get("/begcare/statistics"))
+        finally:
+            event.remove(db.engine, "before_cursor_execute", listener)
+        return html, len(statements)
+
+    _html, computed = page()
+    _html, cached = page()
+    assert cached <= computed - 4  # the four figure queries are not run again
+    move_item(item, 7)
+    db.session.flush()
+    html, _n = page()
+    this_month = format_date(utcnow().date(), "LLLL yyyy")
+    assert table_rows(html, "table-months")[this_month] == ["0", "1"]
