@@ -87,11 +87,6 @@ def module_dashboard(module: str):
     return _page(_l("Dashboard"), "dashboard", "preparation")
 
 
-@bp.get("/<any(begcare, newcare):module>/admin")
-def module_admin(module: str):
-    return _page(_l("Module administration"), "module_admin", "preparation")
-
-
 @bp.get("/my-events")
 def my_events():
     if not viewer().configuration("enable_my_events"):
