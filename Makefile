@@ -68,7 +68,7 @@ i18n-extract: .venv/.installed
 i18n-update: i18n-extract ## Extract strings and update every catalogue
 	for l in $(LOCALES); do \
 		if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \
-			.venv/bin/pybabel -q update --no-fuzzy-matching -i translations/messages.pot -d translations -l $$l; \
+			.venv/bin/pybabel -q update --no-fuzzy-matching --ignore-obsolete -i translations/messages.pot -d translations -l $$l; \
 		else .venv/bin/pybabel -q init -i translations/messages.pot -d translations -l $$l; fi; \
 	done
 	$(PY) -m app.core.i18n_check --fill-english
