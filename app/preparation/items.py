@@ -6,6 +6,7 @@ changes as ItemStateEvent rows (services.move_item), edits as an audit row.
 """
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
@@ -13,6 +14,7 @@ from decimal import Decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import case, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from app.core import audit
@@ -197,7 +199,8 @@ def create_item(module: str, data: ItemData, user, allowed_division_ids) -> Prep
     """Add a vehicle as incoming, with its package's station tasks; audited."""
     validate(data, allowed_division_ids, module)
     item = PreparationItem(module=module, state=FIRST_STATE, warning=False, **_values(data))
-    add_item(item, user.id)
+    with _unique_live_numbers(data.regno, data.vin):
+        add_item(item, user.id)
     if data.package_id is not None:
         _add_tasks(item, data.package_id, set())
     audit.record(
@@ -229,8 +232,23 @@ def update_item(item: PreparationItem, data: ItemData, user, allowed_division_id
             "preparation.item.edited", user=user, item_id=item.id, module=item.module,
             changes=changes,
         )  # fmt: skip
-    db.session.flush()
+    with _unique_live_numbers(data.regno, data.vin, exclude_id=item.id):
+        db.session.flush()
     return changes
+
+
+@contextmanager
+def _unique_live_numbers(regno: str, vin: str | None, exclude_id: int | None = None):
+    """Turn the database's refusal of a duplicate regno or VIN (another vehicle saved at the
+    same moment) into the same message the check before gives."""
+    try:
+        with db.session.begin_nested():
+            yield
+    except IntegrityError:
+        errors = duplicate_errors(regno, vin, exclude_id)
+        raise ItemError(
+            errors or {"regno": _("Another vehicle was just saved with these numbers.")}
+        ) from None
 
 
 def _values(data: ItemData) -> dict:
@@ -318,7 +336,14 @@ def move_by_button(item: PreparationItem, to_state: int, user) -> StateButton:
                 },
             )
         )
-    move_item(item, to_state, user.id)
+    if item.state == ARCHIVED:
+        # Back in work: its regno and VIN must not be in use by another vehicle in work.
+        errors = duplicate_errors(item.regno, item.vin, exclude_id=item.id)
+        if errors:
+            raise MoveRefused(next(iter(errors.values())))
+    with _unique_live_numbers(item.regno, item.vin, exclude_id=item.id):
+        move_item(item, to_state, user.id)
+        db.session.flush()
     return button
 
 

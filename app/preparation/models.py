@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -39,6 +40,24 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
             "division_id",
         ),
         Index("ix_item_instance_regno", "instance_id", "regno"),
+        # No two vehicles in work (not archived) share a regno or VIN within an instance; the
+        # services check first for a clear message, these close the race of two at once.
+        Index(
+            "uq_item_live_regno",
+            "instance_id",
+            "regno",
+            unique=True,
+            postgresql_where=text("state <> 9"),
+            sqlite_where=text("state <> 9"),
+        ),
+        Index(
+            "uq_item_live_vin",
+            "instance_id",
+            "vin",
+            unique=True,
+            postgresql_where=text("state <> 9 AND vin IS NOT NULL"),
+            sqlite_where=text("state <> 9 AND vin IS NOT NULL"),
+        ),
         Index("ix_item_instance_vin", "instance_id", "vin"),
         # The item tables' filters and sorts (app/preparation/queries.py).
         Index("ix_item_module_state_changed", "instance_id", "module", "state", "state_changed_at"),

@@ -474,3 +474,46 @@ def test_nonsense_numbers_are_refused_with_a_message(as_demo, value):
     text = page_text(response)
     assert 'id="purchase_price-error"' in text and 'id="mileage-error"' in text
     assert item_by_regno("XYZ12A") is None
+
+
+def test_two_saves_at_once_cannot_both_register_a_regno(as_demo, monkeypatch):
+    """The check runs first; when another vehicle is saved between check and insert, the
+    database refuses the second one and the user gets the same clear message."""
+    client, token = as_demo("seller")
+    existing = demo_item(6)
+    import app.preparation.items as items
+
+    before = db.session.scalar(select(func.count()).select_from(PreparationItem))
+    # The other save lands between the check and the insert: here, the check sees nothing.
+    monkeypatch.setattr(items, "validate", lambda data, *a, **k: data)
+    response = client.post(
+        "/begcare/manage/vehicle?action=add", data=vehicle_form(token, regno=existing.regno, vin="")
+    )
+    assert response.status_code == 422
+    assert f"{existing.regno} is already registered on another vehicle" in page_text(response)
+    assert db.session.scalar(select(func.count()).select_from(PreparationItem)) == before
+
+
+def test_an_archived_vehicle_cannot_come_back_while_its_regno_is_in_work(as_demo):
+    from app.preparation.items import MoveRefused, move_by_button
+    from app.preparation.models import StateButton
+
+    client, _ = as_demo("seller")
+    seller = demo_user("seller@demo.test")
+    archived = demo_item(9)
+    live = demo_item(6)
+    db.session.execute(
+        PreparationItem.__table__.update()
+        .where(PreparationItem.__table__.c.id == archived.id)
+        .values(regno=live.regno, vin=None)
+    )
+    db.session.add(
+        StateButton(
+            instance_id=archived.instance_id, module=archived.module, from_state=9, to_state=2,
+            title="Back to incoming",
+        )
+    )  # fmt: skip
+    db.session.flush()
+    db.session.refresh(archived)
+    with pytest.raises(MoveRefused, match="already registered on another vehicle"):
+        move_by_button(archived, 2, seller)
