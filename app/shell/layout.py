@@ -15,17 +15,16 @@ from app.shell.menu import Node, main_menu, mark_active, user_menu
 from app.shell.viewer import SnapshotCache, Viewer, viewer
 
 
+def _once(v: Viewer, key: str, build):
+    """Build something from the viewer's snapshot once; later pages of the snapshot reuse it."""
+    if key not in v.snapshot.derived:
+        v.snapshot.derived[key] = build(v)
+    return v.snapshot.derived[key]
+
+
 def resolved_menu(v: Viewer) -> list[Node]:
-    """The viewer's main menu without counts, resolved once per snapshot."""
-    if "main_menu" not in v.snapshot.derived:
-        v.snapshot.derived["main_menu"] = main_menu(v, None)
-    return v.snapshot.derived["main_menu"]
-
-
-def resolved_user_menu(v: Viewer) -> list[Node]:
-    if "user_menu" not in v.snapshot.derived:
-        v.snapshot.derived["user_menu"] = user_menu(v)
-    return v.snapshot.derived["user_menu"]
+    """The viewer's main menu without counts."""
+    return _once(v, "main_menu", lambda v: main_menu(v, None))
 
 
 def with_counts(nodes: list[Node], counts) -> list[Node]:
@@ -138,7 +137,7 @@ def build_shell() -> Shell | None:
         menu=menu,
         admin_mode=admin_mode,
         trail=trail,
-        user_menu=resolved_user_menu(v),
+        user_menu=_once(v, "user_menu", user_menu),
         show_chat=bool(chat_url) and not any(v.has(r) for r in R.NO_CHAT_ROLES),
         chat_url=chat_url,
         show_top_selector=v.has(R.ROLE_MANAGER_ADMIN) or v.impersonator is not None,
@@ -146,11 +145,16 @@ def build_shell() -> Shell | None:
     )
 
 
+def current_shell() -> Shell | None:
+    """The current request's shell, built on first use."""
+    if not current_user.is_authenticated:
+        return None
+    if "shell" not in g:
+        g.shell = build_shell()
+    return g.shell
+
+
 def init_app(app: Flask) -> None:
     @app.context_processor
     def _shell():
-        if not current_user.is_authenticated:
-            return {"shell": None}
-        if "shell" not in g:
-            g.shell = build_shell()
-        return {"shell": g.shell}
+        return {"shell": current_shell()}

@@ -5,7 +5,7 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
 
 from app.core.pages import public_page
-from app.shell.menu import can_administer
+from app.shell.menu import ADMIN_MENU, MAIN_MENU, can_administer
 from app.shell.viewer import viewer
 
 bp = Blueprint("planned", __name__)
@@ -14,23 +14,6 @@ AREAS = {
     "dashboard": _l(
         "Your own dashboard of widgets: key numbers, charts, lists and goals for the divisions you choose."
     ),
-    "lists": _l("Your saved vehicle filters, each one a list that keeps itself up to date."),
-    "vehicles": _l(
-        "The vehicles in this state with time in state, warnings and station progress, sortable and filtered by the division selector."
-    ),
-    "statistics": _l(
-        "Throughput per week and month, days per state and per station and stock days, as charts with a table beside each."
-    ),
-    "add_vehicle": _l("The form for adding a vehicle, with registration number and VIN checks."),
-    "overview": _l("One searchable, filterable table of every vehicle in the module."),
-    "module_admin": _l("The settings of this module for your divisions."),
-    "item": _l("The vehicle's details, station tasks, files, comments and history."),
-    "station": _l(
-        "The vehicles waiting at your station, with their tasks to start and finish from a phone."
-    ),
-    "profile": _l("Your station profile."),
-    "custom_lists": _l("Create, rename and delete your custom lists and choose their vehicles."),
-    "custom_list": _l("The vehicles of this custom list, with unseen vehicles highlighted."),
     "events": _l("Your upcoming events."),
     "purchase": _l(
         "Purchase analyses: valuations, calculations and model analyses of vehicles you may buy."
@@ -66,12 +49,6 @@ def _page(title, area: str, feature: str, public: bool = False):
     )
 
 
-def _vehicle_module(module: str) -> str:
-    if module not in ("begcare", "newcare"):
-        abort(404)
-    return module
-
-
 # --- logged-in routes ---------------------------------------------------------------------------
 
 
@@ -94,59 +71,53 @@ def my_events():
     return _page(_l("My events"), "events", "events")
 
 
+def _menu_page(path: str, area: str, feature: str):
+    """A page that stands in for a main-menu entry: its title and its rule come from the menu,
+    so a user reaching it without the entry's right gets 403, not the page."""
+    trail = _menu_trail(MAIN_MENU, path)
+    if not trail:
+        abort(404)
+    if not all(entry.rule(viewer()) for entry in trail):
+        abort(403)
+    return _page(trail[-1].title, area, feature)
+
+
+def _menu_trail(entries, path: str) -> list:
+    for entry in entries:
+        if entry.path.split("?", 1)[0] == path:
+            return [entry]
+        if deeper := _menu_trail(entry.children, path):
+            return [entry, *deeper]
+    return []
+
+
 @bp.get("/purchase-analysis/<any(list, 'approval-requests', statistics, create):page>")
 def purchase_analysis(page: str):
-    titles = {
-        "list": _l("Analyses"), "approval-requests": _l("Approval requests"),
-        "statistics": _l("Statistics"), "create": _l("New analysis"),
-    }  # fmt: skip
-    return _page(titles[page], "purchase", "purchase")
+    return _menu_page(f"/purchase-analysis/{page}", "purchase", "purchase")
 
 
 @bp.get("/quick-test")
 def quick_test():
-    return _page(_l("Quick test"), "quick_test", "quick_test")
-
-
-MARKET_PAGES = {
-    "dashboard": _l("Market dashboard"),
-    "adverts/list": _l("Adverts"),
-    "adverts/my-allocations": _l("My allocations"),
-    "adverts/my-deals": _l("My deals"),
-    "vehicle-requests": _l("Vehicle requests"),
-    "adverts/my-adverts": _l("My adverts"),
-    "adverts/my-assigned": _l("My assigned"),
-    "adverts/my-sold": _l("My sold"),
-    "statistics": _l("Statistics"),
-    "settings": _l("Market settings"),
-    "vehicle-request/add": _l("New vehicle request"),
-    "advert/add": _l("New advert"),
-}
+    return _menu_page("/quick-test", "quick_test", "quick_test")
 
 
 @bp.get("/market/<path:page>")
 def market(page: str):
-    if page not in MARKET_PAGES:
-        abort(404)
-    return _page(MARKET_PAGES[page], "market", "market")
+    return _menu_page(f"/market/{page}", "market", "market")
 
 
 @bp.get("/admin/<path:page>")
 def admin(page: str):
-    from app.shell.menu import ADMIN_MENU
-
+    """An admin screen or group not built yet, behind the admin menu's rules."""
     v = viewer()
-    if not can_administer(v):
+    trail = _menu_trail(ADMIN_MENU, f"/admin/{page}")
+    if not trail:
+        abort(404)
+    if not can_administer(v) or not all(entry.rule(v) for entry in trail):
         abort(403)
-    for group in ADMIN_MENU:
-        for entry in group.children:
-            if entry.path == f"/admin/{page}":
-                if not (group.rule(v) and entry.rule(v)):
-                    abort(403)
-                return _page(entry.title, "admin", "admin")
-        if group.path == f"/admin/{page}" and group.rule(v):
-            return render_template("shell/admin_index.html", group=group)
-    abort(404)
+    if trail[-1].children:
+        return render_template("shell/admin_index.html", group=trail[-1])
+    return _page(trail[-1].title, "admin", "admin")
 
 
 # --- public routes ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from app.core.i18n import LOCALES, current_locale, to_locale
 from app.core.pages import public_page
 from app.extensions import db
 from app.shell import bp
-from app.shell.layout import resolved_menu, shell_counts, with_counts
+from app.shell.layout import current_shell
 from app.shell.menu import can_administer
 from app.shell.viewer import DIVISION_SESSION_KEY, KEBAB, viewer
 
@@ -58,8 +58,7 @@ def module_home(kebab: str):
     module = next((m for m, k in KEBAB.items() if k == kebab), None)
     if module not in v.modules:
         abort(404)
-    menu = with_counts(resolved_menu(v), shell_counts(v))
-    entry = next(n for n in menu if n.entry.path == f"/{kebab}")
+    entry = next(n for n in current_shell().menu if n.entry.path == f"/{kebab}")
     return render_template("shell/module_home.html", node=entry, module=module)
 
 

@@ -167,3 +167,12 @@ def test_empty_search_does_nothing(as_demo):
     client, _ = as_demo("seller")
     response = client.get("/search?searchphrase=%20%20&next=/begcare/items/list")
     assert response.headers["Location"] == "/begcare/items/list"
+
+
+def test_a_page_behind_a_menu_entry_keeps_the_entrys_rule(as_demo):
+    client, _ = as_demo("buyer")  # market buyer, no market admin role, no quick test module
+    assert client.get("/market/dashboard").status_code == 200
+    assert client.get("/market/settings").status_code == 403
+    assert client.get("/market/advert/add").status_code == 403  # sellers only
+    assert client.get("/quick-test").status_code == 403
+    assert client.get("/market/no-such-page").status_code == 404
