@@ -74,10 +74,6 @@ def item_details(item: PreparationItem) -> Details:
     return Details(*row)
 
 
-def days_in_state(item: PreparationItem, now: datetime | None = None) -> int:
-    return max(0, ((now or utcnow()) - item.state_changed_at).days)
-
-
 @dataclass(frozen=True)
 class TaskRow:
     task: ItemStationTask

@@ -24,7 +24,7 @@ from app.core.roles import ROLE_STATION_USER
 from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation import api_bp, bp, files, manage, tasks
-from app.preparation.items import manage_path
+from app.preparation.items import days_in_state, manage_path
 from app.preparation.models import FileObject, ItemFile, PreparationItem
 from app.preparation.states import BY_ID
 from app.shell.viewer import viewer
@@ -128,7 +128,7 @@ def _render_item(item: PreparationItem, upload=None, comment=None, status: int =
             item=item,
             module=item.module,
             details=manage.item_details(item),
-            days_in_state=manage.days_in_state(item, now),
+            days_in_state=days_in_state(item.state_changed_at, now),
             state=BY_ID[item.state],
             tasks=task_rows,
             worker=worker,
@@ -255,15 +255,15 @@ def _station_user():
 def station_vehicles():
     """The vehicles waiting at the user's stations, to start and finish from a phone."""
     v = _station_user()
-    station_ids = tasks.station_ids_of(v.user.id)
+    stations = tasks.stations_of(v.user.id)
     now = utcnow()
-    rows = tasks.station_queue(station_ids, v.selected_division_ids, "begcare")
+    rows = tasks.station_queue([s.id for s in stations], v.selected_division_ids, "begcare")
     if tasks.flag_overdue(rows, now):
         db.session.commit()  # a vehicle here ran past its target since the last look
     return render_template(
         "preparation/station/vehicles.html",
         rows=rows,
-        stations=tasks.stations_of(v.user.id),
+        stations=stations,
         now=now,
         is_overdue=tasks.is_overdue,
         minutes_taken=tasks.minutes_taken,
