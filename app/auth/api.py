@@ -107,6 +107,15 @@ class OptionsBody(Schema):
         return value
 
 
+def throttled(exc: services.TooManyAttempts) -> ApiError:
+    """429 with Retry-After and the message; the counted attempt is kept."""
+    db.session.commit()
+    seconds = exc.retry_after
+    return ApiError(
+        429, message("TOO_MANY_ATTEMPTS", seconds=seconds), headers={"Retry-After": str(seconds)}
+    )
+
+
 def me_out(user) -> MeOut:
     """Serialise the signed-in user as spec 01 section 3 names it."""
     return MeOut(
@@ -139,10 +148,7 @@ def login(body: LoginBody):
     try:
         result = services.authenticate(body.email, body.password, request.remote_addr or "")
     except services.TooManyAttempts as exc:
-        db.session.commit()
-        resp = ApiError(429, message("TOO_MANY_ATTEMPTS", seconds=exc.retry_after)).response()
-        resp.headers["Retry-After"] = str(exc.retry_after)
-        return resp
+        raise throttled(exc) from None
     db.session.commit()
     if not result.ok:
         raise ApiError(401, message("INVALID_CREDENTIALS"))
@@ -160,10 +166,7 @@ def forgot_password(body: ForgotBody):
             str(body.email), request.remote_addr or "", current_locale()
         )
     except services.TooManyAttempts as exc:
-        db.session.commit()
-        resp = ApiError(429, message("TOO_MANY_ATTEMPTS", seconds=exc.retry_after)).response()
-        resp.headers["Retry-After"] = str(exc.retry_after)
-        return resp
+        raise throttled(exc) from None
     db.session.commit()
     return MessageOut(message=message("FORGOT_PASSWORD_EMAIL_SENT"))
 

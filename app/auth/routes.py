@@ -32,6 +32,14 @@ def _login_page(form, forgot_form, *, show_forgot=False, status=200, headers=Non
     return make_response(html, status, headers or {})
 
 
+def _throttled(exc: TooManyAttempts, form, forgot_form, show_forgot: bool = False):
+    """429 with Retry-After and the message; the counted attempt is kept."""
+    db.session.commit()
+    flash(message("TOO_MANY_ATTEMPTS", seconds=exc.retry_after), "danger")
+    headers = {"Retry-After": str(exc.retry_after)}
+    return _login_page(form, forgot_form, show_forgot=show_forgot, status=429, headers=headers)
+
+
 @bp.route("/login", methods=["GET", "POST"])
 @csrf.exempt  # the form checks its own token, so a stale page keeps what was typed
 @public_page
@@ -49,11 +57,7 @@ def login():
             form.email.data, form.password.data, request.remote_addr or ""
         )
     except TooManyAttempts as exc:
-        db.session.commit()
-        flash(message("TOO_MANY_ATTEMPTS", seconds=exc.retry_after), "danger")
-        return _login_page(
-            form, forgot_form, status=429, headers={"Retry-After": str(exc.retry_after)}
-        )
+        return _throttled(exc, form, forgot_form)
     db.session.commit()
     if not result.ok:
         flash(message("INVALID_CREDENTIALS"), "danger")
@@ -75,15 +79,7 @@ def forgot_password():
             forgot_form.email.data, request.remote_addr or "", current_locale()
         )
     except TooManyAttempts as exc:
-        db.session.commit()
-        flash(message("TOO_MANY_ATTEMPTS", seconds=exc.retry_after), "danger")
-        return _login_page(
-            form,
-            forgot_form,
-            show_forgot=True,
-            status=429,
-            headers={"Retry-After": str(exc.retry_after)},
-        )
+        return _throttled(exc, form, forgot_form, show_forgot=True)
     db.session.commit()
     flash(message("FORGOT_PASSWORD_EMAIL_SENT"), "success")
     return redirect(url_for("auth.login"))

@@ -66,13 +66,17 @@ OPERATIONS: list[Operation] = []
 class ApiError(Exception):
     """An error answer with a JSON body (spec 01 section 8: error, message or alertUrl)."""
 
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, message: str, headers: dict | None = None, **extra: Any
+    ) -> None:
         super().__init__(message)
         self.status, self.message, self.extra = status, message, extra
+        self.headers = headers or {}
 
     def response(self):
         resp = jsonify({"message": self.message, **self.extra})
         resp.status_code = self.status
+        resp.headers.update(self.headers)
         return resp
 
 
