@@ -7,7 +7,6 @@ divisions the user may see, so a list, item or marker outside them is simply not
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
 
 from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
@@ -15,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.core.models import Division, utcnow
 from app.extensions import db
+from app.preparation.items import days_in_state
 from app.preparation.models import (
     CustomList,
     CustomListItem,
@@ -238,12 +238,6 @@ def manage_url(module: str, item_id: int, state: int) -> str:
     return f"/{module}/items/{BY_ID[state].segment}/{item_id}/{view}"
 
 
-def days_since(moment: datetime | None, now: datetime | None = None) -> int:
-    if moment is None:
-        return 0
-    return max(0, ((now or utcnow()) - moment).days)
-
-
 def list_rows(custom_list: CustomList, user_id: int, division_ids: list[int]) -> list[ListRow]:
     """The list's vehicles the user may see, with seen markers and station progress.
 
@@ -284,7 +278,7 @@ def build_rows(rows) -> list[ListRow]:
                 state=item.state,
                 state_title=str(BY_ID[item.state].title),
                 division=division_name,
-                days_in_state=days_since(item.state_changed_at, now),
+                days_in_state=days_in_state(item.state_changed_at, now),
                 stations_done=done,
                 stations_total=total,
                 active_station=active,
