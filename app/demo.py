@@ -212,10 +212,14 @@ def dashboard_link() -> str:
 FEATURE_DEMOS = ("app.market.demo", "app.preparation.demo")
 
 
-def load_demo_data() -> bool:
-    """Load the demo data set into an empty database; return False when it holds data."""
+def _register_feature_demos() -> None:
     for module in FEATURE_DEMOS:
         importlib.import_module(module)
+
+
+def load_demo_data() -> bool:
+    """Load the demo data set into an empty database; return False when it holds data."""
+    _register_feature_demos()
     if db.session.scalar(select(func.count()).select_from(User)):
         return False
     ctx: dict = {}
@@ -229,8 +233,7 @@ def load_demo_data() -> bool:
 
 def demo_links() -> dict[str, str | None]:
     """Return the site-relative demo URLs; a link whose feature is not built yet is null."""
-    for module in FEATURE_DEMOS:
-        importlib.import_module(module)
+    _register_feature_demos()
     return {name: (_LINKS[name]() if name in _LINKS else None) for name in LINK_NAMES}
 
 
