@@ -1,42 +1,18 @@
 // A custom list's vehicles with their seen markers (spec 02 sections 4, 7 and 8). The vehicle
 // cell is a button: it marks an unseen vehicle as seen and a seen one as unseen again, one
 // request per vehicle at a time. A refused change opens the info modal with the server's text.
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { api, reportApiError } from '../lib/api.js';
 import { useGettext } from '../lib/i18n.js';
+import { useModalHost } from '../lib/modal.js';
 import { rowClasses, toggleSeen } from './seen.js';
-
-/** Make everything except `host` inert while the dialog is open; returns the undo function. */
-function isolate(host) {
-  const changed = [];
-  for (const el of document.body.children) {
-    if (el !== host && !el.inert) {
-      el.inert = true;
-      changed.push(el);
-    }
-  }
-  return () => {
-    for (const el of changed) el.inert = false;
-  };
-}
 
 function InfoModal({ text, onClose }) {
   const gettext = useGettext();
   const closeRef = useRef(null);
-  const [host] = useState(() => document.createElement('div'));
-  useEffect(() => {
-    const returnTo = document.activeElement; // the vehicle button that was activated
-    host.className = 'modal-host';
-    document.body.append(host);
-    const undo = isolate(host);
-    closeRef.current?.focus();
-    return () => {
-      undo();
-      host.remove();
-      if (returnTo instanceof HTMLElement && returnTo.isConnected) returnTo.focus();
-    };
-  }, [host]);
+  // the focus returns to the vehicle button that was activated
+  const host = useModalHost(true, () => closeRef.current?.focus());
   const onKeyDown = (event) => {
     if (event.key === 'Escape') {
       event.preventDefault();

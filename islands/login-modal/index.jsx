@@ -5,26 +5,11 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { api, isAuthPending, setCsrfToken } from '../lib/api.js';
 import { useGettext } from '../lib/i18n.js';
+import { useModalHost } from '../lib/modal.js';
 
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), ' +
   'textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
-/** Make everything except `host` inert while the dialog is open; returns the undo function. */
-function isolate(host) {
-  const changed = [];
-  for (const el of document.body.children) {
-    if (el !== host && !el.inert) {
-      el.inert = true;
-      changed.push(el);
-    }
-  }
-  document.body.classList.add('modal-open');
-  return () => {
-    for (const el of changed) el.inert = false;
-    document.body.classList.remove('modal-open');
-  };
-}
 
 export default function LoginModal({ email: initialEmail = '', loginUrl }) {
   const gettext = useGettext();
@@ -34,7 +19,6 @@ export default function LoginModal({ email: initialEmail = '', loginUrl }) {
   const [valid, setValid] = useState(false);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState('');
-  const [host] = useState(() => document.createElement('div'));
   const busy = useRef(false);
   const formRef = useRef(null);
   const dialogRef = useRef(null);
@@ -53,21 +37,11 @@ export default function LoginModal({ email: initialEmail = '', loginUrl }) {
     return () => window.removeEventListener('cc:unauthorized', onUnauthorized);
   }, []);
 
-  useEffect(() => {
-    if (!open) return undefined;
-    const returnTo = document.activeElement;
-    host.className = 'modal-host';
-    document.body.append(host);
-    const undo = isolate(host);
+  const host = useModalHost(open, () => {
     const field = emailRef.current?.value ? passwordRef.current : emailRef.current;
     field?.focus();
     setValid(Boolean(formRef.current?.checkValidity()));
-    return () => {
-      undo();
-      host.remove();
-      if (returnTo instanceof HTMLElement && returnTo.isConnected) returnTo.focus();
-    };
-  }, [open, host]);
+  });
 
   const onKeyDown = (event) => {
     if (event.key === 'Escape') {
