@@ -90,6 +90,11 @@ LOCATIONS = [
 ]
 
 
+def _wash_station(ctx: dict, user) -> Station:
+    """The begcare wash (Tvätt) of the user's home instance: the demo station user's station."""
+    return next(s for s in ctx["stations"][(user.home_instance_id, "begcare")] if s.name == "Tvätt")
+
+
 @seeder(28)
 def seed_configuration(ctx: dict) -> None:
     """State buttons, stations, packages and locations of both modules."""
@@ -135,14 +140,12 @@ def seed_configuration(ctx: dict) -> None:
             for division in divisions:
                 for kind, name in LOCATIONS:
                     db.session.add(
-                        Location(module=module, kind=kind, name=f"{name}", division_id=division.id)
+                        Location(module=module, kind=kind, name=name, division_id=division.id)
                     )
             db.session.flush()
             ctx["packages"][(instance.id, module)] = packages
     station_user = ctx["users"]["station@demo.test"]
-    wash = next(
-        s for s in ctx["stations"][(station_user.home_instance_id, "begcare")] if s.name == "Tvätt"
-    )
+    wash = _wash_station(ctx, station_user)
     db.session.execute(user_stations.insert().values(user_id=station_user.id, station_id=wash.id))
     activate(None)
 
@@ -267,9 +270,7 @@ def seed_station_queue(ctx: dict) -> None:
     """A few Solna vehicles whose next task is the wash, so the station user has work waiting."""
     station_user = ctx["users"]["station@demo.test"]
     activate(station_user.home_instance_id)
-    wash = next(
-        s for s in ctx["stations"][(station_user.home_instance_id, "begcare")] if s.name == "Tvätt"
-    )
+    wash = _wash_station(ctx, station_user)
     solna = ctx["divisions"]["Nordbil Solna"]
     now = utcnow().replace(second=0, microsecond=0)
     chosen = [
