@@ -18,7 +18,7 @@ from wtforms.widgets import TextInput
 
 from app.auth.session import safe_next
 from app.core import roles as R
-from app.core.api import ApiError, Schema, api_call
+from app.core.api import Schema, api_call
 from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.extensions import db
@@ -450,7 +450,7 @@ def item_list_extended(item_id: int):
         )
     ).first()
     if item is None:
-        raise ApiError(404, _("The page or item could not be found."))
+        abort(404)
     tasks = db.session.scalars(
         select(ItemStationTask)
         .where(ItemStationTask.item_id == item.id)

@@ -200,7 +200,7 @@ def create_seen(body: SeenCreate):
     list_id = _iri_id(LIST_IRI, body.custom_list, "customList")
     item_id = _iri_id(ITEM_IRI, body.item, "item")
     if not svc.list_item_in_scope(list_id, item_id, v.user.id, _visible(v)):
-        raise ApiError(404, _("The page or item could not be found."))
+        abort(404)
     try:
         seen_id = svc.mark_seen(list_id, item_id, v.user.id)
     except svc.SeenExists as exc:
@@ -217,7 +217,7 @@ def delete_seen(seen_id: int):
     v = _me()
     owner = svc.seen_owner(seen_id)
     if owner is not None and owner != (v.instance.id, v.user.id):
-        raise ApiError(404, _("The page or item could not be found."))
+        abort(404)
     if owner is None or not svc.unmark_seen(seen_id, v.user.id):
         text = _("This seen marker no longer exists. The vehicle is shown as not seen.")
         raise ApiError(422, text, error=text)

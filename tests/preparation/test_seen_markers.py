@@ -125,7 +125,9 @@ def test_an_item_not_on_the_list_is_not_found(as_demo):
             )
         )
     ).first()  # fmt: skip
-    assert post(client, token, body(custom_list.id, elsewhere)).status_code == 404
+    response = post(client, token, body(custom_list.id, elsewhere))
+    assert response.status_code == 404
+    assert response.get_json() == {"message": "The page or item could not be found."}
 
 
 def test_an_item_outside_the_users_divisions_is_not_found(as_demo):
