@@ -5,7 +5,7 @@ from flask_babel import format_date, format_decimal
 from flask_babel import gettext as _
 
 from app.core.roles import ROLE_STATISTICS
-from app.preparation import api_bp, bp  # noqa: F401
+from app.preparation import bp
 from app.preparation import statistics as stats
 from app.shell.viewer import viewer
 
