@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
@@ -20,10 +20,12 @@ from app.preparation.models import (
     StationPackageStep,
 )
 from app.preparation.services import add_item, state_counts
-from app.shell.layout import COUNTS
-from app.shell.viewer import SNAPSHOTS
 from tests.factories import make_instance, make_user
 from tests.helpers import message_key, page_text, sign_in
+from tests.preparation.manage_helpers import (
+    QueryCounter,
+    fresh_shell_caches,  # noqa: F401 - autouse
+)
 from tests.shell.conftest import demo_user
 
 LIST_SCREENS = [
@@ -47,21 +49,6 @@ READ_ROLE = {
     "keylocations": "KEY_LOCATION",
 }
 KIND = {"locations": "parking", "keylocations": "key", "delivery-locations": "delivery"}
-
-
-@pytest.fixture(autouse=True)
-def _forget_shell_caches():
-    """The shell caches counts per counts version; a rolled-back test hands its versions back,
-    so what it cached must not outlive it (the next test would read counts that never were)."""
-    yield
-    COUNTS.clear()
-    SNAPSHOTS.clear()
-
-
-@pytest.fixture
-def as_demo(demo_client):
-    """Sign the demo client in as a demo user: `as_demo("admin")` → (client, csrf token)."""
-    return lambda name: (demo_client, sign_in(demo_client, demo_user(f"{name}@demo.test")))
 
 
 def instance_named(name: str) -> Instance:
@@ -665,14 +652,9 @@ def test_module_administration_leads_to_the_modules_admin_screens(as_demo):
 
 
 def _statements(client, path: str) -> int:
-    statements = []
-    listener = lambda *args: statements.append(args[2])  # noqa: E731
-    event.listen(db.engine, "before_cursor_execute", listener)
-    try:
+    with QueryCounter() as counter:
         assert client.get(path).status_code == 200
-    finally:
-        event.remove(db.engine, "before_cursor_execute", listener)
-    return len(statements)
+    return counter.count
 
 
 def test_admin_lists_cost_the_same_queries_with_many_rows(client):
