@@ -297,7 +297,8 @@ function enhanceSearch(doc, win) {
 
 // --- new version and the service worker ---------------------------------------------------------
 
-function showBanner(doc) {
+/** Unhide the new-version banner (shell.js calls this too, when there is no service worker). */
+export function showNewVersionBanner(doc = document) {
   for (const banner of doc.querySelectorAll('[data-new-version-banner]')) banner.hidden = false;
 }
 
@@ -372,13 +373,13 @@ function enhanceNewVersion(doc, win) {
       checking = true;
       registration
         .then(async (found) => {
-          if (!found) return showBanner(doc);
+          if (!found) return showNewVersionBanner(doc);
           await found.update().catch(() => {});
           // Wait for a new worker to be installed. Without one (or if it fails) the bundles did
           // not change but the pages did, and a plain reload shows them: HTML is never cached.
           const incoming = found.installing || found.waiting;
           if (incoming) await installed(incoming);
-          showBanner(doc);
+          showNewVersionBanner(doc);
         })
         .finally(() => {
           checking = false;

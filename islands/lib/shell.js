@@ -5,15 +5,16 @@
 // - [data-new-version-banner]: unhidden when the api client reports a new version.
 // - [data-go-back]: the error page's link; see goBack().
 
+import { MOBILE_QUERY, showNewVersionBanner } from './menu.js';
+
 const TOGGLES = '.menu-toggle, [data-nav-toggle]';
-const MOBILE = '(max-width: 639.98px)';
 
 function app() {
   return document.querySelector('.app');
 }
 
 function isMobile() {
-  return window.matchMedia(MOBILE).matches;
+  return window.matchMedia(MOBILE_QUERY).matches;
 }
 
 function setExpanded(expanded) {
@@ -84,11 +85,7 @@ export function enhanceShell() {
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') closeMobileNav(true);
   });
-  window.matchMedia(MOBILE).addEventListener('change', syncExpanded);
-  window.addEventListener('cc:new-version', () => {
-    for (const banner of document.querySelectorAll('[data-new-version-banner]')) {
-      banner.hidden = false;
-    }
-  });
+  window.matchMedia(MOBILE_QUERY).addEventListener('change', syncExpanded);
+  window.addEventListener('cc:new-version', () => showNewVersionBanner());
   syncExpanded();
 }
