@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.core.models import Division, utcnow
 from app.extensions import db
-from app.preparation.items import days_in_state
+from app.preparation.items import active_advert_ids, days_in_state, manage_path
 from app.preparation.models import (
     CustomList,
     CustomListItem,
@@ -25,7 +25,7 @@ from app.preparation.models import (
     Station,
 )
 from app.preparation.queries import ItemFilters, item_query
-from app.preparation.states import BY_ID, UTILIZE_STATES
+from app.preparation.states import BY_ID
 
 NAME_MAX = 100
 SEARCH_LIMIT = 20
@@ -232,12 +232,6 @@ class ListRow:
         return classes
 
 
-def manage_url(module: str, item_id: int, state: int) -> str:
-    """Spec 02: stations-utilize for states 3, 5 and 7, stations-manage otherwise."""
-    view = "stations-utilize" if state in UTILIZE_STATES else "stations-manage"
-    return f"/{module}/items/{BY_ID[state].segment}/{item_id}/{view}"
-
-
 def list_rows(custom_list: CustomList, user_id: int, division_ids: list[int]) -> list[ListRow]:
     """The list's vehicles the user may see, with seen markers and station progress.
 
@@ -264,7 +258,8 @@ def list_rows(custom_list: CustomList, user_id: int, division_ids: list[int]) ->
 
 def build_rows(rows) -> list[ListRow]:
     """ListRows from (item, division name, seen id) triples, with one query for the tasks."""
-    progress = _station_progress([item.id for item, _name, _seen in rows])
+    ids = [item.id for item, _name, _seen in rows]
+    progress, adverts = _station_progress(ids), active_advert_ids(ids)
     now = utcnow()
     result = []
     for item, division_name, seen_id in rows:
@@ -283,9 +278,9 @@ def build_rows(rows) -> list[ListRow]:
                 stations_total=total,
                 active_station=active,
                 warning=bool(item.warning or task_warning),
-                active_advert=False,
+                active_advert=item.id in adverts,
                 seen_id=seen_id,
-                manage_url=manage_url(item.module, item.id, item.state),
+                manage_url=manage_path(item),
             )  # fmt: skip
         )
     return result

@@ -267,6 +267,23 @@ def test_warning_rows_are_styled_red(as_demo):
     assert re.search(rf'<tr class="row-warning[^"]*" data-item-id="{item.id}">', html)
 
 
+def test_list_rows_link_to_stations_utilize_for_states_3_5_and_7(as_demo):
+    client, _ = as_demo("seller")
+    target = seller_lists()[0]
+    first, second = db.session.scalars(
+        select(PreparationItem)
+        .join(CustomListItem, CustomListItem.item_id == PreparationItem.id)
+        .where(CustomListItem.custom_list_id == target.id)
+        .order_by(PreparationItem.id)
+        .limit(2)
+    ).all()
+    first.state, second.state = 5, 6
+    db.session.flush()
+    html = page_text(client.get(f"/custom-list/{target.id}/list"))
+    assert f'href="/{first.module}/items/parked/{first.id}/stations-utilize"' in html
+    assert f'href="/{second.module}/items/showroom/{second.id}/stations-manage"' in html
+
+
 def test_the_list_page_costs_the_same_queries_with_more_vehicles(as_demo, demo_app):
     client, _ = as_demo("seller")
     target = seller_lists()[0]
