@@ -119,7 +119,6 @@ def _page(template: str, module: str, slug: str, v: Viewer, **context):
         template,
         module=module,
         module_name=MODULE_NAMES[module],
-        slug=slug,
         screen_title=entry.title,
         list_url=_list_url(module, slug),
         can_change=can_change(v, slug),
@@ -154,7 +153,7 @@ def _form_screen(module: str, slug: str, v: Viewer, form, save, *, saved, headin
             refusal = _refused(form, exc)
     html = _page(
         context.pop("template", "preparation/admin/form.html"),
-        module, slug, v, form=form, heading=heading, subpage=heading, refusal=refusal, **context,
+        module, slug, v, form=form, subpage=heading, refusal=refusal, **context,
     )  # fmt: skip
     return html, 422 if request.method == "POST" else 200
 
