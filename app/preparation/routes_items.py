@@ -122,7 +122,7 @@ class ItemForm(FlaskForm):
     model_series = StringField(_l("Model series"), validators=[Optional(), _length(80)])
     model_year = LooseIntegerField(
         _l("Model year"),
-        validators=[Optional(), NumberRange(1900, date.today().year + 2)],
+        validators=[Optional()],
         render_kw={"inputmode": "numeric"},
     )
     fuel_type = SelectField(_l("Fuel type"), validators=[Optional()])
@@ -160,6 +160,10 @@ class ItemForm(FlaskForm):
         self.package_id.choices = [("", _("No package"))] + [(str(i), n) for i, n in packages]
         if new and self.package_id.data is None and packages:
             self.package_id.data = str(packages[0][0])  # a new vehicle usually gets a package
+
+    def validate_model_year(self, field) -> None:
+        # This year's, not the year the worker started: the range moves on at New Year.
+        NumberRange(1900, date.today().year + 2)(self, field)
 
     def data_object(self) -> svc.ItemData:
         return svc.ItemData(

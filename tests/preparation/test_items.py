@@ -2,6 +2,7 @@
 archiving, the extended details call, and isolation between instances and divisions."""
 
 import re
+from datetime import date
 
 import pytest
 from sqlalchemy import func, select
@@ -10,6 +11,7 @@ from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.models import Division
 from app.extensions import db
+from app.preparation import routes_items
 from app.preparation.items import regno_error, vin_error
 from app.preparation.models import (
     ItemStateEvent,
@@ -187,6 +189,30 @@ def test_a_wrong_vin_and_missing_fields_are_refused_per_field(as_demo):
     assert re.search(r'id="brand-error"[^>]*data-message-key="FIELD_REQUIRED"', text)
     assert 'id="mileage-error"' in text
     assert item_by_regno("XYZ12A") is None
+
+
+def test_the_model_year_may_be_up_to_two_years_ahead_of_today(as_demo, monkeypatch):
+    client, token = as_demo("seller")
+
+    class NextYear(date):
+        @classmethod
+        def today(cls):
+            return date(date.today().year + 1, 1, 1)
+
+    # A worker started last year still takes this year as the reference.
+    monkeypatch.setattr(routes_items, "date", NextYear)
+    too_late = str(date.today().year + 4)
+    response = client.post(
+        "/begcare/manage/vehicle?action=add", data=vehicle_form(token, model_year=too_late)
+    )
+    assert response.status_code == 422
+    assert 'id="model_year-error"' in page_text(response)
+    latest = str(date.today().year + 3)
+    response = client.post(
+        "/begcare/manage/vehicle?action=add", data=vehicle_form(token, model_year=latest)
+    )
+    assert response.status_code == 302
+    assert item_by_regno("XYZ12A").model_year == int(latest)
 
 
 def test_a_regno_or_vin_already_in_the_instance_is_a_clear_message(as_demo):
