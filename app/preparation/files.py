@@ -134,7 +134,8 @@ def check_upload(data: bytes, name: str) -> tuple[Kind, str]:
     name = clean_name(name)
     extension = _extension(name)
     if extension is None:
-        name = f"{name}.{kind.extensions[0]}"
+        suffix = f".{kind.extensions[0]}"
+        name = name[: TITLE_MAX - len(suffix)] + suffix  # the stored name holds TITLE_MAX
     elif extension not in kind.extensions:
         raise UploadError(
             _(

@@ -172,6 +172,13 @@ def test_the_type_is_read_from_the_bytes_not_the_name():
     assert file_services.clean_name('C:\\fake\\"bil".jpg') == "bil.jpg"
 
 
+def test_a_long_name_without_an_extension_gets_one_within_the_stored_length(demo_app):
+    with demo_app.test_request_context():
+        kind, name = file_services.check_upload(image_bytes("PNG"), "b" * 300)
+    assert kind.content_type == "image/png"
+    assert len(name) == file_services.TITLE_MAX and name.endswith("b.png")
+
+
 # --- isolation ---------------------------------------------------------------------------------
 
 
