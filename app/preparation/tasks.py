@@ -21,7 +21,6 @@ from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station, user_stations
 
 PENDING, ACTIVE, DONE = "pending", "active", "done"
-ACTIONS = ("start", "finish", "assign", "reopen")
 # Items in these states are being prepared; their tasks are what the stations work on.
 STATION_STATES = (2, 3, 4)
 QUEUE_LIMIT = 200
