@@ -1,9 +1,10 @@
 """Custom lists (manager and list page) and the dynamic lists under My lists."""
 
 import re
+from html import unescape
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import event, func, select
 
 from app.core.models import Division
 from app.core.tenancy import activate
@@ -351,6 +352,23 @@ def test_a_dynamic_list_shows_its_vehicles_page_by_page(as_demo):
     assert len(shown) == min(50, len(electric))
     assert set(shown) <= set(electric)
     assert f"of {len(electric)} in the divisions you have chosen" in html
+
+
+def test_a_dynamic_list_opens_in_the_overview_with_its_filter(as_demo):
+    client, _ = as_demo("seller")
+    seller = demo_user("seller@demo.test")
+    activate(seller.active_instance_id)
+    dynamic = db.session.scalars(select(DynamicList).where(DynamicList.user_id == seller.id)).one()
+    electric = db.session.scalar(
+        select(func.count()).where(
+            PreparationItem.module == "begcare", PreparationItem.fuel_type == "Electric"
+        )
+    )
+    html = page_text(client.get(f"/my-lists/{dynamic.uuid}"))
+    link = re.search(r'<a href="([^"]+)">Open in the overview</a>', html).group(1)
+    assert link.startswith("/begcare/overview?")
+    overview = page_text(client.get(unescape(link)))
+    assert f"of {electric} vehicles" in overview
 
 
 def test_a_dynamic_list_follows_the_division_selector(as_demo):
