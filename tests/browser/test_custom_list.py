@@ -82,8 +82,11 @@ def test_the_vehicle_button_toggles_the_seen_marker_and_422_opens_the_notificati
     snap(page, "custom-list-notification", widths=("1280",))
     page.mouse.click(5, 400)  # a static backdrop: the dialog stays
     expect(dialog).to_be_visible()
+    expect(page.locator("body")).to_have_class(re.compile(r"\bmodal-open\b"))  # no scrolling
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_be_hidden()
+    expect(second_row.get_by_role("button")).to_be_focused()  # back where it was
+    expect(page.locator("body")).not_to_have_class(re.compile(r"\bmodal-open\b"))
 
     # The marker disappears elsewhere: unmarking here clears it and says so.
     with live_server.app.app_context():
