@@ -25,10 +25,8 @@ export function chartDatasets(type, datasets) {
 
 /** The options: at most 12 x ticks (spec 02 section 9), the unit on the y axis and tooltips. */
 export function chartOptions(unit, locale) {
-  const format = (value) =>
-    `${new Intl.NumberFormat(locale || undefined, { maximumFractionDigits: 1 }).format(value)}${
-      unit ? ` ${unit}` : ''
-    }`;
+  const number = new Intl.NumberFormat(locale || undefined, { maximumFractionDigits: 1 });
+  const format = (value) => `${number.format(value)}${unit ? ` ${unit}` : ''}`;
   return {
     responsive: true,
     maintainAspectRatio: false,
