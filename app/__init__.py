@@ -76,6 +76,8 @@ def _register_blueprints(app: Flask) -> None:
     from app.auth import api_bp as auth_api_bp
     from app.auth import bp as auth_bp
     from app.mail import bp as mail_bp
+    from app.market import api_bp as market_api_bp
+    from app.market import bp as market_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
     from app.shell import bp as shell_bp
@@ -85,7 +87,7 @@ def _register_blueprints(app: Flask) -> None:
     # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
     for blueprint in (
         auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
-        planned_bp, shell_bp, shell_api_bp,
+        market_bp, market_api_bp, planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)
 
@@ -140,4 +142,6 @@ def _sqlite_pragmas(dbapi_connection, connection_record) -> None:
 @event.listens_for(Engine, "begin")
 def _sqlite_begin(connection) -> None:
     if connection.dialect.name == "sqlite":
-        connection.exec_driver_sql("BEGIN")
+        from app.core.locking import begin_statement
+
+        connection.exec_driver_sql(begin_statement())

@@ -65,6 +65,8 @@ class Config:
         "address": {"free": 20, "lock": 50, "lock_minutes": 15},
     }
     FORGOT_THROTTLE = {"address": {"free": 10, "lock": 20, "lock_minutes": 15}}
+    # Public market calls and pages: at most this many per address and minute ("count/seconds").
+    PUBLIC_RATE_LIMIT = "120/60"
 
     @classmethod
     def load(cls) -> dict:
@@ -75,4 +77,5 @@ class Config:
         values["REDIS_URL"] = os.environ.get("REDIS_URL") or None
         values["MAIL_URL"] = os.environ.get("MAIL_URL") or None
         values["CHAT_WIDGET_URL"] = os.environ.get("CHAT_WIDGET_URL") or None
+        values["PUBLIC_RATE_LIMIT"] = os.environ.get("PUBLIC_RATE_LIMIT") or cls.PUBLIC_RATE_LIMIT
         return values

@@ -11,7 +11,13 @@ import * as esbuild from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'static', 'dist');
 const KEEP = new Set(['i18n']);
-const ENTRIES = { 'main.js': 'islands/main.jsx', 'app.css': 'islands/styles/app.css' };
+const ENTRIES = {
+  'main.js': 'islands/main.jsx',
+  'app.css': 'islands/styles/app.css',
+  // The public market pages load only their own small script (no React, no shell).
+  'market-bid.js': 'islands/market-bid/main.js',
+  'market-invite.js': 'islands/market-invite/main.js',
+};
 
 async function clean() {
   await mkdir(outdir, { recursive: true });

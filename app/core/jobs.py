@@ -86,13 +86,25 @@ def run(func: str, *args):
             db.session.remove()
 
 
+def redis_connection():
+    """The app's Redis client (one connection pool per process), or None without REDIS_URL."""
+    url = current_app.config["REDIS_URL"]
+    if not url:
+        return None
+    client = current_app.extensions.get("redis")
+    if client is None:
+        from redis import Redis
+
+        client = current_app.extensions["redis"] = Redis.from_url(url)
+    return client
+
+
 def queue():
     """Return the RQ queue (only when REDIS_URL is set)."""
-    from redis import Redis
     from rq import Queue
 
     if "rq_queue" not in g:
-        g.rq_queue = Queue(QUEUE_NAME, connection=Redis.from_url(current_app.config["REDIS_URL"]))
+        g.rq_queue = Queue(QUEUE_NAME, connection=redis_connection())
     return g.rq_queue
 
 

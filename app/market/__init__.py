@@ -1,0 +1,14 @@
+"""The market: adverts, bids, invitations and the public pages for bidders and sellers."""
+
+from flask import Blueprint
+
+bp = Blueprint("market", __name__)
+api_bp = Blueprint("market_api", __name__, url_prefix="/api")
+
+# Each area of the feature keeps its views in its own module.
+from app.market import (  # noqa: E402,F401
+    public_bid,
+    public_invite,
+    routes_admin,
+    routes_adverts,
+)

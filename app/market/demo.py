@@ -1,24 +1,222 @@
-"""Demo market presence: the first company sells, the second buys."""
+"""Demo market: Nordbil sells in SEK; Fjordauto (NOK) and Malmö Bilcenter (SEK) bid on its
+adverts; one invite to a new company is open."""
 
+from datetime import timedelta
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from app.auth.models import User
+from app.auth.services import hash_password
+from app.core.models import Instance, utcnow
 from app.core.tenancy import activate
-from app.demo import seeder
+from app.demo import DEMO_PASSWORD, demo_link, seeder
 from app.extensions import db
-from app.market.models import InstanceGroup
+from app.market.bidding import convert_back, ensure_link, rates_from
+from app.market.groups import add_partner
+from app.market.invites import create_market_company
+from app.market.models import (
+    Advert,
+    AdvertBid,
+    ExchangeRate,
+    InstanceGroup,
+    MarketInvite,
+    MarketLink,
+)
+from app.preparation.models import PreparationItem
+
+TERMS = (
+    "1. Bids are binding for 48 hours after bidding closes.\n"
+    "2. Vehicles are sold as inspected, with the condition report in the advert.\n"
+    "3. Payment within 5 working days of allocation; collection within 10 days.\n"
+    "4. Prices exclude VAT where the vehicle is VAT-qualifying."
+)
+RATES = {"NOK": "1.0240", "DKK": "0.6480", "EUR": "0.0868"}
+# (status, days until bidding ends, start price, step, bids as (bidder, amount in its currency))
+ADVERTS = [
+    ("published", 3, 185_000, 1_000, [("malmo", 185_000), ("fjord", 191_500), ("malmo", 190_000)]),
+    ("published", 5, 242_000, 2_000, [("fjord", 247_900)]),
+    ("published", 2, 96_000, 1_000, []),
+    ("allocated", -1, 310_000, 2_000, [("malmo", 310_000), ("fjord", 321_500)]),
+    ("sold", -20, 128_000, 1_000, [("fjord", 131_100), ("malmo", 129_000)]),
+    ("draft", 7, 415_000, 5_000, []),
+]
+
+
+def _malmo_user(instance_id: int) -> User:
+    user = User(
+        email="malmo@demo.test",
+        password_hash=hash_password(DEMO_PASSWORD),
+        firstname="Maja",
+        lastname="Persson",
+        roles=["ROLE_USER"],
+        modules=["market"],
+        options={"language": "sv-SE"},
+        all_divisions=True,
+        home_instance_id=instance_id,
+        active_instance_id=instance_id,
+    )
+    user.instances = [db.session.get(Instance, instance_id)]
+    db.session.add(user)
+    db.session.flush()
+    return user
 
 
 @seeder(25)
 def seed_groups(ctx: dict) -> None:
     first, second = ctx["instances"]
-    for instance, buyer, seller, currency, country in (
-        (first, False, True, "SEK", "SE"),
-        (second, True, False, "NOK", "NO"),
+    groups = {}
+    for key, instance, buyer, seller, currency, country in (
+        ("nordbil", first, False, True, "SEK", "SE"),
+        ("fjord", second, True, False, "NOK", "NO"),
     ):
         activate(instance.id)
+        group = InstanceGroup(
+            name=instance.company_name, buyer=buyer, seller=seller, currency=currency,
+            country_code=country, options={"market": {"enableVehicleRequest": True}},
+        )  # fmt: skip
+        db.session.add(group)
+        db.session.flush()
+        groups[key] = group
+    groups["nordbil"].invite_terms = TERMS
+    _instance, groups["malmo"] = create_market_company(
+        "Malmö Bilcenter AB", "SE", "SEK", company_id="556677-8899",
+        contact_name="Maja Persson", contact_email="malmo@demo.test",
+    )  # fmt: skip
+    ctx["market_users"] = {"malmo": _malmo_user(groups["malmo"].instance_id)}
+    activate(None)
+    ctx["market_groups"] = groups
+
+
+@seeder(45)
+def seed_market(ctx: dict) -> None:
+    """Partners, rates, invites, adverts (from showroom vehicles), links and bids."""
+    groups, users = ctx["market_groups"], ctx["users"]
+    nordbil = groups["nordbil"]
+    bidders = {"fjord": users["buyer@demo.test"], "malmo": ctx["market_users"]["malmo"]}
+    seller = users["seller@demo.test"]
+    now = utcnow().replace(second=0, microsecond=0)
+    activate(nordbil.instance_id)
+    for key in ("fjord", "malmo"):
+        add_partner(nordbil.id, groups[key].id)
         db.session.add(
-            InstanceGroup(
-                name=instance.company_name, buyer=buyer, seller=seller, currency=currency,
-                country_code=country, options={"market": {"enableVehicleRequest": True}},
+            MarketInvite(
+                seller_group_id=nordbil.id, company_name=groups[key].name,
+                email=bidders[key].email, language="sv-SE", created_by_id=seller.id,
+                created_at=now - timedelta(days=60), accepted_at=now - timedelta(days=58),
+                accepted_user_id=bidders[key].id,
             )
         )  # fmt: skip
+    db.session.add(
+        MarketInvite(
+            seller_group_id=nordbil.id, company_name="Vestkyst Bil AS", company_id="987654321",
+            email="post@vestkystbil.test", language="en-GB", created_by_id=seller.id,
+            created_at=now - timedelta(days=1),
+        )
+    )  # fmt: skip
+    for currency, rate in RATES.items():
+        db.session.add(ExchangeRate(currency="SEK", to_currency=currency, rate=Decimal(rate)))
+    db.session.flush()
+    rates = rates_from(nordbil.instance_id, "SEK")
+    items = db.session.scalars(
+        select(PreparationItem)
+        .where(PreparationItem.module == "begcare", PreparationItem.state == 6)
+        .order_by(PreparationItem.id)
+        .limit(len(ADVERTS))
+    ).all()
+    for index, (status, days, start, step, bids) in enumerate(ADVERTS):
+        item = items[index]
+        advert = Advert(
+            seller_group_id=nordbil.id, item_id=item.id, regno=item.regno, brand=item.brand,
+            model=item.model, model_year=item.model_year, mileage=item.mileage,
+            fuel_type=item.fuel_type, color=item.color, currency="SEK", start_price=start,
+            bid_step=step, ends_at=now + timedelta(days=days, hours=4), status=status,
+            created_by_id=seller.id, created_at=now - timedelta(days=abs(days) + 6),
+            description="Serviced at 15,000 km intervals, two sets of tyres, no known damage.",
+            published_at=None if status == "draft" else now - timedelta(days=abs(days) + 5),
+        )  # fmt: skip
+        db.session.add(advert)
         db.session.flush()
+        ensure_link(advert, seller.id, nordbil, "seller")
+        best = None
+        for minutes, (who, amount) in enumerate(bids):
+            group, user = groups[who], bidders[who]
+            link = ensure_link(advert, user.id, group, "bid")
+            bid = AdvertBid(
+                advert_id=advert.id, group_id=group.id, user_id=user.id, link_id=link.id,
+                request_key=f"demo-{advert.id}-{minutes}", amount=amount,
+                currency=group.currency, advert_amount=convert_back(amount, rates[group.currency]),
+                created_at=advert.published_at + timedelta(hours=5, minutes=37 * minutes),
+            )  # fmt: skip
+            db.session.add(bid)
+            best = bid if best is None or bid.advert_amount > best.advert_amount else best
+        if status != "draft":
+            for who in ("fjord", "malmo"):
+                ensure_link(advert, bidders[who].id, groups[who], "bid")
+        advert.bid_count = len(bids)
+        advert.highest_bid = best.advert_amount if best else None
+        if status in ("allocated", "sold") and best is not None:
+            advert.allocated_group_id, advert.allocated_price = best.group_id, best.advert_amount
+            advert.allocated_at = now - timedelta(days=abs(days) - 1 if days < -1 else 0, hours=2)
+            advert.allocated_notes = "Collection from Solna, keys at reception."
+        if status == "sold":
+            advert.sold_at = advert.allocated_at + timedelta(days=3)
+    db.session.flush()
     activate(None)
+
+
+def _demo_advert(status: str = "published") -> Advert | None:
+    return db.session.scalar(
+        select(Advert)
+        .where(Advert.status == status, Advert.bid_count > 0)
+        .order_by(Advert.id)
+        .execution_options(all_instances=True)
+    )
+
+
+def _link(kind: str, email: str) -> tuple[MarketLink, Advert] | None:
+    advert = _demo_advert()
+    if advert is None:
+        return None
+    link = db.session.scalar(
+        select(MarketLink)
+        .join(User, User.id == MarketLink.user_id)
+        .where(MarketLink.advert_id == advert.id, MarketLink.kind == kind, User.email == email)
+        .execution_options(all_instances=True)
+    )
+    return (link, advert) if link else None
+
+
+def _path(action: str, kind: str, email: str) -> str | None:
+    found = _link(kind, email)
+    if found is None:
+        return None
+    link, advert = found
+    group = db.session.get(InstanceGroup, link.group_id)
+    return f"/market-bid/{action}/{group.hash}/{advert.hash}/{link.hash}"
+
+
+@demo_link("invite")
+def invite_link() -> str | None:
+    invite = db.session.scalar(
+        select(MarketInvite)
+        .where(MarketInvite.accepted_at.is_(None), MarketInvite.denied_at.is_(None))
+        .order_by(MarketInvite.id)
+        .execution_options(all_instances=True)
+    )
+    return f"/market-invite/{invite.hash}" if invite else None
+
+
+@demo_link("bid")
+def bid_link() -> str | None:
+    return _path("bid", "bid", "buyer@demo.test")
+
+
+@demo_link("allocate")
+def allocate_link() -> str | None:
+    return _path("allocate", "seller", "seller@demo.test")
+
+
+@demo_link("change_status")
+def change_status_link() -> str | None:
+    return _path("change-status", "seller", "seller@demo.test")

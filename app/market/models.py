@@ -1,12 +1,34 @@
-"""The market presence of a company: its instance group with buyer and seller flags."""
+"""The market: instance groups, partners, invites, exchange rates, adverts, bids and the
+public links that let people act on an advert without signing in.
+
+Amounts are whole units of their currency. An advert, its links and its bids belong to the
+seller's instance; a bidder's group belongs to another instance, so the buyer's views query
+across instances in app.market.queries, always narrowed by the buyer's own group.
+"""
 
 import secrets
+from datetime import datetime
+from decimal import Decimal
 
-from sqlalchemy import JSON, Boolean, Integer, String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.core.models import InstanceScoped, TimestampMixin
+from app.core.models import InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
+
+CURRENCIES = ("SEK", "NOK", "DKK", "EUR")
+COUNTRIES = ("SE", "NO", "FI", "DE", "DK")
+MAX_AMOUNT = 999_999_999
 
 
 def public_hash() -> str:
@@ -15,6 +37,8 @@ def public_hash() -> str:
 
 
 class InstanceGroup(InstanceScoped, TimestampMixin, db.Model):
+    """A company's presence on the market."""
+
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     buyer: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -23,7 +47,200 @@ class InstanceGroup(InstanceScoped, TimestampMixin, db.Model):
     country_code: Mapped[str] = mapped_column(String(2))
     hash: Mapped[str] = mapped_column(String(32), unique=True, default=public_hash)
     options: Mapped[dict] = mapped_column(JSON, default=dict)
+    # Company and invoicing details given when the company registered through an invite.
+    company_id: Mapped[str | None] = mapped_column(String(50))
+    contact_name: Mapped[str | None] = mapped_column(String(200))
+    contact_email: Mapped[str | None] = mapped_column(String(254))
+    contact_phone: Mapped[str | None] = mapped_column(String(50))
+    invoice_reference: Mapped[str | None] = mapped_column(String(200))
+    invoice_email: Mapped[str | None] = mapped_column(String(254))
+    # Seller settings: the bid step new adverts start with and the terms invitees accept.
+    bid_step: Mapped[int] = mapped_column(Integer, default=1000, server_default="1000")
+    invite_terms: Mapped[str | None] = mapped_column(Text)
 
     @property
     def enable_vehicle_request(self) -> bool:
         return bool(((self.options or {}).get("market") or {}).get("enableVehicleRequest"))
+
+
+class MarketPartner(db.Model):
+    """A buyer group that accepted a seller group's invite: it sees and bids on its adverts.
+    Spans two instances, so it is not instance-scoped; queries name both groups."""
+
+    __table_args__ = (UniqueConstraint("seller_group_id", "buyer_group_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seller_group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
+    )
+    buyer_group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class MarketInvite(InstanceScoped, db.Model):
+    """A seller's invitation of a company by e-mail (the seller's instance)."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seller_group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
+    )
+    hash: Mapped[str] = mapped_column(String(32), unique=True, default=public_hash)
+    company_name: Mapped[str] = mapped_column(String(200))
+    company_id: Mapped[str | None] = mapped_column(String(50))
+    email: Mapped[str] = mapped_column(String(254))
+    language: Mapped[str] = mapped_column(String(5), default="sv-SE")
+    # The group of a company already on the platform; None invites a new company.
+    invited_group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="SET NULL")
+    )
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    accepted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    denied_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    accepted_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+
+    seller_group: Mapped[InstanceGroup] = relationship(foreign_keys=[seller_group_id])
+    invited_group: Mapped[InstanceGroup | None] = relationship(foreign_keys=[invited_group_id])
+
+    @property
+    def is_open(self) -> bool:
+        return self.accepted_at is None and self.denied_at is None
+
+
+class ExchangeRate(InstanceScoped, db.Model):
+    """1 unit of `currency` is worth `rate` units of `to_currency` (kept by the seller)."""
+
+    __table_args__ = (UniqueConstraint("instance_id", "currency", "to_currency"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    currency: Mapped[str] = mapped_column(String(3))
+    to_currency: Mapped[str] = mapped_column(String(3))
+    rate: Mapped[Decimal] = mapped_column(Numeric(14, 6))
+    modified_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class Advert(InstanceScoped, TimestampMixin, db.Model):
+    """A vehicle a seller group offers, with its bidding terms and status."""
+
+    __table_args__ = (Index("ix_advert_instance_status", "instance_id", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hash: Mapped[str] = mapped_column(String(32), unique=True, default=public_hash)
+    seller_group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
+    )
+    item_id: Mapped[int | None] = mapped_column(
+        ForeignKey("preparation_item.id", ondelete="SET NULL"), index=True
+    )
+    regno: Mapped[str] = mapped_column(String(20))
+    brand: Mapped[str] = mapped_column(String(100))
+    model: Mapped[str] = mapped_column(String(100))
+    model_year: Mapped[int | None] = mapped_column(Integer)
+    mileage: Mapped[int | None] = mapped_column(Integer)
+    fuel_type: Mapped[str | None] = mapped_column(String(50))
+    color: Mapped[str | None] = mapped_column(String(50))
+    description: Mapped[str | None] = mapped_column(Text)
+    currency: Mapped[str] = mapped_column(String(3))
+    start_price: Mapped[int] = mapped_column(Integer)
+    bid_step: Mapped[int] = mapped_column(Integer)
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    status: Mapped[str] = mapped_column(String(20), default="draft")
+    status_notes: Mapped[str | None] = mapped_column(String(255))
+    published_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The highest bid in the advert's currency, kept with the bid under the advert's row lock.
+    highest_bid: Mapped[int | None] = mapped_column(Integer)
+    bid_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    allocated_group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="SET NULL"), index=True
+    )
+    allocated_price: Mapped[int | None] = mapped_column(Integer)
+    allocated_notes: Mapped[str | None] = mapped_column(String(255))
+    allocated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    sold_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+
+    seller_group: Mapped[InstanceGroup] = relationship(foreign_keys=[seller_group_id])
+    allocated_group: Mapped[InstanceGroup | None] = relationship(foreign_keys=[allocated_group_id])
+    images: Mapped[list["AdvertImage"]] = relationship(
+        order_by="AdvertImage.position", cascade="all, delete-orphan"
+    )
+
+    @property
+    def title(self) -> str:
+        return " ".join(p for p in (self.brand, self.model, str(self.model_year or "")) if p)
+
+
+class AdvertImage(InstanceScoped, db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"), index=True)
+    file_object_id: Mapped[int] = mapped_column(ForeignKey("file_object.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class MarketLink(InstanceScoped, db.Model):
+    """One person's public link to one advert: `bid` for a bidder of a buyer group, `seller`
+    for a user of the selling group (allocate and change-status). Its hash is the {userHash}
+    of market-bid/{action}/{instanceGroupHash}/{advertHash}/{userHash}."""
+
+    __table_args__ = (UniqueConstraint("advert_id", "user_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hash: Mapped[str] = mapped_column(String(32), unique=True, default=public_hash)
+    kind: Mapped[str] = mapped_column(String(10))
+    advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"), index=True)
+    group_id: Mapped[int] = mapped_column(ForeignKey("instance_group.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    advert: Mapped[Advert] = relationship()
+    group: Mapped[InstanceGroup] = relationship()
+
+
+class AdvertBid(InstanceScoped, db.Model):
+    """A bid: never updated or deleted. `advert_amount` is the amount in the advert's currency
+    (rounded down), which is what the next bid is computed from."""
+
+    __table_args__ = (
+        UniqueConstraint("link_id", "request_key"),
+        Index("ix_advert_bid_advert_amount", "advert_id", "advert_amount"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"))
+    group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
+    )
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    link_id: Mapped[int | None] = mapped_column(ForeignKey("market_link.id", ondelete="SET NULL"))
+    # A random key per form: the same form sent twice (a double tap) records one bid.
+    request_key: Mapped[str] = mapped_column(String(40))
+    amount: Mapped[int] = mapped_column(Integer)
+    currency: Mapped[str] = mapped_column(String(3))
+    advert_amount: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    group: Mapped[InstanceGroup] = relationship()
+
+
+class VehicleRequest(InstanceScoped, TimestampMixin, db.Model):
+    """A buyer's wish for a vehicle, shown to the sellers it trades with."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
+    )
+    brand: Mapped[str] = mapped_column(String(100))
+    model: Mapped[str | None] = mapped_column(String(100))
+    model_year_from: Mapped[int | None] = mapped_column(Integer)
+    model_year_to: Mapped[int | None] = mapped_column(Integer)
+    max_mileage: Mapped[int | None] = mapped_column(Integer)
+    max_price: Mapped[int | None] = mapped_column(Integer)
+    currency: Mapped[str] = mapped_column(String(3))
+    notes: Mapped[str | None] = mapped_column(String(1000))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+
+    group: Mapped[InstanceGroup] = relationship()

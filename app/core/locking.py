@@ -1,0 +1,39 @@
+"""Serialise writers on one row: `SELECT ... FOR UPDATE` on PostgreSQL; on SQLite, where
+SQLAlchemy drops FOR UPDATE, the transaction is begun with `BEGIN IMMEDIATE`, which takes the
+database's write lock up front (waiting up to busy_timeout) so no two writers read the same
+state and both write on it."""
+
+from contextvars import ContextVar
+
+from sqlalchemy import Select
+
+from app.extensions import db
+
+_immediate: ContextVar[bool] = ContextVar("sqlite_begin_immediate", default=False)
+
+
+def begin_statement() -> str:
+    """The BEGIN the SQLite begin hook emits: IMMEDIATE once after `locked()` asked for it."""
+    if _immediate.get():
+        _immediate.set(False)
+        return "BEGIN IMMEDIATE"
+    return "BEGIN"
+
+
+def locked(statement: Select):
+    """Run `statement` holding a write lock on what it selects until the transaction ends.
+
+    Nothing may be pending in the session: on SQLite a read-only transaction already open is
+    ended first, so that the next one starts with the write lock."""
+    session = db.session()
+    if db.engine.dialect.name != "sqlite":
+        return session.execute(statement.with_for_update())
+    if session.new or session.dirty or session.deleted:
+        raise RuntimeError("locked() needs a session without pending changes")
+    if session.in_transaction():
+        session.commit()
+    token = _immediate.set(True)
+    try:
+        return session.execute(statement)
+    finally:
+        _immediate.reset(token)

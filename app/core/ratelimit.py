@@ -1,0 +1,49 @@
+"""A fixed-window limit per client address for public calls and pages.
+
+With REDIS_URL the count is shared by every worker (INCR + EXPIRE); without it each process
+counts for itself, which is what the embedded single-machine default needs."""
+
+import threading
+import time
+
+from flask import current_app, request
+from flask_babel import gettext as _
+
+from app.core.api import ApiError
+from app.core.jobs import redis_connection
+
+_lock = threading.Lock()
+_local: dict[str, tuple[int, int]] = {}
+
+
+def _rule() -> tuple[int, int]:
+    count, _sep, seconds = str(current_app.config["PUBLIC_RATE_LIMIT"]).partition("/")
+    return int(count), int(seconds or 60)
+
+
+def _hit(key: str, seconds: int) -> int:
+    window = int(time.time()) // seconds
+    redis = redis_connection()
+    if redis is not None:
+        name = f"rl:{key}:{window}"
+        pipe = redis.pipeline()
+        pipe.incr(name)
+        pipe.expire(name, seconds + 1)
+        return int(pipe.execute()[0])
+    with _lock:
+        seen_window, count = _local.get(key, (window, 0))
+        count = count + 1 if seen_window == window else 1
+        if len(_local) > 10_000:
+            _local.clear()
+        _local[key] = (window, count)
+        return count
+
+
+def check_public_rate() -> None:
+    """Count this request against its address; raise a 429 ApiError when over the limit."""
+    limit, seconds = _rule()
+    address = request.remote_addr or "unknown"
+    if _hit(f"public:{address}", seconds) > limit:
+        retry = seconds - int(time.time()) % seconds
+        text = _("Too many requests. Please wait %(seconds)s seconds and try again.", seconds=retry)
+        raise ApiError(429, text, headers={"Retry-After": str(retry)})

@@ -1,0 +1,385 @@
+"""The market's rules: exchange rates, next bid, bids, allocation and status changes, and the
+public links that carry them.
+
+Every public call resolves its link with `resolve_link` (404 for any mismatch), then acts in
+the advert's instance. Bids and allocations lock the advert's row first (app.core.locking), so
+concurrent writers on one advert are serialised and its highest bid is always consistent.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from app.core import audit
+from app.core.locking import locked
+from app.core.models import utcnow
+from app.core.tenancy import activate
+from app.extensions import db
+from app.market.models import (
+    MAX_AMOUNT,
+    Advert,
+    AdvertBid,
+    ExchangeRate,
+    InstanceGroup,
+    MarketLink,
+)
+
+STATUSES = ("draft", "published", "closed", "allocated", "sold", "withdrawn")
+STATUS_LABELS = {
+    "draft": _l("Draft"),
+    "published": _l("Published"),
+    "closed": _l("Closed"),
+    "allocated": _l("Allocated"),
+    "sold": _l("Sold"),
+    "withdrawn": _l("Withdrawn"),
+}
+# The status changes the change-status form may make. An advert becomes allocated only by an
+# allocation (which names the buyer and price); closing an allocated advert cancels it.
+TRANSITIONS = {
+    "draft": ("published", "withdrawn"),
+    "published": ("closed", "withdrawn"),
+    "closed": ("published", "withdrawn"),
+    "allocated": ("sold", "closed"),
+    "sold": (),
+    "withdrawn": ("draft",),
+}
+ALLOCATABLE = ("published", "closed")
+ACTIONS = {"bid": "bid", "allocate": "seller", "change-status": "seller"}
+
+
+class MarketError(Exception):
+    """A refused market action; the message is translated and shown as it is."""
+
+    def __init__(self, message: str, key: str = "MARKET_REFUSED") -> None:
+        super().__init__(message)
+        self.message, self.key = message, key
+
+
+# --- exchange rates and amounts ----------------------------------------------------------
+
+
+def rates_from(instance_id: int, currency: str) -> dict[str, Decimal]:
+    """What 1 `currency` is worth in each currency the seller keeps a rate for (itself: 1)."""
+    rows = db.session.execute(
+        select(ExchangeRate.to_currency, ExchangeRate.rate)
+        .where(ExchangeRate.instance_id == instance_id, ExchangeRate.currency == currency)
+        .execution_options(all_instances=True)
+    ).all()
+    rates = {to: Decimal(rate) for to, rate in rows if to != currency and rate and rate > 0}
+    return {currency: Decimal(1), **dict(sorted(rates.items()))}
+
+
+def convert_up(amount: int, rate: Decimal) -> int:
+    """`amount` in another currency, rounded up to a whole unit."""
+    return int((Decimal(amount) * rate).to_integral_value(rounding=ROUND_CEILING))
+
+
+def convert_back(amount: int, rate: Decimal) -> int:
+    """An amount in another currency expressed in the advert's, rounded down: a bid of at
+    least convert_up(n, rate) always converts back to at least n."""
+    return int((Decimal(amount) / rate).to_integral_value(rounding=ROUND_FLOOR))
+
+
+def next_bid(advert: Advert) -> int:
+    """The lowest acceptable bid in the advert's currency."""
+    if advert.highest_bid is None:
+        return advert.start_price
+    return advert.highest_bid + advert.bid_step
+
+
+def currency_table(advert: Advert, rates: dict[str, Decimal] | None = None) -> dict:
+    """GET _public/market-advert/currencies: the next bid in the advert's currency, and per
+    currency the exchange rate and the next bid there, rounded up."""
+    rates = rates if rates is not None else rates_from(advert.instance_id, advert.currency)
+    amount = next_bid(advert)
+    return {
+        "currency": advert.currency,
+        "nextBid": amount,
+        "exchangeRates": [
+            {
+                "currency": cur,
+                "exchangeRate": format(rate.normalize(), "f"),
+                "nextBid": convert_up(amount, rate),
+            }
+            for cur, rate in rates.items()
+        ],
+    }
+
+
+# --- public links --------------------------------------------------------------------------
+
+
+def ensure_link(advert: Advert, user_id: int, group: InstanceGroup, kind: str) -> MarketLink:
+    """The user's link to the advert, created on first use."""
+    link = db.session.scalar(
+        select(MarketLink)
+        .where(
+            MarketLink.advert_id == advert.id,
+            MarketLink.user_id == user_id,
+            MarketLink.kind == kind,
+        )
+        .execution_options(all_instances=True)
+    )
+    if link is None:
+        link = MarketLink(
+            advert_id=advert.id,
+            user_id=user_id,
+            group_id=group.id,
+            kind=kind,
+            instance_id=advert.instance_id,
+        )
+        db.session.add(link)
+        db.session.flush()
+    return link
+
+
+def link_path(link: MarketLink, action: str, group_hash: str, advert_hash: str) -> str:
+    return f"/market-bid/{action}/{group_hash}/{advert_hash}/{link.hash}"
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def resolve_link(action: str, group_hash: str, advert_hash: str, user_hash: str):
+    """The (link, advert, group) the four path parts name, or None when any part is wrong.
+
+    Every part is compared in constant time and the answer is the same whichever is wrong.
+    On success the advert's instance becomes the active one for the rest of the request."""
+    kind = ACTIONS.get(action)
+    if kind is None or len(user_hash) > 64:
+        return None
+    row = db.session.execute(
+        select(MarketLink, Advert, InstanceGroup)
+        .join(Advert, Advert.id == MarketLink.advert_id)
+        .join(InstanceGroup, InstanceGroup.id == MarketLink.group_id)
+        .where(MarketLink.hash == user_hash)
+        .execution_options(all_instances=True)
+    ).first()
+    if row is None:
+        return None
+    link, advert, group = row
+    ok = _same(group.hash, group_hash) & _same(advert.hash, advert_hash) & (link.kind == kind)
+    if not ok:
+        return None
+    activate(advert.instance_id)
+    return link, advert, group
+
+
+# --- bids ----------------------------------------------------------------------------------
+
+
+@dataclass
+class BidResult:
+    bid: AdvertBid
+    duplicate: bool
+
+
+def bidding_closed_message(advert: Advert, now: datetime) -> str | None:
+    """Why no bid is taken on the advert now, or None while bidding is open."""
+    if advert.status == "withdrawn":
+        return _("This advert has been withdrawn.")
+    if advert.status in ("allocated", "sold"):
+        return _("This advert has already been allocated to a buyer.")
+    if advert.status != "published":
+        return _("Bidding on this advert is closed.")
+    if advert.ends_at <= now:
+        return _("Bidding on this advert has ended.")
+    return None
+
+
+def _lock_advert(advert_id: int) -> Advert:
+    advert = locked(
+        select(Advert).where(Advert.id == advert_id).execution_options(all_instances=True)
+    ).scalar_one()
+    db.session.refresh(advert)  # the identity map may hold what was read before the lock
+    return advert
+
+
+def place_bid(link_id: int, amount: int, request_key: str) -> BidResult:
+    """Record a bid through a bidder's link, or raise MarketError. The advert's row is locked
+    for the whole decision; the same request key on the same link records one bid."""
+    link_row = db.session.get(MarketLink, link_id)
+    advert_id, group_id, user_id = link_row.advert_id, link_row.group_id, link_row.user_id
+    advert = _lock_advert(advert_id)
+    earlier = db.session.scalar(
+        select(AdvertBid)
+        .where(AdvertBid.link_id == link_id, AdvertBid.request_key == request_key)
+        .execution_options(all_instances=True)
+    )
+    if earlier is not None:
+        return BidResult(earlier, duplicate=True)
+    if reason := bidding_closed_message(advert, utcnow()):
+        raise MarketError(reason, "BIDDING_CLOSED")
+    group = db.session.get(InstanceGroup, group_id)
+    rates = rates_from(advert.instance_id, advert.currency)
+    rate = rates.get(group.currency)
+    if rate is None:
+        raise MarketError(
+            _(
+                "No exchange rate from %(from)s to %(to)s is set for this advert. "
+                "Please contact the seller.",
+                **{"from": advert.currency, "to": group.currency},
+            ),
+            "NO_EXCHANGE_RATE",
+        )
+    minimum = convert_up(next_bid(advert), rate)
+    if amount < minimum:
+        raise MarketError(
+            _(
+                "Your bid must be at least %(amount)s %(currency)s.",
+                amount=format_amount(minimum),
+                currency=group.currency,
+            ),
+            "BID_TOO_LOW",
+        )
+    if amount > MAX_AMOUNT:
+        raise MarketError(_("The amount is too large."), "BID_TOO_HIGH")
+    bid = AdvertBid(
+        instance_id=advert.instance_id,
+        advert_id=advert.id,
+        group_id=group_id,
+        user_id=user_id,
+        link_id=link_id,
+        request_key=request_key,
+        amount=amount,
+        currency=group.currency,
+        advert_amount=convert_back(amount, rate),
+    )
+    db.session.add(bid)
+    advert.highest_bid = bid.advert_amount
+    advert.bid_count = (advert.bid_count or 0) + 1
+    db.session.flush()
+    return BidResult(bid, duplicate=False)
+
+
+def format_amount(amount: int) -> str:
+    """12 500 style: whole units with thin-space-free grouping the bid page also uses."""
+    return f"{amount:,}".replace(",", " ")
+
+
+def group_bids(advert_id: int) -> dict[int, AdvertBid]:
+    """Each bidding group's highest bid on the advert (in the advert's currency)."""
+    best: dict[int, AdvertBid] = {}
+    bids = db.session.scalars(
+        select(AdvertBid)
+        .where(AdvertBid.advert_id == advert_id)
+        .order_by(AdvertBid.advert_amount, AdvertBid.id)
+        .execution_options(all_instances=True)
+    )
+    for bid in bids:
+        best[bid.group_id] = bid
+    return best
+
+
+# --- allocation and status -----------------------------------------------------------------
+
+
+def allocate(advert_id: int, group_id: int, price: int, notes: str | None, user_id: int) -> Advert:
+    """Allocate the advert to a group that bid on it, at `price` in the advert's currency."""
+    advert = _lock_advert(advert_id)
+    if advert.status not in ALLOCATABLE:
+        raise MarketError(
+            _(
+                "An advert that is %(status)s cannot be allocated.",
+                status=str(STATUS_LABELS[advert.status]).lower(),
+            ),
+            "ILLEGAL_STATUS",
+        )
+    if group_id not in group_bids(advert.id):
+        raise MarketError(_("Choose a company that has bid on this advert."), "UNKNOWN_BIDDER")
+    if not 0 < price <= MAX_AMOUNT:
+        raise MarketError(_("Enter a sales price above zero."), "INVALID_PRICE")
+    previous = advert.status
+    advert.status = "allocated"
+    advert.allocated_group_id = group_id
+    advert.allocated_price = price
+    advert.allocated_notes = notes or None
+    advert.allocated_at = utcnow()
+    db.session.flush()
+    audit.record(
+        "market_advert_allocated",
+        instance_id=advert.instance_id,
+        advert=advert.id,
+        group=group_id,
+        price=price,
+        previous=previous,
+        by=user_id,
+    )
+    return advert
+
+
+def change_status(advert_id: int, status: str, notes: str | None, user_id: int) -> Advert:
+    """Move the advert to `status` if the state machine allows it, or raise MarketError."""
+    advert = _lock_advert(advert_id)
+    if status not in STATUSES:
+        raise MarketError(_("Choose a status from the list."), "STATUS_REQUIRED")
+    if status == "allocated" and advert.status in ALLOCATABLE:
+        raise MarketError(
+            _("Use the allocation form to allocate the advert to a bidder."), "ILLEGAL_STATUS"
+        )
+    if status not in TRANSITIONS[advert.status]:
+        raise MarketError(
+            _(
+                "An advert cannot go from %(current)s to %(status)s.",
+                current=str(STATUS_LABELS[advert.status]).lower(),
+                status=str(STATUS_LABELS[status]).lower(),
+            ),
+            "ILLEGAL_STATUS",
+        )
+    now = utcnow()
+    if status == "published" and advert.ends_at <= now:
+        raise MarketError(
+            _("The bidding time has ended. Change the end time before publishing again."),
+            "ENDED",
+        )
+    previous = advert.status
+    advert.status = status
+    advert.status_notes = notes or None
+    if status == "published" and advert.published_at is None:
+        advert.published_at = now
+    if status == "sold":
+        advert.sold_at = now
+    if previous == "allocated" and status == "closed":
+        advert.allocated_group_id = advert.allocated_price = advert.allocated_at = None
+        advert.allocated_notes = None
+    db.session.flush()
+    audit.record(
+        "market_advert_status",
+        instance_id=advert.instance_id,
+        advert=advert.id,
+        previous=previous,
+        status=status,
+        by=user_id,
+    )
+    return advert
+
+
+def allowed_statuses(advert: Advert) -> tuple[str, ...]:
+    return TRANSITIONS[advert.status]
+
+
+def save_bid(link_id: int, amount: int, request_key: str) -> BidResult:
+    """place_bid and commit; a double tap that raced past the lookup returns the first bid."""
+    try:
+        result = place_bid(link_id, amount, request_key)
+        db.session.commit()
+        return result
+    except IntegrityError:
+        db.session.rollback()
+        earlier = db.session.scalar(
+            select(AdvertBid)
+            .where(AdvertBid.link_id == link_id, AdvertBid.request_key == request_key)
+            .execution_options(all_instances=True)
+        )
+        if earlier is None:
+            raise
+        return BidResult(earlier, duplicate=True)

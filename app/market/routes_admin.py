@@ -1,0 +1,1 @@
+"""Views of this area of the market (being built)."""

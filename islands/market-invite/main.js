@@ -1,0 +1,1 @@
+// Filled by the invitation page's work.

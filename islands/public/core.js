@@ -1,0 +1,74 @@
+// Shared by the public market pages (bid, allocate, change status; invitation). No React and no
+// catalogue download: the page's texts arrive translated in <script type="application/json"
+// id="page-texts">, and every message of a call comes translated from the server.
+
+/** The page's translated texts, by name. */
+export function texts() {
+  const node = document.getElementById('page-texts');
+  try {
+    return node ? JSON.parse(node.textContent) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Python-style %(name)s interpolation, as the server's catalogue writes it. */
+export function format(text, params) {
+  return String(text).replace(/%\(([^)]+)\)s/g, (m, name) => (name in params ? params[name] : m));
+}
+
+/** Whole units with a space between thousands, as the server formats amounts. */
+export function amount(value) {
+  return String(Math.trunc(Number(value) || 0)).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+}
+
+function meta(name) {
+  return document.querySelector(`meta[name="${name}"]`)?.content || '';
+}
+
+/**
+ * A JSON call to apiUrl + path. Resolves to {ok, status, data}; a network failure resolves to
+ * status 0 with the page's connection message, so callers have one shape to handle.
+ */
+export async function api(method, path, body) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET') headers['X-CSRFToken'] = meta('csrf-token');
+  const base = document.documentElement.dataset.apiUrl || '/api/';
+  try {
+    const response = await fetch(base + path.replace(/^\//, ''), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const data = await response.json().catch(() => ({}));
+    return { ok: response.ok, status: response.status, data };
+  } catch {
+    return { ok: false, status: 0, data: { message: texts().connectionError || 'Network error' } };
+  }
+}
+
+/** document.createElement with attributes, properties (on*, hidden, disabled) and children. */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else if (key === 'className') el.className = value;
+    else if (key in el && typeof value !== 'string') el[key] = value;
+    else el.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+/** A random key for one filled-in form, so that sending it twice records it once. */
+export function requestKey() {
+  if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
