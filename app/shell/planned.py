@@ -1,7 +1,7 @@
 """Routes whose screens later features build. Each answers a real page in the shell that says
 what will be there, so that every menu entry and link works from the start."""
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from flask import Blueprint, abort, render_template
 from flask_babel import lazy_gettext as _l
 
 from app.core.pages import public_page
@@ -21,10 +21,6 @@ AREAS = {
     "quick_test": _l("Quick tests: vehicle test protocols with images, to print or share by link."),
     "market": _l("The marketplace: adverts, bids, allocations and deals with invited companies."),
     "admin": _l("This administration screen."),
-    "invite": _l("The invitation page where an invited company registers as a bidder."),
-    "bid": _l(
-        "The page where an invited bidder bids, or a seller allocates an advert or changes its status."
-    ),
     "pdf": _l("A printable PDF view."),
     "quick_test_view": _l("A shared quick test protocol."),
     "interactions": _l("Interactions."),
@@ -121,21 +117,6 @@ def admin(page: str):
 
 
 # --- public routes ----------------------------------------------------------------------------
-
-
-@bp.get("/market-invite/<invite_hash>")
-@public_page
-def market_invite(invite_hash: str):
-    return _page(_l("Invitation"), "invite", "market", public=True)
-
-
-@bp.get("/market-bid/<action>/<group_hash>/<advert_hash>/<user_hash>")
-@public_page
-def market_bid(action: str, group_hash: str, advert_hash: str, user_hash: str):
-    """Spec 01: bid, allocate or change-status; any other action goes to login."""
-    if action not in ("bid", "allocate", "change-status"):
-        return redirect(url_for("auth.login"))
-    return _page(_l("Market"), "bid", "market", public=True)
 
 
 @bp.get("/pdf-preview/quick-test/<int:test_id>")
