@@ -73,26 +73,34 @@ def slugify(text: str) -> str:
     return text.lower().translate(table)
 
 
+def add_company(company: dict) -> tuple[Instance, dict[str, Division]]:
+    """One company: its instance, country, regions and divisions (left active)."""
+    instance = Instance(company_name=company["name"])
+    db.session.add(instance)
+    db.session.flush()
+    activate(instance.id)
+    code, name, unit, currency, locale = company["country"]
+    country = Country(code=code, name=name, milage_unit=unit, currency=currency, locale=locale)
+    db.session.add(country)
+    divisions = {}
+    for region_name, division_names in company["regions"].items():
+        region = Region(name=region_name, slug=slugify(region_name), country=country)
+        db.session.add(region)
+        for division_name in division_names:
+            division = Division(name=division_name, slug=slugify(division_name), region=region)
+            db.session.add(division)
+            divisions[division_name] = division
+    db.session.flush()
+    return instance, divisions
+
+
 @seeder(10)
 def seed_organisation(ctx: dict) -> None:
     """Two companies, each with one country, two regions and four divisions."""
     ctx["instances"], ctx["divisions"] = [], {}
     for company in COMPANIES:
-        instance = Instance(company_name=company["name"])
-        db.session.add(instance)
-        db.session.flush()
-        activate(instance.id)
-        code, name, unit, currency, locale = company["country"]
-        country = Country(code=code, name=name, milage_unit=unit, currency=currency, locale=locale)
-        db.session.add(country)
-        for region_name, division_names in company["regions"].items():
-            region = Region(name=region_name, slug=slugify(region_name), country=country)
-            db.session.add(region)
-            for division_name in division_names:
-                division = Division(name=division_name, slug=slugify(division_name), region=region)
-                db.session.add(division)
-                ctx["divisions"][division_name] = division
-        db.session.flush()
+        instance, divisions = add_company(company)
+        ctx["divisions"].update(divisions)
         ctx["instances"].append(instance)
     activate(None)
 

@@ -10,11 +10,10 @@ from app.auth.models import User
 from app.auth.services import hash_password
 from app.core.models import Instance, utcnow
 from app.core.tenancy import activate
-from app.demo import DEMO_PASSWORD, demo_link, seeder
+from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder
 from app.extensions import db
 from app.market.bidding import convert_back, ensure_link, rates_from
 from app.market.groups import add_partner
-from app.market.invites import create_market_company
 from app.market.models import (
     Advert,
     AdvertBid,
@@ -25,6 +24,15 @@ from app.market.models import (
 )
 from app.preparation.models import PreparationItem
 
+# A third company, a buyer only, so that bids arrive in two currencies (SEK and NOK).
+MALMO = {
+    "name": "Malmö Bilcenter AB",
+    "country": ("SE", "Sverige", "km", "SEK", "sv-SE"),
+    "regions": {
+        "Skåne": ["Malmö Bilcenter Malmö", "Malmö Bilcenter Lund"],
+        "Halland": ["Malmö Bilcenter Halmstad", "Malmö Bilcenter Varberg"],
+    },
+}
 TERMS = (
     "1. Bids are binding for 48 hours after bidding closes.\n"
     "2. Vehicles are sold as inspected, with the condition report in the advert.\n"
@@ -79,11 +87,15 @@ def seed_groups(ctx: dict) -> None:
         db.session.flush()
         groups[key] = group
     groups["nordbil"].invite_terms = TERMS
-    _instance, groups["malmo"] = create_market_company(
-        "Malmö Bilcenter AB", "SE", "SEK", company_id="556677-8899",
-        contact_name="Maja Persson", contact_email="malmo@demo.test",
+    malmo, _divisions = add_company(MALMO)
+    groups["malmo"] = InstanceGroup(
+        name=malmo.company_name, buyer=True, seller=False, currency="SEK", country_code="SE",
+        company_id="556677-8899", contact_name="Maja Persson", contact_email="malmo@demo.test",
+        options={"market": {"enableVehicleRequest": True}},
     )  # fmt: skip
-    ctx["market_users"] = {"malmo": _malmo_user(groups["malmo"].instance_id)}
+    db.session.add(groups["malmo"])
+    db.session.flush()
+    ctx["market_users"] = {"malmo": _malmo_user(malmo.id)}
     activate(None)
     ctx["market_groups"] = groups
 
