@@ -8,8 +8,8 @@ import time
 
 from flask import current_app, request
 from flask_babel import gettext as _
+from werkzeug.exceptions import TooManyRequests
 
-from app.core.api import ApiError
 from app.core.jobs import redis_connection
 
 _lock = threading.Lock()
@@ -40,10 +40,13 @@ def _hit(key: str, seconds: int) -> int:
 
 
 def check_public_rate() -> None:
-    """Count this request against its address; raise a 429 ApiError when over the limit."""
+    """Count this request against its address; over the limit, answer 429 with Retry-After
+    (JSON for calls, the error page for pages: app/core/errors.py)."""
     limit, seconds = _rule()
     address = request.remote_addr or "unknown"
     if _hit(f"public:{address}", seconds) > limit:
         retry = seconds - int(time.time()) % seconds
         text = _("Too many requests. Please wait %(seconds)s seconds and try again.", seconds=retry)
-        raise ApiError(429, text, headers={"Retry-After": str(retry)})
+        exc = TooManyRequests()
+        exc.retry_after, exc.user_message = retry, text
+        raise exc
