@@ -197,11 +197,12 @@ def bidding_closed_message(advert: Advert, now: datetime) -> str | None:
 
 
 def _lock_advert(advert_id: int) -> Advert:
-    advert = locked(
-        select(Advert).where(Advert.id == advert_id).execution_options(all_instances=True)
+    # populate_existing: the identity map may hold what was read before the lock.
+    return locked(
+        select(Advert)
+        .where(Advert.id == advert_id)
+        .execution_options(all_instances=True, populate_existing=True)
     ).scalar_one()
-    db.session.refresh(advert)  # the identity map may hold what was read before the lock
-    return advert
 
 
 def place_bid(link_id: int, amount: int, request_key: str) -> BidResult:
