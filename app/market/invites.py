@@ -3,15 +3,27 @@ and makes it the seller's market partner."""
 
 from __future__ import annotations
 
-from flask import url_for
-from sqlalchemy import select
+import re
+from dataclasses import dataclass
 
+import email_validator
+from flask import url_for
+from flask_babel import gettext as _
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from app.auth.models import User
+from app.auth.services import find_user, hash_password, normalise_email, password_ok
+from app.core import audit
 from app.core.i18n import to_locale
-from app.core.models import Country, Division, Instance, Region
+from app.core.locking import locked
+from app.core.messages import message
+from app.core.models import Country, Division, Instance, Region, utcnow
 from app.core.tenancy import activate, active_instance_id
 from app.extensions import db
 from app.mail.services import send_mail
-from app.market.models import InstanceGroup, MarketInvite
+from app.market.groups import add_partner
+from app.market.models import COUNTRIES, CURRENCIES, InstanceGroup, MarketInvite
 
 INVITE_LANGUAGES = ("sv-SE", "en-GB")
 DEFAULT_LANGUAGE = "sv-SE"
@@ -114,3 +126,282 @@ def keep_instance(fn):
             activate(before)
 
     return wrapper
+
+
+# --- answering an invite -----------------------------------------------------------------------
+
+# Whether a phone number holds a letter (any script): spec 02 section 5.
+_LETTER = re.compile(r"[^\W\d_]")
+EMAIL_TAKEN = "EMAIL_TAKEN"
+
+
+class InviteError(Exception):
+    """A refused answer to an invite; `message` is translated and shown as it is."""
+
+    def __init__(self, status: int, key: str, message: str | None = None) -> None:
+        super().__init__(key)
+        self.status, self.key = status, key
+        self.message = message if message is not None else message_for(key)
+
+
+class RegistrationInvalid(Exception):
+    """The registration form's refused fields: {attribute name: message key}."""
+
+    def __init__(self, keys: dict[str, str]) -> None:
+        super().__init__(keys)
+        self.keys = keys
+
+
+def message_for(key: str) -> str:
+    """The translated text of a key this module uses."""
+    if key == EMAIL_TAKEN:
+        return _("A user with this e-mail address already exists. Log in to accept the invitation.")
+    return message(key)
+
+
+@dataclass
+class Registration:
+    """What the invitation form sends: the company (ignored for an existing one) and the user."""
+
+    company_name: str = ""
+    company_id: str = ""
+    contact_name: str = ""
+    contact_email: str = ""
+    contact_phone: str = ""
+    invoice_reference: str = ""
+    invoice_email: str = ""
+    currency: str = "SEK"
+    country_code: str = "SE"
+    email: str = ""
+    firstname: str = ""
+    lastname: str = ""
+    phone_number: str = ""
+    password: str = ""
+    password_repeat: str = ""
+    language: str = DEFAULT_LANGUAGE
+
+
+def email_ok(value: str) -> bool:
+    try:
+        email_validator.validate_email(value, check_deliverability=False)
+    except email_validator.EmailNotValidError:
+        return False
+    return True
+
+
+def phone_ok(value: str) -> bool:
+    return not _LETTER.search(value or "")
+
+
+def check_registration(reg: Registration, *, new_instance: bool) -> dict[str, str]:
+    """Spec 02 section 5: every refused field with its message key (empty when all is well)."""
+    keys: dict[str, str] = {}
+
+    def need(name: str) -> bool:
+        if not (getattr(reg, name) or "").strip():
+            keys[name] = "FIELD_REQUIRED"
+            return False
+        return True
+
+    if new_instance:
+        need("company_name")
+        need("company_id")
+        need("contact_name")
+        if need("contact_email") and not email_ok(reg.contact_email):
+            keys["contact_email"] = "INVALID_EMAIL"
+        if need("contact_phone") and not phone_ok(reg.contact_phone):
+            keys["contact_phone"] = "INVALID_PHONE_NUMBER_CHARACTERS"
+        need("invoice_reference")
+        if need("invoice_email") and not email_ok(reg.invoice_email):
+            keys["invoice_email"] = "INVALID_EMAIL"
+        if reg.country_code not in COUNTRIES:
+            keys["country_code"] = "INVALID_VALUE"
+        if reg.currency not in CURRENCIES:
+            keys["currency"] = "INVALID_VALUE"
+    need("firstname")
+    need("lastname")
+    if need("email") and not email_ok(reg.email):
+        keys["email"] = "INVALID_EMAIL"
+    if reg.phone_number and not phone_ok(reg.phone_number):
+        keys["phone_number"] = "INVALID_PHONE_NUMBER_CHARACTERS"
+    for name, key in _password_keys(reg.password, reg.password_repeat).items():
+        keys[name] = key
+    if reg.language not in INVITE_LANGUAGES:
+        keys["language"] = "INVALID_VALUE"
+    return keys
+
+
+def _password_keys(first: str, second: str) -> dict[str, str]:
+    """The password pair's refusals: required, pattern, repeated, matching."""
+    one, two = "password", "password_repeat"  # the Registration fields
+    refused = {}
+    if not first:
+        refused[one] = "PASSWORD_REQUIRED"
+    elif not password_ok(first):
+        refused[one] = "PASSWORD_PATTERN"
+    if not second:
+        refused[two] = "VERIFY_PASSWORD_REQUIRED"
+    elif first and second != first:
+        refused[two] = "PASSWORDS_DOESNT_MATCH"
+    return refused
+
+
+def open_invite(invite_hash: str) -> MarketInvite:
+    """The invite a hash names, its row locked until the transaction ends; raises InviteError
+    (404 unknown, 409 already accepted or declined)."""
+    if find_invite(invite_hash) is None:
+        raise InviteError(404, "NOT_FOUND", _("The page or item could not be found."))
+    invite = locked(
+        select(MarketInvite)
+        .where(MarketInvite.hash == invite_hash)
+        .execution_options(all_instances=True)
+    ).scalar_one()
+    db.session.refresh(invite)  # the identity map may hold what was read before the lock
+    if not invite.is_open:
+        raise InviteError(409, "MODULES.CCMARKET.ALERTS.INVALID_INVITATION")
+    return invite
+
+
+def invite_group(invite: MarketInvite) -> InstanceGroup | None:
+    """The existing company's group an invite names (None invites a new company)."""
+    if invite.invited_group_id is None:
+        return None
+    return db.session.scalar(
+        select(InstanceGroup)
+        .where(InstanceGroup.id == invite.invited_group_id)
+        .execution_options(all_instances=True)
+    )
+
+
+def _close(invite: MarketInvite, user: User, group: InstanceGroup) -> None:
+    invite.accepted_at = utcnow()
+    invite.accepted_user_id = user.id
+    invite.invited_group_id = group.id
+    add_partner(invite.seller_group_id, group.id)
+    audit.record(
+        "market_invite_accepted", user=user, instance_id=group.instance_id, invite_id=invite.id
+    )
+
+
+@keep_instance
+def register_from_invite(invite_hash: str, reg: Registration) -> User:
+    """Accept an invite with the public form: the company (a new instance and its group, or the
+    invited existing one, made a buyer), its user and the partnership with the seller. Only
+    flushes: the caller commits all of it or rolls all of it back.
+
+    Raises InviteError or RegistrationInvalid."""
+    invite = open_invite(invite_hash)
+    if find_user(invite.email) is not None:  # an existing user accepts signed in
+        raise InviteError(409, "LOG_IN_TO_ACCEPT_INVITATION")
+    existing = invite_group(invite)
+    new_instance = existing is None
+    keys = check_registration(reg, new_instance=new_instance)
+    if not keys and find_user(reg.email) is not None:
+        keys = {"email": EMAIL_TAKEN}
+    if keys:
+        raise RegistrationInvalid(keys)
+    if new_instance:
+        instance, group = create_market_company(
+            reg.company_name.strip(),
+            reg.country_code,
+            reg.currency,
+            buyer=True,
+            company_id=reg.company_id.strip(),
+            contact_name=reg.contact_name.strip(),
+            contact_email=normalise_email(reg.contact_email),
+            contact_phone=reg.contact_phone.strip(),
+            invoice_reference=reg.invoice_reference.strip(),
+            invoice_email=normalise_email(reg.invoice_email),
+        )
+    else:
+        group = existing
+        group.buyer = True
+        instance = db.session.get(Instance, group.instance_id)
+    user = User(
+        email=normalise_email(reg.email),
+        password_hash=hash_password(reg.password),
+        firstname=reg.firstname.strip(),
+        lastname=reg.lastname.strip(),
+        phone_number=(reg.phone_number or "").strip() or None,
+        roles=["ROLE_USER"],
+        modules=["market"],
+        options={"language": reg.language},
+        all_divisions=True,
+        home_instance_id=instance.id,
+        active_instance_id=instance.id,
+    )
+    user.instances = [instance]
+    db.session.add(user)
+    try:
+        db.session.flush()
+    except IntegrityError:  # the address was taken after the check (a parallel registration)
+        raise RegistrationInvalid({"email": EMAIL_TAKEN}) from None
+    _close(invite, user, group)
+    db.session.flush()
+    return user
+
+
+def decline_invite(invite_hash: str) -> MarketInvite:
+    """Deny an open invite (the invitee declined the terms). Only flushes."""
+    invite = open_invite(invite_hash)
+    invite.denied_at = utcnow()
+    audit.record("market_invite_declined", instance_id=invite.instance_id, invite_id=invite.id)
+    db.session.flush()
+    return invite
+
+
+def accept_as_user(invite_hash: str, user: User) -> InstanceGroup:
+    """Accept an invite for a signed-in user whose address it names: the user's active instance
+    trades with the seller as a buyer (its group is made when it has none). Only flushes."""
+    invite = open_invite(invite_hash)
+    if normalise_email(user.email) != invite.email:
+        raise InviteError(403, "WRONG_USER", wrong_user_text())
+    instance_id = user.active_instance_id
+    group = db.session.scalars(
+        select(InstanceGroup)
+        .where(InstanceGroup.instance_id == instance_id)
+        .order_by(InstanceGroup.id)
+        .execution_options(all_instances=True)
+    ).first()
+    if group is not None and group.id == invite.seller_group_id:
+        raise InviteError(409, "OWN_INVITE", _("Your company is the seller of this invitation."))
+    if group is None:
+        group = _buyer_group(instance_id)
+    group.buyer = True
+    if "market" not in (user.modules or []):
+        user.modules = [*(user.modules or []), "market"]
+    _close(invite, user, group)
+    db.session.flush()
+    return group
+
+
+def wrong_user_text() -> str:
+    return _(
+        "This invitation was sent to another e-mail address. "
+        "Log in as the invited user to accept it."
+    )
+
+
+def _buyer_group(instance_id: int) -> InstanceGroup:
+    """A buyer group for an instance that has none, in its country's currency."""
+    instance = db.session.get(Instance, instance_id)
+    country = db.session.scalars(
+        select(Country)
+        .where(Country.instance_id == instance_id)
+        .order_by(Country.id)
+        .execution_options(all_instances=True)
+    ).first()
+    code = country.code if country is not None and country.code in COUNTRIES else "SE"
+    currency = country.currency if country is not None else None
+    group = InstanceGroup(
+        instance_id=instance_id,
+        name=instance.company_name,
+        buyer=True,
+        seller=False,
+        currency=currency if currency in CURRENCIES else COUNTRY_DEFAULTS[code][1],
+        country_code=code,
+        options={"market": {"enableVehicleRequest": True}},
+    )
+    db.session.add(group)
+    db.session.flush()
+    return group

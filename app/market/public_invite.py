@@ -1,1 +1,416 @@
-"""Views of this area of the market (being built)."""
+"""The invitation: the public page `market-invite/{inviteHash}` where an invited company reads
+the seller's terms and registers (spec 02 sections 2-9), its three public calls, and the
+signed-in page `market/accept-invite/{inviteHash}` for a user who already has an account."""
+
+from datetime import datetime
+
+from flask import abort, flash, g, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import refresh
+from flask_login import current_user
+from pydantic import Field
+
+from app.auth.services import PASSWORD_MAX, find_user, normalise_email
+from app.auth.session import start_session
+from app.core.api import ApiError, Schema, api_call
+from app.core.i18n import LANGUAGE_COOKIE, LOCALES, to_locale
+from app.core.messages import message
+from app.core.pages import public_page
+from app.core.ratelimit import check_public_rate
+from app.extensions import db
+from app.market import api_bp, bp, invites
+from app.market.invites import (
+    COUNTRY_DEFAULTS,
+    DEFAULT_LANGUAGE,
+    INVITE_LANGUAGES,
+    InviteError,
+    Registration,
+    RegistrationInvalid,
+    find_invite,
+    invite_group,
+)
+from app.market.models import COUNTRIES, CURRENCIES, MarketInvite
+
+INVALID = "MODULES.CCMARKET.ALERTS.INVALID_INVITATION"
+# Where each registration field is on the wire (the 422 answer's `keys` name these paths).
+FIELD_PATHS = {
+    "company_name": "instance.companyName",
+    "company_id": "instance.groups.0.companyId",
+    "contact_name": "instance.groups.0.contactName",
+    "contact_email": "instance.groups.0.contactEmail",
+    "contact_phone": "instance.groups.0.contactPhone",
+    "invoice_reference": "instance.groups.0.invoiceReference",
+    "invoice_email": "instance.groups.0.invoiceEmail",
+    "currency": "instance.groups.0.currency",
+    "country_code": "instance.groups.0.countryCode",
+    "email": "user.email",
+    "firstname": "user.firstname",
+    "lastname": "user.lastname",
+    "phone_number": "user.phoneNumber",
+    "password": "user.plainPassword.first",
+    "password_repeat": "user.plainPassword.second",
+    "language": "user.language",
+}
+# The message keys the form checks in the browser; their texts go to the page script.
+FORM_KEYS = (
+    "FIELD_REQUIRED",
+    "INVALID_EMAIL",
+    "INVALID_PHONE_NUMBER_CHARACTERS",
+    "PASSWORD_REQUIRED",
+    "PASSWORD_PATTERN",
+    "VERIFY_PASSWORD_REQUIRED",
+    "PASSWORDS_DOESNT_MATCH",
+)
+
+
+# --- schemas -----------------------------------------------------------------------------------
+
+
+class GroupIn(Schema):
+    name: str | None = Field(None, max_length=200)
+    company_id: str | None = Field(None, alias="companyId", max_length=50)
+    contact_name: str | None = Field(None, alias="contactName", max_length=200)
+    contact_email: str | None = Field(None, alias="contactEmail", max_length=254)
+    contact_phone: str | None = Field(None, alias="contactPhone", max_length=50)
+    invoice_reference: str | None = Field(None, alias="invoiceReference", max_length=200)
+    invoice_email: str | None = Field(None, alias="invoiceEmail", max_length=254)
+    currency: str | None = Field(None, max_length=3)
+    country_code: str | None = Field(None, alias="countryCode", max_length=2)
+
+
+class InstanceIn(Schema):
+    company_name: str | None = Field(None, alias="companyName", max_length=200)
+    groups: list[GroupIn] = Field(default_factory=list, max_length=1)
+
+
+class PlainPasswordIn(Schema):
+    first: str | None = Field(None, max_length=PASSWORD_MAX)
+    second: str | None = Field(None, max_length=PASSWORD_MAX)
+
+
+class UserIn(Schema):
+    email: str | None = Field(None, max_length=254)
+    username: str | None = Field(None, max_length=254)
+    plain_password: PlainPasswordIn = Field(default_factory=PlainPasswordIn, alias="plainPassword")
+    phone_number: str | None = Field(None, alias="phoneNumber", max_length=40)
+    firstname: str | None = Field(None, max_length=100)
+    lastname: str | None = Field(None, max_length=100)
+    language: str | None = Field(None, max_length=10)
+
+
+class AcceptBody(Schema):
+    """Spec 02 section 3 "Accept payload"; `instance` is ignored for an existing company."""
+
+    instance: InstanceIn | None = None
+    user: UserIn
+
+
+class InvitedOut(Schema):
+    company_name: str = Field(serialization_alias="companyName")
+    company_id: str | None = Field(serialization_alias="companyId")
+    country_code: str = Field(serialization_alias="countryCode")
+    currency: str
+
+
+class InviteUserOut(Schema):
+    email: str
+
+
+class InviteOut(Schema):
+    accepted_at: datetime | None = Field(serialization_alias="acceptedAt")
+    denied_at: datetime | None = Field(serialization_alias="deniedAt")
+    user: InviteUserOut | None
+    invited: InvitedOut | None
+    company_name: str = Field(serialization_alias="companyName")
+    company_id: str | None = Field(serialization_alias="companyId")
+    user_email: str = Field(serialization_alias="userEmail")
+    language: str
+    seller_name: str = Field(serialization_alias="sellerName")
+    terms: str
+
+
+class DoneOut(Schema):
+    message: str
+    redirect: str
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def default_terms() -> str:
+    return _(
+        "By registering you agree to trade on the seller's market on these terms:\n"
+        "1. Bids are binding. The seller may allocate a vehicle to the highest bidder.\n"
+        "2. Vehicles are sold as described in the advert and its condition report.\n"
+        "3. Payment and collection follow the seller's instructions after allocation."
+    )
+
+
+def terms_of(invite: MarketInvite) -> str:
+    return (invite.seller_group.invite_terms or "").strip() or default_terms()
+
+
+def invite_locale(invite: MarketInvite | None) -> None:
+    """Speak the invite's language (page and calls alike) unless the visitor chose one (link,
+    account or cookie)."""
+    if invite is None or request.args.get("lang") or request.cookies.get(LANGUAGE_COOKIE):
+        return
+    if current_user.is_authenticated and (current_user.options or {}).get("language"):
+        return
+    g.locale = to_locale(invite.language) or DEFAULT_LANGUAGE
+    refresh()
+
+
+def rate_limited_page():
+    """check_public_rate() for a page: the error page with 429 instead of a JSON answer."""
+    try:
+        check_public_rate()
+    except ApiError as exc:
+        page = render_template("shell/error.html", title=_("Please wait"), message=exc.message)
+        return page, exc.status, exc.headers
+    return None
+
+
+def invite_or_404(invite_hash: str) -> MarketInvite:
+    invite = find_invite(invite_hash)
+    if invite is None:
+        abort(404)
+    return invite
+
+
+def _api_error(exc: InviteError) -> ApiError:
+    return ApiError(exc.status, exc.message, key=exc.key)
+
+
+def _invalid(keys: dict[str, str]) -> ApiError:
+    paths = {FIELD_PATHS[name]: key for name, key in keys.items()}
+    errors = {path: invites.message_for(key) for path, key in paths.items()}
+    return ApiError(422, next(iter(errors.values())), errors=errors, keys=paths)
+
+
+def _registration(body: AcceptBody) -> Registration:
+    instance = body.instance or InstanceIn()
+    group = instance.groups[0] if instance.groups else GroupIn()
+    user, password = body.user, body.user.plain_password
+    return Registration(
+        company_name=instance.company_name or "",
+        company_id=group.company_id or "",
+        contact_name=group.contact_name or "",
+        contact_email=group.contact_email or "",
+        contact_phone=group.contact_phone or "",
+        invoice_reference=group.invoice_reference or "",
+        invoice_email=group.invoice_email or "",
+        currency=group.currency or "SEK",
+        country_code=group.country_code or "SE",
+        email=user.email or "",
+        firstname=user.firstname or "",
+        lastname=user.lastname or "",
+        phone_number=user.phone_number or "",
+        password=password.first or "",
+        password_repeat=password.second or "",
+        language=user.language or DEFAULT_LANGUAGE,
+    )
+
+
+def page_texts() -> dict:
+    """Everything the page script says, translated here (spec 02 section 8 and the form)."""
+    return {
+        "messages": {key: message(key) for key in FORM_KEYS},
+        "invalidInvitation": message(INVALID),
+        "logInToAccept": message("LOG_IN_TO_ACCEPT_INVITATION"),
+        "connectionError": _("The server could not be reached. Check your connection."),
+        "goToStart": _("Go to the start page"),
+        "saving": _("Registering…"),
+        "declining": _("Declining…"),
+        "termsOf": _("Terms of %(seller)s"),
+        "invitedBy": _("%(seller)s invites %(company)s to its vehicle market."),
+        "fixFields": _("Fill in the marked fields to continue."),
+        "close": _("Close"),
+    }
+
+
+# --- the public page and its calls -------------------------------------------------------------
+
+
+@bp.get("/market-invite/<invite_hash>")
+@public_page
+def invite_page(invite_hash: str):
+    """The invitation: terms first, then the registration form (filled by its page script)."""
+    limited = rate_limited_page()
+    if limited is not None:
+        return limited
+    invite = invite_or_404(invite_hash)
+    invite_locale(invite)
+    countries = [(code, country_name(code)) for code in COUNTRIES]
+    return render_template(
+        "market/invite.html",
+        invite_hash=invite.hash,
+        page_script="market-invite.js",
+        page_texts=page_texts(),
+        countries=countries,
+        currency_options=[(code, code) for code in CURRENCIES],
+        country_currency={code: COUNTRY_DEFAULTS[code][1] for code in COUNTRIES},
+        languages=[(code, LOCALES[code]) for code in INVITE_LANGUAGES],
+        default_language=invite.language if invite.language in INVITE_LANGUAGES else None,
+        password_max=PASSWORD_MAX,
+    )
+
+
+def country_name(code: str) -> str:
+    return {
+        "SE": _("Sweden"),
+        "NO": _("Norway"),
+        "FI": _("Finland"),
+        "DE": _("Germany"),
+        "DK": _("Denmark"),
+    }[code]
+
+
+@api_call(api_bp, "/_public/instance-invites/<invite_hash>", "GET", response=InviteOut, public=True)
+def get_instance_invite(invite_hash: str):
+    """The invite a public hash names: its state, company, e-mail, seller and terms."""
+    try:
+        check_public_rate()
+    except ApiError as exc:
+        flash(exc.message, "danger")  # the page goes to the root, where this shows
+        exc.extra["flashed"] = True
+        raise
+    invite = find_invite(invite_hash)
+    invite_locale(invite)
+    if invite is None:
+        text = _("The page or item could not be found.")
+        flash(text, "danger")
+        raise ApiError(404, text, flashed=True)
+    existing = find_user(invite.email)
+    group = invite_group(invite)
+    # The page leaves for the root or the sign-in page; these alerts are shown there.
+    if not invite.is_open:
+        flash(message(INVALID), "danger")
+    elif existing is not None and not current_user.is_authenticated:
+        flash(message("LOG_IN_TO_ACCEPT_INVITATION"), "info")
+    return InviteOut(
+        accepted_at=invite.accepted_at,
+        denied_at=invite.denied_at,
+        user=InviteUserOut(email=existing.email) if existing is not None else None,
+        invited=InvitedOut(
+            company_name=group.name,
+            company_id=group.company_id,
+            country_code=group.country_code,
+            currency=group.currency,
+        )
+        if group is not None
+        else None,
+        company_name=invite.company_name,
+        company_id=invite.company_id,
+        user_email=invite.email,
+        language=invite.language if invite.language in INVITE_LANGUAGES else DEFAULT_LANGUAGE,
+        seller_name=invite.seller_group.name,
+        terms=terms_of(invite),
+    )
+
+
+@api_call(
+    api_bp,
+    "/_public/instance-invites/<invite_hash>/accept-invite",
+    "PUT",
+    body=AcceptBody,
+    response=DoneOut,
+    public=True,
+)
+def accept_instance_invite(invite_hash: str, body: AcceptBody):
+    """Register the invited company and its user, sign the user in, and go to the market."""
+    check_public_rate()
+    invite_locale(find_invite(invite_hash))
+    try:
+        user = invites.register_from_invite(invite_hash, _registration(body))
+        db.session.commit()
+    except InviteError as exc:
+        db.session.rollback()
+        raise _api_error(exc) from None
+    except RegistrationInvalid as exc:
+        db.session.rollback()
+        raise _invalid(exc.keys) from None
+    except Exception:
+        db.session.rollback()  # nothing of the company, its user or the partnership stays
+        raise
+    start_session(user)
+    text = message("INVITE_ACCEPTED")
+    flash(text, "success")
+    return DoneOut(message=text, redirect=url_for("shell.module_home", kebab="market"))
+
+
+@api_call(
+    api_bp,
+    "/_public/instance-invites/<invite_hash>/deny-invite",
+    "PUT",
+    response=DoneOut,
+    public=True,
+)
+def deny_instance_invite(invite_hash: str):
+    """Decline the invitation (the terms were declined); the page goes to the root."""
+    check_public_rate()
+    invite_locale(find_invite(invite_hash))
+    try:
+        invites.decline_invite(invite_hash)
+        db.session.commit()
+    except InviteError as exc:
+        db.session.rollback()
+        raise _api_error(exc) from None
+    text = message("INVITE_DECLINED")
+    flash(text, "success")
+    return DoneOut(message=text, redirect=url_for("shell.root"))
+
+
+# --- the signed-in page ------------------------------------------------------------------------
+
+
+def _signed_in_invite(invite_hash: str):
+    """The invite for the signed-in page, or the answer to give instead (403 for someone else,
+    the root with the invalid-invitation alert for an answered invite)."""
+    invite = invite_or_404(invite_hash)
+    if normalise_email(current_user.email) != invite.email:
+        page = render_template("market/accept_invite.html", invite=None, wrong_user=True)
+        return None, (page, 403)
+    if not invite.is_open:
+        flash(message(INVALID), "danger")
+        return None, redirect(url_for("shell.root"))
+    return invite, None
+
+
+@bp.get("/market/accept-invite/<invite_hash>")
+def accept_invite_page(invite_hash: str):
+    """A signed-in user accepts (or declines) an invitation sent to their address."""
+    invite, answer = _signed_in_invite(invite_hash)
+    if answer is not None:
+        return answer
+    return render_template(
+        "market/accept_invite.html",
+        invite=invite,
+        wrong_user=False,
+        seller_name=invite.seller_group.name,
+        terms=terms_of(invite),
+    )
+
+
+@bp.post("/market/accept-invite/<invite_hash>")
+def accept_invite_answer(invite_hash: str):
+    """Accept (answer=accept) or decline the invitation for the signed-in user's company."""
+    invite, answer = _signed_in_invite(invite_hash)
+    if answer is not None:
+        return answer
+    accept = request.form.get("answer") == "accept"
+    try:
+        if accept:
+            invites.accept_as_user(invite_hash, current_user)
+        else:
+            invites.decline_invite(invite_hash)
+        db.session.commit()
+    except InviteError as exc:
+        db.session.rollback()
+        flash(exc.message, "danger")
+        return redirect(url_for("shell.root"))
+    if accept:
+        flash(message("INVITE_ACCEPTED"), "success")
+        return redirect(url_for("shell.module_home", kebab="market"))
+    flash(message("INVITE_DECLINED"), "success")
+    return redirect(url_for("shell.root"))
