@@ -1,1 +1,326 @@
-"""Views of this area of the market (being built)."""
+"""The market's pages for signed-in users: dashboard, statistics, settings, invites and
+vehicle requests. Each page is guarded by its main-menu entry's rule (app.shell.menu): a user
+who does not see the entry gets 403. Views load, authorise, call app.market.admin and commit
+once."""
+
+from __future__ import annotations
+
+from flask import abort, flash, redirect, render_template, request, url_for
+from flask_babel import format_date, format_datetime, format_decimal, format_timedelta
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from app.core.models import utcnow
+from app.extensions import db
+from app.market import admin as A
+from app.market import bp
+from app.market.admin_forms import LANGUAGE_NAMES, InviteForm, SettingsForm, VehicleRequestForm
+from app.market.bidding import format_amount
+from app.market.groups import current_group
+from app.market.invites import create_invite
+from app.market.models import InstanceGroup
+from app.shell.menu import MAIN_MENU, Entry, market_seller
+from app.shell.viewer import Viewer, viewer
+
+MARKET = next(e for e in MAIN_MENU if e.key == "market")
+FORM_METHODS = ["GET", "POST"]
+# Pages without a menu entry of their own, with the rule that shows them.
+INVITES = Entry("market.invites", _l("Invite companies"), "/market/invites", rule=market_seller)
+
+
+def _entry(path: str) -> Entry:
+    return next(e for e in MARKET.children if e.path == path)
+
+
+def _allowed(v: Viewer, entry: Entry) -> bool:
+    return MARKET.rule(v) and entry.rule(v)
+
+
+def _guard(path: str) -> Viewer:
+    """The viewer, when the menu shows them the entry of `path`; otherwise 403."""
+    v = viewer()
+    entry = INVITES if path == INVITES.path else _entry(path)
+    if not _allowed(v, entry):
+        abort(403)
+    return v
+
+
+def _group() -> InstanceGroup:
+    """The viewer's market group; the menu rules that need one have already passed."""
+    group = current_group()
+    if group is None:
+        abort(403)
+    return group
+
+
+def _links(v: Viewer) -> dict[str, bool]:
+    """Which market pages the viewer may open, for the links between them."""
+    paths = {
+        "settings": "/market/settings",
+        "statistics": "/market/statistics",
+        "requests": "/market/vehicle-requests",
+        "add_request": "/market/vehicle-request/add",
+    }
+    links = {key: _allowed(v, _entry(path)) for key, path in paths.items()}
+    links["invites"] = _allowed(v, INVITES)
+    return links
+
+
+# --- formatting ----------------------------------------------------------------------------
+
+
+def money(amount: int | None, currency: str) -> str:
+    if amount is None:
+        return "–"
+    return f"{format_decimal(amount, format='#,##0')}\u00a0{currency}"
+
+
+def number(value, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    pattern = "#,##0" if not digits else "#,##0." + "0" * digits
+    return format_decimal(value, format=pattern)
+
+
+def percent(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return format_decimal(value / 100, format="+#,##0.0%;-#,##0.0%")
+
+
+def when(moment) -> str:
+    return format_datetime(moment, "short")
+
+
+def ends_in(moment) -> str:
+    return format_timedelta(moment - utcnow(), add_direction=True, threshold=1.1)
+
+
+def month_label(day) -> str:
+    return format_date(day, "LLL yyyy")
+
+
+def short_month(day) -> str:
+    return format_date(day, "LLL").upper().rstrip(".")
+
+
+HELPERS = {
+    "money": money,
+    "number": number,
+    "percent": percent,
+    "when": when,
+    "ends_in": ends_in,
+    "month_label": month_label,
+    "format_amount": format_amount,
+    "format_date": format_date,
+}
+
+
+def _render(template: str, status: int = 200, **context):
+    return render_template(template, **HELPERS, **context), status
+
+
+# --- dashboard -----------------------------------------------------------------------------
+
+
+@bp.get("/market/dashboard")
+def dashboard():
+    """Key numbers for the viewer's company as a seller and as a buyer, and what ends soon."""
+    v = _guard("/market/dashboard")
+    group = current_group()
+    seller = buyer = None
+    if group is not None and group.seller:
+        seller = {"numbers": A.seller_numbers(group), "ending": A.seller_ending(group)}
+    if group is not None and group.buyer:
+        buyer = {"numbers": A.buyer_numbers(group), "ending": A.buyer_ending(group)}
+    return _render(
+        "market/dashboard.html", group=group, seller=seller, buyer=buyer, links=_links(v)
+    )
+
+
+# --- statistics ----------------------------------------------------------------------------
+
+
+def _chart(label: str, months, datasets: list) -> dict:
+    return {
+        "type": "bar",
+        "label": label,
+        "labels": [short_month(m) for m in months],
+        "datasets": datasets,
+        "unit": "",
+    }
+
+
+@bp.get("/market/statistics")
+def statistics():
+    """Twelve months of the company's market: as a seller and as a buyer."""
+    _guard("/market/statistics")
+    group = _group()
+    seller = buyer = None
+    if group.seller:
+        seller = A.seller_statistics(group)
+        months = [m.month for m in seller.months]
+        seller_chart = _chart(
+            _("Adverts published and sold per month"),
+            months,
+            [
+                {"label": _("Published"), "data": [m.published for m in seller.months]},
+                {"label": _("Sold"), "data": [m.sold for m in seller.months]},
+            ],
+        )
+    if group.buyer:
+        buyer = A.buyer_statistics(group)
+        months = [m.month for m in buyer.months]
+        buyer_chart = _chart(
+            _("Bids placed and adverts won per month"),
+            months,
+            [
+                {"label": _("Bids placed"), "data": [m.bids for m in buyer.months]},
+                {"label": _("Adverts won"), "data": [m.won for m in buyer.months]},
+            ],
+        )
+    return _render(
+        "market/statistics.html",
+        group=group,
+        seller=seller,
+        buyer=buyer,
+        seller_chart=seller_chart if seller else None,
+        buyer_chart=buyer_chart if buyer else None,
+    )
+
+
+# --- settings ------------------------------------------------------------------------------
+
+
+@bp.route("/market/settings", methods=FORM_METHODS)
+def settings():
+    """Exchange rates from the company's currency, the default bid step and the terms."""
+    v = _guard("/market/settings")
+    group = current_group()
+    if group is None:
+        return _render("market/settings.html", group=None, form=None, rates={}, links=_links(v))
+    rates = A.exchange_rates(group)
+    form = SettingsForm(group.currency)
+    if request.method == "GET":
+        for f in form.rate_fields:
+            row = rates.get(f.name.removeprefix("rate_"))
+            f.data = row.rate if row is not None else None
+        form.bid_step.data = group.bid_step
+        form.invite_terms.data = group.invite_terms or ""
+    elif form.validate_on_submit():
+        A.save_settings(group, form.rates, form.bid_step.data, form.invite_terms.data)
+        db.session.commit()
+        flash(_("The market settings are saved."), "success")
+        return redirect(url_for("market.settings"))
+    status = 422 if request.method == "POST" else 200
+    return _render(
+        "market/settings.html", status, group=group, form=form, rates=rates, links=_links(v)
+    )
+
+
+# --- invites -------------------------------------------------------------------------------
+
+
+@bp.route("/market/invites", methods=FORM_METHODS)
+def invites():
+    """The seller's invitations and partners, and the form that invites a company."""
+    v = _guard(INVITES.path)
+    group = _group()
+    form = InviteForm()
+    form.set_companies(A.invitable_companies(group))
+    if form.validate_on_submit():
+        invited = None
+        if form.existing_group.data is not None:
+            invited = A.invitable_group(group, form.existing_group.data)
+        if form.existing_group.data is not None and invited is None:
+            form.existing_group.errors = [_("Choose a company from the list.")]
+        elif A.open_invite_exists(group, form.email.data):
+            form.email.errors = [
+                _("An invitation to this e-mail address is already open. It is still valid.")
+            ]
+        else:
+            name = form.company_name.data or invited.name
+            create_invite(
+                group,
+                company_name=name,
+                email=form.email.data,
+                company_id=form.company_id.data or None,
+                language=form.language.data,
+                invited_group=invited,
+                created_by=v.user,
+            )
+            db.session.commit()
+            flash(
+                _("%(company)s is invited. The invitation is sent to %(email)s.", company=name, email=form.email.data),
+                "success",
+            )  # fmt: skip
+            return redirect(url_for("market.invites"))
+    status = 422 if request.method == "POST" else 200
+    return _render(
+        "market/invites.html",
+        status,
+        group=group,
+        form=form,
+        invites=A.invites(group),
+        partners=A.partners(group),
+        language_names=LANGUAGE_NAMES,
+        links=_links(v),
+        entry=INVITES,
+    )
+
+
+# --- vehicle requests ----------------------------------------------------------------------
+
+
+@bp.get("/market/vehicle-requests")
+def vehicle_requests():
+    """A buyer's own requests; for a seller, the active requests of its partner buyers."""
+    v = _guard("/market/vehicle-requests")
+    group = _group()
+    return _render(
+        "market/vehicle_requests.html",
+        group=group,
+        own=A.own_requests(group) if group.buyer else None,
+        partner=A.partner_requests(group) if group.seller else None,
+        links=_links(v),
+    )
+
+
+@bp.route("/market/vehicle-request/add", methods=FORM_METHODS)
+def vehicle_request_add():
+    """A buyer's new request: what it looks for, shown to the sellers it trades with."""
+    v = _guard("/market/vehicle-request/add")
+    group = _group()
+    form = VehicleRequestForm(group.currency)
+    if form.validate_on_submit():
+        A.add_request(group, v.user.id, **form.values)
+        db.session.commit()
+        flash(_("Your vehicle request is saved. Your sellers can see it now."), "success")
+        return redirect(url_for("market.vehicle_requests"))
+    status = 422 if request.method == "POST" else 200
+    return _render(
+        "market/vehicle_request_form.html",
+        status,
+        group=group,
+        form=form,
+        brands=A.known_brands(group),
+    )
+
+
+@bp.post("/market/vehicle-requests/<int:request_id>/<any(close, reopen):action>")
+def vehicle_request_state(request_id: int, action: str):
+    """Close a request that is met (sellers no longer see it) or open it again."""
+    v = _guard("/market/vehicle-requests")
+    group = _group()
+    if not (group.buyer and _allowed(v, _entry("/market/vehicle-request/add"))):
+        abort(403)
+    found = A.own_request(group, request_id)
+    if found is None:
+        abort(404)
+    A.set_request_active(found, action == "reopen")
+    db.session.commit()
+    if action == "close":
+        flash(_("The request is closed. Sellers no longer see it."), "success")
+    else:
+        flash(_("The request is open again. Your sellers can see it."), "success")
+    return redirect(url_for("market.vehicle_requests"))
