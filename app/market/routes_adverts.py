@@ -1,1 +1,437 @@
-"""Views of this area of the market (being built)."""
+"""The signed-in advert screens (spec 01 section 2): the market list, the seller's and the
+buyer's own lists, an advert's page, and adding or editing an advert.
+
+Every page sits behind its main-menu entry's rule (app.shell.menu), so a user who does not see
+the entry gets 403; a user without the market module gets 404.
+"""
+
+import io
+from datetime import datetime
+
+from flask import abort, flash, redirect, render_template, request, send_file, url_for
+from flask_babel import format_datetime, format_decimal, to_user_timezone
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from app.core.models import utcnow
+from app.extensions import db
+from app.market import adverts as svc
+from app.market import bp
+from app.market.bidding import ALLOCATABLE, STATUS_LABELS, allowed_statuses, link_path
+from app.market.forms import AdvertForm
+from app.market.groups import current_group
+from app.market.models import Advert, InstanceGroup
+from app.preparation.files import SMALL_CONTENT_TYPE, UploadError, check_upload
+from app.shell.menu import MAIN_MENU
+from app.shell.viewer import Viewer, viewer
+
+TITLES = {
+    "list": _l("Adverts"),
+    "my-adverts": _l("My adverts"),
+    "my-assigned": _l("My assigned"),
+    "my-sold": _l("My sold"),
+    "my-allocations": _l("My allocations"),
+    "my-deals": _l("My deals"),
+}
+ENTRY = {
+    "list": "market.adverts",
+    "my-adverts": "market.my-adverts",
+    "my-assigned": "market.my-assigned",
+    "my-sold": "market.my-sold",
+    "my-allocations": "market.my-allocations",
+    "my-deals": "market.my-deals",
+    "add": "market.advert-add",
+}
+
+
+# --- access ------------------------------------------------------------------------------------
+
+
+def _entry(key: str):
+    market = next(e for e in MAIN_MENU if e.key == "market")
+    return market, next(e for e in market.children if e.key == key)
+
+
+def _access(key: str, need_group: bool = True) -> tuple[Viewer, InstanceGroup | None]:
+    """The viewer and its market group, if the viewer has the market module (else 404) and
+    sees the menu entry `key` (else 403)."""
+    v = viewer()
+    if "market" not in v.modules:
+        abort(404)
+    market, entry = _entry(ENTRY.get(key, key))
+    if not (market.rule(v) and entry.rule(v)):
+        abort(403)
+    group = current_group()
+    if group is None and need_group:
+        abort(404)
+    return v, group
+
+
+def _page_number() -> int:
+    raw = request.args.get("page", "1")
+    return int(raw) if raw.isdigit() and len(raw) < 9 else 1
+
+
+def _search() -> str:
+    return " ".join(request.args.get("q", "").split())[: svc.SEARCH_MAX]
+
+
+# --- formatting --------------------------------------------------------------------------------
+
+
+@bp.app_template_filter("advert_time")
+def advert_time(value: datetime | None) -> str:
+    """A moment as spec 02 section 9 writes it (y-MM-dd HH:mm), in the user's time zone."""
+    return format_datetime(value, "y-MM-dd HH:mm") if value is not None else ""
+
+
+@bp.app_template_filter("advert_money")
+def advert_money(amount: int | None, currency: str = "") -> str:
+    """A whole amount grouped as the user's language writes numbers, with its currency."""
+    if amount is None:
+        return ""
+    number = format_decimal(amount, format="#,##0")
+    return f"{number}\u00a0{currency}" if currency else number
+
+
+@bp.app_template_filter("advert_left")
+def advert_left(ends_at: datetime | None) -> str:
+    """How long bidding still runs: days and hours, or hours and minutes on the last day."""
+    if ends_at is None:
+        return ""
+    seconds = int((svc.aware(ends_at) - utcnow()).total_seconds())
+    if seconds <= 0:
+        return _("Ended")
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    if days:
+        return _("%(days)s d %(hours)s h left", days=days, hours=hours)
+    return _("%(hours)s h %(minutes)s min left", hours=hours, minutes=max(1, rest // 60))
+
+
+@bp.app_template_global("advert_status")
+def advert_status(status: str) -> str:
+    return str(STATUS_LABELS.get(status, status))
+
+
+def _link(**changes) -> str:
+    """This page's URL with its search and page, some of them changed."""
+    params = {"q": _search() or None, "page": _page_number(), **changes}
+    params = {k: v for k, v in params.items() if v not in (None, "", 1)}
+    return url_for(request.endpoint, **(request.view_args or {}), **params)
+
+
+def _window(page: svc.Page) -> list[int | None]:
+    shown = sorted(
+        {1, page.pages, *range(max(1, page.page - 2), min(page.pages, page.page + 2) + 1)}
+    )
+    window: list[int | None] = []
+    for n in shown:
+        if window and n - (window[-1] or 0) > 1:
+            window.append(None)
+        window.append(n)
+    return window
+
+
+def _render(template: str, status: int = 200, commit: bool = False, **context):
+    """The page; with `commit`, links made while building it are stored once it is rendered
+    (a commit expires the rows the template reads, which would cost a query per row)."""
+    html = render_template(template, link=_link, window=_window, **context)
+    if commit:
+        db.session.commit()
+    return html, status
+
+
+# --- the lists ---------------------------------------------------------------------------------
+
+
+@bp.get("/market/adverts/list")
+def adverts_list():
+    """The adverts on the market the viewer's company may see and bid on."""
+    v, group = _access("list", need_group=False)
+    q, page = _search(), _page_number()
+    result = svc.market_page(group, q, page) if group else svc.Page([], 0, 1)
+    if group is not None and result.rows:
+        adverts = [r.advert for r in result.rows]
+        foreign = [a for a in adverts if a.seller_group_id != group.id]
+        if group.buyer and foreign:
+            result.own_best = svc.own_best_bids([a.id for a in foreign], group.id)
+            links = svc.links_for(foreign, v.user.id, group, "bid")
+            result.links = svc.public_paths(foreign, links, group.hash, "bid")
+    return _render(
+        "market/adverts/list.html",
+        commit=True, page=result, group=group, q=q, title=TITLES["list"],
+    )  # fmt: skip
+
+
+@bp.get("/market/adverts/<any('my-adverts', 'my-assigned', 'my-sold'):name>")
+def seller_list(name: str):
+    """The seller's adverts: on the market or not yet (my-adverts), allocated, or sold."""
+    v, group = _access(name)
+    q, page = _search(), _page_number()
+    result = svc.seller_page(group, name, q, page)
+    adverts = [r.advert for r in result.rows]
+    if name != "my-sold" and adverts:
+        links = svc.links_for(adverts, v.user.id, group, "seller")
+        result.links = {
+            a.id: link_path(links[a.id], "allocate", group.hash, a.hash)
+            for a in adverts
+            if a.status in ALLOCATABLE and a.bid_count
+        }
+        result.change_links = {
+            a.id: link_path(links[a.id], "change-status", group.hash, a.hash)
+            for a in adverts
+            if allowed_statuses(a)
+        }
+    return _render(
+        "market/adverts/seller_list.html",
+        commit=True, page=result, group=group, q=q, name=name, title=TITLES[name],
+    )  # fmt: skip
+
+
+@bp.get("/market/adverts/<any('my-allocations', 'my-deals'):name>")
+def buyer_list(name: str):
+    """The adverts partners allocated (my-allocations) or sold (my-deals) to the viewer's
+    company."""
+    _v, group = _access(name)
+    q, page = _search(), _page_number()
+    result = svc.buyer_page(group, name, q, page)
+    return _render(
+        "market/adverts/buyer_list.html",
+        page=result, group=group, q=q, name=name, title=TITLES[name],
+    )  # fmt: skip
+
+
+# --- one advert --------------------------------------------------------------------------------
+
+
+def _visible_advert(advert_id: int) -> tuple[Viewer, InstanceGroup, Advert]:
+    v, group = _access("list")
+    advert = svc.find_advert(advert_id, group)
+    if advert is None:
+        abort(404)
+    return v, group, advert
+
+
+def _own_advert(advert_id: int) -> tuple[Viewer, InstanceGroup, Advert]:
+    """An advert of the viewer's own company, for the seller's actions."""
+    v, group = _access("my-adverts")
+    advert = svc.find_advert(advert_id, group)
+    if advert is None or advert.seller_group_id != group.id:
+        abort(404)
+    return v, group, advert
+
+
+@bp.get("/market/adverts/<int:advert_id>")
+def advert_page(advert_id: int):
+    """An advert: the vehicle, its images, its bids and the viewer's links."""
+    v, group, advert = _visible_advert(advert_id)
+    own = advert.seller_group_id == group.id
+    seller_group = advert.seller_group if not own else group
+    links = {}
+    if own:
+        link = svc.links_for([advert], v.user.id, group, "seller")[advert.id]
+        if advert.status in ALLOCATABLE and advert.bid_count:
+            links["allocate"] = link_path(link, "allocate", group.hash, advert.hash)
+        if allowed_statuses(advert):
+            links["change"] = link_path(link, "change-status", group.hash, advert.hash)
+    elif group.buyer and advert.status == "published":
+        link = svc.links_for([advert], v.user.id, group, "bid")[advert.id]
+        links["bid"] = link_path(link, "bid", group.hash, advert.hash)
+    bids = svc.bid_lines(advert, group)
+    best = max((b.bid.advert_amount for b in bids if b.bid.group_id == group.id), default=None)
+    return _render(
+        "market/adverts/detail.html",
+        commit=True,
+        advert=advert, group=group, own=own, seller_name=seller_group.name, links=links,
+        bids=bids, images=svc.advert_images(advert.id),
+        leads=best is not None and best == advert.highest_bid,
+        title=f"{advert.title} · {advert.regno}",
+    )  # fmt: skip
+
+
+@bp.get("/market/adverts/<int:advert_id>/images/<int:image_id>")
+def advert_image(advert_id: int, image_id: int):
+    """One of an advert's images (?size=small: the small variation), for whoever may see it."""
+    _v, _group, advert = _visible_advert(advert_id)
+    file = svc.image_file(advert, image_id)
+    if file is None:
+        abort(404)
+    small = request.args.get("size") == "small" and file.small is not None
+    response = send_file(
+        io.BytesIO(file.small if small else file.data),
+        mimetype=SMALL_CONTENT_TYPE if small else file.content_type,
+        download_name=file.name,
+        max_age=3600,
+    )
+    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@bp.post("/market/adverts/<int:advert_id>/send-bid-links")
+def send_bid_links(advert_id: int):
+    """E-mail every partner buyer's users their personal bid link to a published advert."""
+    _v, group, advert = _own_advert(advert_id)
+    back = url_for("market.advert_page", advert_id=advert.id)
+    if request.form.get("next") == "list":
+        back = url_for("market.seller_list", name="my-adverts")
+    if advert.status != "published":
+        flash(_("Bid links can only be sent for a published advert."), "warning")
+        return redirect(back)
+    sent = svc.send_bid_links(advert, group)
+    db.session.commit()
+    if sent:
+        flash(_("Bid links were sent to %(count)s people.", count=sent), "success")
+    else:
+        flash(_("No buyer has users to send bid links to yet. Invite companies first."), "warning")
+    return redirect(back)
+
+
+# --- adding and editing ------------------------------------------------------------------------
+
+
+def _uploads(form: AdvertForm) -> list[tuple[bytes, str]]:
+    """The chosen image files, each checked by its content; errors go under the field."""
+    files = [f for f in (form.images.data or []) if getattr(f, "filename", "")]
+    if len(files) > svc.MAX_IMAGES:
+        form.images.errors = [_("Choose at most %(count)s images.", count=svc.MAX_IMAGES)]
+        return []
+    uploads, errors = [], []
+    for file in files:
+        data = file.read()
+        try:
+            kind, name = check_upload(data, file.filename)
+            if kind.pillow_format is None:
+                raise UploadError(_("Only JPEG, PNG and WebP images can be added to an advert."))
+        except UploadError as exc:
+            errors.append(f"{file.filename}: {exc}")
+            continue
+        uploads.append((data, name))
+    if errors:
+        form.images.errors = errors
+    return uploads
+
+
+def _data(form: AdvertForm, item_id: int | None) -> svc.AdvertData:
+    description = (form.description.data or "").strip()
+    return svc.AdvertData(
+        regno=form.regno.data,
+        brand=form.stripped("brand"),
+        model=form.stripped("model"),
+        model_year=form.model_year.data,
+        mileage=form.mileage.data,
+        fuel_type=form.fuel_type.data or None,
+        color=form.stripped("color"),
+        description=description or None,
+        start_price=form.start_price.data,
+        bid_step=form.bid_step.data,
+        ends_at=form.ends_at_utc(),
+        item_id=item_id,
+    )
+
+
+def _prefill(form: AdvertForm, item) -> None:
+    form.item_id.data = str(item.id)
+    form.regno.data, form.brand.data, form.model.data = item.regno, item.brand, item.model
+    form.model_year.data, form.mileage.data = item.model_year, item.mileage
+    form.fuel_type.data = item.fuel_type if item.fuel_type in dict(form.fuel_type.choices) else ""
+    form.color.data = item.color
+
+
+def _division_ids(v: Viewer) -> list[int]:
+    return [d.id for d in v.visible_divisions]
+
+
+def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
+    """The add page (advert None) and a draft's edit page."""
+    saved = None
+    if advert is not None and request.method == "GET":
+        saved = {
+            name: getattr(advert, name)
+            for name in (
+                "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
+                "description", "start_price", "bid_step",
+            )
+        }  # fmt: skip
+        saved["fuel_type"] = saved["fuel_type"] or ""
+    form = AdvertForm(data=saved, currency=group.currency)
+    divisions = _division_ids(v)
+    q = " ".join(request.args.get("item_q", "").split())[:20]
+    item = None
+    if request.method == "GET":
+        if advert is None:
+            form.bid_step.data = group.bid_step
+            raw = request.args.get("item_id", "")
+            item = svc.stock_item(int(raw), divisions) if raw.isdigit() and len(raw) < 12 else None
+            if item is not None:
+                _prefill(form, item)
+        else:
+            form.ends_at.data = to_user_timezone(advert.ends_at).replace(tzinfo=None)
+            form.item_id.data = str(advert.item_id or "")
+    raw_item = form.item_id.data or ""
+    if item is None and raw_item.isdigit() and len(raw_item) < 12:
+        item = svc.stock_item(int(raw_item), divisions)
+    status = 200
+    if request.method == "POST":
+        valid = form.validate()
+        uploads = _uploads(form)
+        if valid and not form.images.errors:
+            publish_now = request.form.get("action") == "publish"
+            data = _data(form, item.id if item else None)
+            try:
+                if advert is None:
+                    advert, sent = svc.create_advert(group, data, uploads, v.user, publish_now)
+                else:
+                    sent = svc.update_draft(advert, group, data, uploads, v.user, publish_now)
+            except UploadError as exc:
+                db.session.rollback()
+                form.images.errors = [str(exc)]
+            else:
+                db.session.commit()
+                if publish_now:
+                    flash(
+                        _(
+                            "%(vehicle)s is on the market. Bid links were sent to %(count)s people.",
+                            vehicle=f"{advert.title} {advert.regno}",
+                            count=sent,
+                        ),
+                        "success",
+                    )
+                else:
+                    flash(
+                        _(
+                            "%(vehicle)s was saved as a draft.",
+                            vehicle=f"{advert.title} {advert.regno}",
+                        ),
+                        "success",
+                    )
+                return redirect(url_for("market.advert_page", advert_id=advert.id))
+        status = 422
+        if form.images.data and any(getattr(f, "filename", "") for f in form.images.data):
+            form.images.description = _("Choose the images again before you save.")
+    stock = svc.stock_items(q, divisions) if q else []
+    return _render(
+        "market/adverts/form.html",
+        status,
+        form=form, group=group, advert=advert, item=item, item_q=q, stock=stock,
+        images=svc.advert_images(advert.id) if advert else [],
+        title=_("Edit advert") if advert else _("New advert"),
+    )  # fmt: skip
+
+
+@bp.route("/market/advert/add", methods=["GET", "POST"])
+def advert_add():
+    """A new advert, typed in or started from a vehicle in stock."""
+    v, group = _access("add")
+    return _advert_form(v, group, None)
+
+
+@bp.route("/market/adverts/<int:advert_id>/edit", methods=["GET", "POST"])
+def advert_edit(advert_id: int):
+    """Edit a draft (an advert on the market changes only through its status)."""
+    v, group, advert = _own_advert(advert_id)
+    if advert.status != "draft":
+        flash(_("Only a draft can be edited."), "warning")
+        return redirect(url_for("market.advert_page", advert_id=advert.id))
+    return _advert_form(v, group, advert)

@@ -1,0 +1,149 @@
+"""The advert form: a vehicle, its bidding terms and its images."""
+
+from datetime import UTC, date, timedelta
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_babel import to_utc
+from flask_wtf import FlaskForm
+from wtforms import (
+    DateTimeLocalField,
+    HiddenField,
+    IntegerField,
+    MultipleFileField,
+    SelectField,
+    StringField,
+    TextAreaField,
+    ValidationError,
+)
+from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.widgets import TextInput
+
+from app.core.messages import KEYS
+from app.core.models import utcnow
+from app.market.models import MAX_AMOUNT
+from app.preparation.items import FUEL_TYPES, PERMISSIVE_REGNO, normalise_regno
+
+DESCRIPTION_MAX = 5000
+LONGEST_BIDDING = timedelta(days=365)
+
+
+def _length(n: int) -> Length:
+    return Length(max=n, message=KEYS["FIELD_TOO_LONG"])
+
+
+class WholeNumberField(IntegerField):
+    """A whole number typed the way dealers write it: "185 000" is 185000."""
+
+    widget = TextInput()
+
+    def process_formdata(self, valuelist):
+        if valuelist:
+            valuelist = [
+                v.replace("\u00a0", "").replace("\u202f", "").replace(" ", "") for v in valuelist
+            ]
+        try:
+            super().process_formdata(valuelist)
+        except ValueError:
+            self.data = None
+            raise ValueError(_("Enter a whole number, without decimals.")) from None
+
+
+def _amount(label, required: bool, hint=None) -> WholeNumberField:
+    return WholeNumberField(
+        label,
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]) if required else Optional(),
+            NumberRange(1, MAX_AMOUNT, _l("Enter an amount above zero.")),
+        ],
+        render_kw={"inputmode": "numeric", "autocomplete": "off"},
+        description=hint or "",
+    )
+
+
+class AdvertForm(FlaskForm):
+    item_id = HiddenField()
+    regno = StringField(
+        _l("Registration number"),
+        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(20)],
+        render_kw={"maxlength": 20, "autocomplete": "off", "autocapitalize": "characters"},
+    )
+    brand = StringField(
+        _l("Brand"),
+        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(100)],
+        render_kw={"maxlength": 100},
+    )
+    model = StringField(
+        _l("Model"),
+        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(100)],
+        render_kw={"maxlength": 100},
+    )
+    model_year = WholeNumberField(
+        _l("Model year"), validators=[Optional()], render_kw={"inputmode": "numeric"}
+    )
+    mileage = WholeNumberField(
+        _l("Mileage (km)"),
+        validators=[
+            Optional(),
+            NumberRange(0, 9_999_999, _l("Enter a mileage from 0 to 9 999 999.")),
+        ],
+        render_kw={"inputmode": "numeric"},
+    )
+    fuel_type = SelectField(_l("Fuel"), validators=[Optional()])
+    color = StringField(
+        _l("Colour"), validators=[Optional(), _length(50)], render_kw={"maxlength": 50}
+    )
+    description = TextAreaField(
+        _l("Description"),
+        validators=[Optional(), _length(DESCRIPTION_MAX)],
+        render_kw={"rows": 5, "maxlength": DESCRIPTION_MAX},
+    )
+    start_price = _amount(_l("Start price"), True)
+    bid_step = _amount(
+        _l("Bid step"), True, _l("Every bid must beat the highest bid by at least this much.")
+    )
+    ends_at = DateTimeLocalField(
+        _l("Bidding ends at"),
+        format="%Y-%m-%dT%H:%M",
+        validators=[InputRequired(KEYS["FIELD_REQUIRED"])],
+    )
+    images = MultipleFileField(
+        _l("Add images"), render_kw={"accept": "image/jpeg,image/png,image/webp", "multiple": True}
+    )
+
+    def __init__(self, *args, currency: str = "", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fuel_type.choices = [("", _("Not given"))] + [
+            (k, str(v)) for k, v in FUEL_TYPES.items()
+        ]
+        if currency:
+            for name in ("start_price", "bid_step"):
+                getattr(self, name).label.text = f"{getattr(self, name).label.text} ({currency})"
+
+    def validate_regno(self, field) -> None:
+        field.data = normalise_regno(field.data)
+        if not PERMISSIVE_REGNO.match(field.data or ""):
+            raise ValidationError(_("Use 2 to 20 letters, digits or hyphens."))
+
+    def validate_model_year(self, field) -> None:
+        NumberRange(1900, date.today().year + 2)(self, field)
+
+    def validate_ends_at(self, field) -> None:
+        moment = self.ends_at_utc()
+        if moment is None:
+            return
+        now = utcnow()
+        if moment <= now:
+            raise ValidationError(_("Choose a time in the future."))
+        if moment - now > LONGEST_BIDDING:
+            raise ValidationError(_("Bidding can run for at most a year."))
+
+    def ends_at_utc(self):
+        """The end time the seller typed (in their time zone), in UTC."""
+        if self.ends_at.data is None:
+            return None
+        return to_utc(self.ends_at.data).replace(tzinfo=UTC)
+
+    def stripped(self, name: str) -> str | None:
+        value = " ".join((getattr(self, name).data or "").split())
+        return value or None
