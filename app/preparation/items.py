@@ -377,8 +377,19 @@ def manage_path(item: PreparationItem) -> str:
 
 
 def active_advert_ids(item_ids: list[int]) -> set[int]:
-    """Items with an active market advert (spec 02: a blue callout on their rows).
+    """Items with an active market advert: published, closed or allocated (spec 02: a blue
+    callout on their rows). One query over the page's item ids, in the active instance."""
+    from app.market.models import Advert  # the market builds on items, not the other way
 
-    The market model has no adverts yet, so this is empty today; when adverts exist this is
-    one query over the page's item ids."""
-    return set()
+    if not item_ids:
+        return set()
+    return set(
+        db.session.scalars(
+            select(Advert.item_id)
+            .where(
+                Advert.item_id.in_(item_ids),
+                Advert.status.in_(("published", "closed", "allocated")),
+            )
+            .distinct()
+        )
+    )
