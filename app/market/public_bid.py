@@ -1,1 +1,583 @@
-"""Views of this area of the market (being built)."""
+"""The public bid page and its calls: bid, allocate and change status through a market link.
+
+Bidders and sellers open these pages from e-mailed links and never sign in. The path parts
+(action, group hash, advert hash, user hash) are the authorisation: bidding.resolve_link checks
+them all and any wrong part answers 404, the same whichever part it is. Every page and call
+counts against the public rate limit.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from io import BytesIO
+
+from flask import abort, jsonify, redirect, render_template, request, send_file, url_for
+from flask_babel import gettext as _
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+from sqlalchemy import and_, func, select
+
+from app.core.api import Schema, api_call, validation_error
+from app.core.messages import message
+from app.core.models import utcnow
+from app.core.pages import public_page
+from app.core.ratelimit import check_public_rate
+from app.extensions import db
+from app.market import api_bp, bp, notices
+from app.market.bidding import (
+    ACTIONS,
+    ALLOCATABLE,
+    STATUS_LABELS,
+    STATUSES,
+    TRANSITIONS,
+    MarketError,
+    allocate,
+    bidding_closed_message,
+    change_status,
+    convert_up,
+    currency_table,
+    next_bid,
+    rates_from,
+    resolve_link,
+    save_bid,
+)
+from app.market.models import Advert, AdvertBid, AdvertImage, InstanceGroup, MarketLink
+from app.preparation.files import SMALL_CONTENT_TYPE
+from app.preparation.models import FileObject
+
+# The bid history a page shows: the newest bids (the total is in bidCount).
+HISTORY_LIMIT = 50
+NOTES_MAX = 255
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def page_texts(action: str) -> dict[str, str]:
+    """Every text the page script shows, translated for this request."""
+    texts = {
+        "loading": _("Loading…"),
+        "loadFailed": _("The advert could not be loaded."),
+        "retry": _("Try again"),
+        "connectionError": _("No connection to the server. Check your network and try again."),
+        "regno": _("Registration number"),
+        "modelYear": _("Model year"),
+        "mileage": _("Mileage"),
+        "mileageValue": _("%(value)s km"),
+        "fuelType": _("Fuel"),
+        "color": _("Colour"),
+        "seller": _("Seller"),
+        "status": _("Status"),
+        "endsAt": _("Bidding ends"),
+        "timeLeftDays": _("%(days)s d %(hours)s h left"),
+        "timeLeftHours": _("%(hours)s h %(minutes)s min left"),
+        "timeLeftMinutes": _("%(minutes)s min left"),
+        "ended": _("Ended"),
+        "description": _("Description"),
+        "photo": _("Photo of %(title)s"),
+        "startPrice": _("Start price"),
+        "highestBid": _("Highest bid"),
+        "noBids": _("No bids yet"),
+        "bidCount": _("Bids"),
+        "history": _("Bid history"),
+        "historyMore": _("The %(count)s most recent of %(total)s bids are shown."),
+        "time": _("Time"),
+        "bidder": _("Bidder"),
+        "amount": _("Amount"),
+        "yourCompany": _("Your company"),
+        "anotherBidder": _("Another bidder"),
+        "currencies": _("Next bid per currency"),
+        "currency": _("Currency"),
+        "exchangeRate": _("Exchange rate"),
+        "nextBid": _("Next bid"),
+        "yourCurrency": _("your currency"),
+        "saving": _("Sending…"),
+        "notesMax": _("Notes can be at most %(max)s characters.") % {"max": NOTES_MAX},
+        "charactersLeft": _("%(count)s of %(max)s characters"),
+    }
+    if action == "bid":
+        texts |= {
+            "formTitle": _("Your bid"),
+            "bidLabel": _("Your bid in %(currency)s"),
+            "bidHint": _("At least %(amount)s %(currency)s."),
+            "bidTooLow": _("Your bid must be at least %(amount)s %(currency)s."),
+            "submitBid": _("Place bid"),
+            "biddingAs": _("You bid for %(company)s."),
+            "leading": _("Your company has the highest bid."),
+            "allocatedToYou": _("This vehicle has been allocated to your company."),
+        }
+    elif action == "allocate":
+        texts |= {
+            "formTitle": _("Allocate the vehicle"),
+            "bidders": _("Choose the buyer"),
+            "noBidders": _("No company has bid on this advert yet, so it cannot be allocated."),
+            "bidderBid": _("Highest bid %(amount)s %(currency)s"),
+            "priceLabel": _("Sales price in %(currency)s"),
+            "priceHint": _("Filled in from the chosen buyer's bid; you may change it."),
+            "priceInCurrencies": _("The sales price in other currencies"),
+            "notesLabel": _("Notes to the buyer (optional)"),
+            "submitAllocate": _("Allocate"),
+            "allocatedTo": _("Allocated to %(company)s for %(amount)s %(currency)s."),
+            "bidderRequired": _("Choose the buyer."),
+            "priceRequired": _("Enter a sales price above zero."),
+        }
+    else:
+        texts |= {
+            "formTitle": _("Change the status"),
+            "statusLabel": _("New status"),
+            "chooseStatus": _("Choose a status"),
+            "current": _("%(label)s (current)"),
+            "allowedHint": _("From %(current)s the advert can go to: %(allowed)s."),
+            "noneAllowed": _("The advert's status can no longer be changed."),
+            "notesLabel": _("Notes (optional)"),
+            "submitStatus": _("Change status"),
+            "statusRequired": _("Choose a status."),
+        }
+    return texts
+
+
+def _heading(action: str) -> str:
+    return {
+        "bid": _("Bid on the vehicle"),
+        "allocate": _("Allocate the vehicle to a buyer"),
+        "change-status": _("Change the advert's status"),
+    }[action]
+
+
+def _link_missing():
+    return render_template("market/bid_missing.html"), 404
+
+
+@bp.get("/market-bid/<action>/<group_hash>/<advert_hash>/<user_hash>")
+@public_page
+def bid_page(action: str, group_hash: str, advert_hash: str, user_hash: str):
+    """Spec 02: the bid, allocate or change-status page of one person's link."""
+    if action not in ACTIONS:
+        return redirect(url_for("auth.login"))
+    check_public_rate()
+    found = resolve_link(action, group_hash, advert_hash, user_hash)
+    if found is None:
+        return _link_missing()
+    _link, advert, _group = found
+    return render_template(
+        "market/bid.html",
+        action=action,
+        heading=_heading(action),
+        advert=advert,
+        link_path=f"{action}/{group_hash}/{advert_hash}/{user_hash}",
+        page_script="market-bid.js",
+        page_texts=page_texts(action),
+    )
+
+
+@bp.get("/market-bid-image/<action>/<group_hash>/<advert_hash>/<user_hash>/<int:image_id>")
+@public_page
+def bid_image(action: str, group_hash: str, advert_hash: str, user_hash: str, image_id: int):
+    """One of the advert's images (its small variation when there is one) for a link holder."""
+    check_public_rate()
+    found = resolve_link(action, group_hash, advert_hash, user_hash)
+    if found is None:
+        abort(404)
+    advert = found[1]
+    row = db.session.execute(
+        select(FileObject.name, FileObject.content_type, FileObject.small, FileObject.data)
+        .join(AdvertImage, AdvertImage.file_object_id == FileObject.id)
+        .where(AdvertImage.id == image_id, AdvertImage.advert_id == advert.id)
+        .where(FileObject.instance_id == advert.instance_id)
+    ).first()
+    if row is None or not row.content_type.startswith("image/"):
+        abort(404)
+    small = row.small is not None
+    response = send_file(
+        BytesIO(row.small if small else row.data),
+        mimetype=SMALL_CONTENT_TYPE if small else row.content_type,
+        download_name=row.name,
+        max_age=0,
+        conditional=False,
+        etag=False,
+    )
+    response.headers["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+# --- reading the advert ----------------------------------------------------------------------
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _found(action: str, group_hash: str, advert_hash: str, user_hash: str):
+    """(link, advert, group) of the path, after the rate limit; 404 for any wrong part."""
+    check_public_rate()
+    found = resolve_link(action, group_hash, advert_hash, user_hash)
+    if found is None:
+        abort(404)
+    return found
+
+
+def _history(advert: Advert, own_group_id: int | None) -> list[dict]:
+    """The newest bids, naming only the viewer's own group (own_group_id None: name every one)."""
+    rows = db.session.execute(
+        select(
+            AdvertBid.amount,
+            AdvertBid.currency,
+            AdvertBid.created_at,
+            AdvertBid.group_id,
+            InstanceGroup.name,
+        )
+        .join(InstanceGroup, InstanceGroup.id == AdvertBid.group_id)
+        .where(AdvertBid.advert_id == advert.id)
+        .order_by(AdvertBid.created_at.desc(), AdvertBid.id.desc())
+        .limit(HISTORY_LIMIT)
+        .execution_options(all_instances=True)
+    ).all()
+    return [
+        {
+            "bid": amount,
+            "currency": currency,
+            "createdAt": _iso(created_at),
+            "createdByInstanceGroup": (
+                {"id": group_id, "name": name}
+                if own_group_id is None or group_id == own_group_id
+                else None
+            ),
+        }
+        for amount, currency, created_at, group_id, name in rows
+    ]
+
+
+def _bidders(advert: Advert) -> list[dict]:
+    """Each bidding group's highest bid (as bidding.group_bids picks it), highest first."""
+    top = (
+        select(AdvertBid.group_id, func.max(AdvertBid.advert_amount).label("top"))
+        .where(AdvertBid.advert_id == advert.id)
+        .group_by(AdvertBid.group_id)
+        .subquery()
+    )
+    rows = db.session.execute(
+        select(AdvertBid, InstanceGroup.name)
+        .join(top, and_(top.c.group_id == AdvertBid.group_id, top.c.top == AdvertBid.advert_amount))
+        .join(InstanceGroup, InstanceGroup.id == AdvertBid.group_id)
+        .where(AdvertBid.advert_id == advert.id)
+        .order_by(AdvertBid.advert_amount.desc(), AdvertBid.id.desc())
+        .execution_options(all_instances=True)
+    ).all()
+    bidders: dict[int, dict] = {}
+    for bid, name in rows:
+        bidders.setdefault(
+            bid.group_id,
+            {
+                "id": bid.group_id,
+                "name": name,
+                "bid": bid.amount,
+                "currency": bid.currency,
+                "advertAmount": bid.advert_amount,
+                "createdAt": _iso(bid.created_at),
+            },
+        )
+    return list(bidders.values())
+
+
+def _seller_name(advert: Advert, group: InstanceGroup) -> str:
+    if group.id == advert.seller_group_id:
+        return group.name
+    return db.session.scalar(
+        select(InstanceGroup.name)
+        .where(InstanceGroup.id == advert.seller_group_id)
+        .execution_options(all_instances=True)
+    )
+
+
+def _image_urls(action: str, link: MarketLink, group: InstanceGroup, advert: Advert) -> list:
+    ids = db.session.scalars(
+        select(AdvertImage.id)
+        .where(AdvertImage.advert_id == advert.id)
+        .order_by(AdvertImage.position, AdvertImage.id)
+    ).all()
+    return [
+        url_for(
+            "market.bid_image",
+            action=action,
+            group_hash=group.hash,
+            advert_hash=advert.hash,
+            user_hash=link.hash,
+            image_id=image_id,
+        )
+        for image_id in ids
+    ]
+
+
+def advert_summary(advert: Advert) -> dict:
+    return {
+        "id": advert.id,
+        "status": advert.status,
+        "statusLabel": str(STATUS_LABELS[advert.status]),
+        "statusNotes": advert.status_notes,
+        "highestBid": advert.highest_bid,
+        "nextBid": next_bid(advert),
+        "allocatedInstanceGroupId": advert.allocated_group_id,
+        "allocatedSalesPrice": advert.allocated_price,
+        "allocatedNotes": advert.allocated_notes,
+        "allocatedAt": _iso(advert.allocated_at),
+    }
+
+
+def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGroup) -> dict:
+    """The page's data for one link: the advert, its bids and what the action needs."""
+    now = utcnow()
+    seller_view = action != "bid"
+    bids = _history(advert, None if seller_view else group.id)
+    data = {
+        "id": advert.id,
+        "registrationNumber": advert.regno,
+        "title": advert.title,
+        "brand": advert.brand,
+        "model": advert.model,
+        "modelYear": advert.model_year,
+        "mileage": advert.mileage,
+        "fuelType": advert.fuel_type,
+        "color": advert.color,
+        "description": advert.description,
+        "status": advert.status,
+        "statusLabel": str(STATUS_LABELS[advert.status]),
+        "endsAt": _iso(advert.ends_at),
+        "ended": advert.ends_at <= now,
+        "sellerName": _seller_name(advert, group),
+        "activeGroup": {"id": group.id, "name": group.name},
+        "activeGroupCurrency": group.currency,
+        "currency": advert.currency,
+        "startPrice": advert.start_price,
+        "bidStep": advert.bid_step,
+        "highestBid": advert.highest_bid,
+        "nextBid": next_bid(advert),
+        "bidCount": advert.bid_count or 0,
+        "advertBids": bids,
+        "images": _image_urls(action, link, group, advert),
+    }
+    if action == "bid":
+        closed = bidding_closed_message(advert, now)
+        data |= {
+            "biddingOpen": closed is None,
+            "closedMessage": closed,
+            "leading": advert.highest_bid is not None and _leader(advert) == group.id,
+            "allocatedToYou": advert.status in ("allocated", "sold")
+            and advert.allocated_group_id == group.id,
+        }
+        if data["allocatedToYou"]:
+            data |= {
+                "allocatedSalesPrice": advert.allocated_price,
+                "allocatedNotes": advert.allocated_notes,
+            }
+        return data
+    data |= {
+        "statusNotes": advert.status_notes,
+        "allocatedInstanceGroupId": advert.allocated_group_id,
+        "allocatedSalesPrice": advert.allocated_price,
+        "allocatedNotes": advert.allocated_notes,
+        "allocatedAt": _iso(advert.allocated_at),
+    }
+    if action == "allocate":
+        bidders = _bidders(advert)
+        names = {b["id"]: b["name"] for b in bidders}
+        data |= {
+            "bidders": bidders,
+            "canAllocate": advert.status in ALLOCATABLE and bool(bidders),
+            "allocatedInstanceGroup": (
+                {"id": advert.allocated_group_id, "name": names.get(advert.allocated_group_id)}
+                if advert.allocated_group_id
+                else None
+            ),
+            "allocateMessage": _allocate_refusal(advert, bool(bidders)),
+        }
+    else:
+        allowed = TRANSITIONS[advert.status]
+        data["statuses"] = [
+            {
+                "value": status,
+                "label": str(STATUS_LABELS[status]),
+                "allowed": status in allowed,
+                "current": status == advert.status,
+            }
+            for status in STATUSES
+        ]
+    return data
+
+
+def _leader(advert: Advert) -> int | None:
+    """The group holding the highest bid (the first to reach it)."""
+    return db.session.scalar(
+        select(AdvertBid.group_id)
+        .where(AdvertBid.advert_id == advert.id)
+        .order_by(AdvertBid.advert_amount.desc(), AdvertBid.id)
+        .limit(1)
+        .execution_options(all_instances=True)
+    )
+
+
+def _allocate_refusal(advert: Advert, has_bidders: bool) -> str | None:
+    if advert.status not in ALLOCATABLE:
+        return _(
+            "An advert that is %(status)s cannot be allocated.",
+            status=str(STATUS_LABELS[advert.status]).lower(),
+        )
+    if not has_bidders:
+        return _("No company has bid on this advert yet, so it cannot be allocated.")
+    return None
+
+
+# --- the calls -------------------------------------------------------------------------------
+
+PUBLIC = "/_public/market-bid"
+
+
+@api_call(api_bp, f"{PUBLIC}/<action>/<group_hash>/<advert_hash>/<user_hash>", public=True)
+def market_bid_request(action: str, group_hash: str, advert_hash: str, user_hash: str):
+    """The bid request of a public link: the advert, its bids and the action's choices."""
+    link, advert, group = _found(action, group_hash, advert_hash, user_hash)
+    return jsonify(bid_request(action, link, advert, group))
+
+
+@api_call(
+    api_bp, "/_public/market-advert/currencies/<group_hash>/<advert_hash>/<user_hash>", public=True
+)
+def market_advert_currencies(group_hash: str, advert_hash: str, user_hash: str):
+    """The next bid in the advert's currency and in every currency with a rate (rounded up)."""
+    check_public_rate()
+    found = resolve_link("bid", group_hash, advert_hash, user_hash) or resolve_link(
+        "allocate", group_hash, advert_hash, user_hash
+    )
+    if found is None:
+        abort(404)
+    return jsonify(currency_table(found[1]))
+
+
+class BidBody(Schema):
+    # Required; null gets the same FIELD_REQUIRED as a missing field (the validator below).
+    bid: int | None
+    request_key: str = Field(alias="requestKey", min_length=1, max_length=40)
+
+    @field_validator("bid")
+    @classmethod
+    def _present(cls, value: int | None) -> int:
+        if value is None:
+            raise PydanticCustomError("FIELD_REQUIRED", "FIELD_REQUIRED")
+        if value <= 0:
+            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+        return value
+
+
+def _refused(exc: MarketError):
+    response = jsonify({"message": exc.message, "error": exc.key, "key": exc.key})
+    response.status_code = 422
+    return response
+
+
+@api_call(
+    api_bp, f"{PUBLIC}/<group_hash>/<advert_hash>/<user_hash>", "POST", body=BidBody, public=True
+)
+def market_bid_place(group_hash: str, advert_hash: str, user_hash: str, body: BidBody):
+    """Place a bid through a bidder's link (201; the same requestKey again: 200, one bid)."""
+    link, advert, group = _found("bid", group_hash, advert_hash, user_hash)
+    link_id, advert_id, currency = link.id, advert.id, group.currency
+    try:
+        result = save_bid(link_id, body.bid, body.request_key)
+    except MarketError as exc:
+        db.session.rollback()
+        return _refused(exc)
+    bid = result.bid
+    advert = db.session.get(Advert, advert_id)
+    rate = rates_from(advert.instance_id, advert.currency).get(currency)
+    answer = {
+        "message": message("BID_SENT"),
+        "bid": {
+            "id": bid.id,
+            "bid": bid.amount,
+            "currency": bid.currency,
+            "createdAt": _iso(bid.created_at),
+        },
+        "nextBid": convert_up(next_bid(advert), rate) if rate is not None else None,
+    }
+    return jsonify(answer), 200 if result.duplicate else 201
+
+
+def _required(value):
+    if value is None:
+        raise PydanticCustomError("FIELD_REQUIRED", "FIELD_REQUIRED")
+    return value
+
+
+class AllocateBody(Schema):
+    allocated_instance_group_id: int | None = Field(alias="allocatedInstanceGroupId")
+    allocated_sales_price: int | None = Field(alias="allocatedSalesPrice")
+    allocated_notes: str | None = Field(default=None, alias="allocatedNotes", max_length=NOTES_MAX)
+
+    @field_validator("allocated_instance_group_id")
+    @classmethod
+    def _group(cls, value: int | None) -> int:
+        return _required(value)
+
+    @field_validator("allocated_sales_price")
+    @classmethod
+    def _price(cls, value: int | None) -> int:
+        if _required(value) <= 0:
+            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+        return value
+
+
+class StatusBody(Schema):
+    status: str | None = Field(max_length=20)
+    status_notes: str | None = Field(default=None, alias="statusNotes", max_length=NOTES_MAX)
+
+    @field_validator("status")
+    @classmethod
+    def _status(cls, value: str | None) -> str:
+        if not value:
+            raise PydanticCustomError("FIELD_REQUIRED", "FIELD_REQUIRED")
+        if value not in STATUSES:
+            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+        return value
+
+
+def _body(model: type[BaseModel], data: dict) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, model) from None
+
+
+@api_call(api_bp, f"{PUBLIC}/<action>/<group_hash>/<advert_hash>/<user_hash>", "PUT", public=True)
+def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash: str):
+    """Allocate the advert or change its status through a seller's link (one body per action:
+    allocate {allocatedInstanceGroupId, allocatedSalesPrice, allocatedNotes}, change-status
+    {status, statusNotes})."""
+    if action not in ("allocate", "change-status"):
+        abort(404)
+    link, advert, _group = _found(action, group_hash, advert_hash, user_hash)
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        return jsonify({"message": _("The request body must be a JSON object.")}), 422
+    advert_id, user_id = advert.id, link.user_id
+    try:
+        if action == "allocate":
+            body = _body(AllocateBody, data)
+            advert = allocate(
+                advert_id,
+                body.allocated_instance_group_id,
+                body.allocated_sales_price,
+                body.allocated_notes,
+                user_id,
+            )
+            notices.notify_allocation(advert)
+            text = _("The advert has been allocated. The buyer and the seller get an e-mail.")
+        else:
+            body = _body(StatusBody, data)
+            before = (advert.status, advert.allocated_group_id, advert.allocated_price)
+            advert = change_status(advert_id, body.status, body.status_notes, user_id)
+            notices.notify_status(advert, *before)
+            text = _("The status is now %(status)s.", status=str(STATUS_LABELS[advert.status]))
+    except MarketError as exc:
+        db.session.rollback()
+        return _refused(exc)
+    db.session.commit()
+    return jsonify({"message": text, "advert": advert_summary(advert)})

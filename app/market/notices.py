@@ -1,0 +1,124 @@
+"""E-mails about an advert's outcome: its allocation, and a sale or cancelled allocation.
+
+Each recipient gets the mail in their own language (user.options.language, else sv-SE) with
+their own link back to the advert. Mails are stored (previewable) and sent by a job after the
+request's commit, so a refused change sends nothing.
+"""
+
+from __future__ import annotations
+
+from flask import url_for
+from sqlalchemy import or_, select
+
+from app.auth.models import User
+from app.core.i18n import to_locale
+from app.extensions import db
+from app.mail.services import send_mail
+from app.market.bidding import format_amount
+from app.market.models import Advert, InstanceGroup, MarketLink
+
+DEFAULT_LANGUAGE = "sv-SE"
+
+
+def _language(user: User) -> str:
+    return to_locale((user.options or {}).get("language")) or DEFAULT_LANGUAGE
+
+
+def _recipients(advert: Advert, buyer_group_id: int, sellers: bool):
+    """(link, user, group) of the buyer group's bid links and, with `sellers`, the seller links
+    of the advert, one per person."""
+    kinds = [(MarketLink.kind == "bid") & (MarketLink.group_id == buyer_group_id)]
+    if sellers:
+        kinds.append(MarketLink.kind == "seller")
+    rows = db.session.execute(
+        select(MarketLink, User, InstanceGroup)
+        .join(User, User.id == MarketLink.user_id)
+        .join(InstanceGroup, InstanceGroup.id == MarketLink.group_id)
+        .where(MarketLink.advert_id == advert.id, or_(*kinds), User.active.is_(True))
+        .order_by(MarketLink.kind, MarketLink.id)
+        .execution_options(all_instances=True)
+    ).all()
+    seen: set[int] = set()
+    for link, user, group in rows:
+        if user.id not in seen:
+            seen.add(user.id)
+            yield link, user, group
+
+
+def _page_url(link: MarketLink, group: InstanceGroup, advert: Advert) -> str:
+    action = "bid" if link.kind == "bid" else "change-status"
+    return url_for(
+        "market.bid_page",
+        action=action,
+        group_hash=group.hash,
+        advert_hash=advert.hash,
+        user_hash=link.hash,
+        _external=True,
+    )
+
+
+def _names(advert: Advert, buyer_group_id: int) -> tuple[str, str]:
+    names = dict(
+        db.session.execute(
+            select(InstanceGroup.id, InstanceGroup.name)
+            .where(InstanceGroup.id.in_((advert.seller_group_id, buyer_group_id)))
+            .execution_options(all_instances=True)
+        ).all()
+    )
+    return names.get(advert.seller_group_id, ""), names.get(buyer_group_id, "")
+
+
+def notify_allocation(advert: Advert) -> int:
+    """Tell the allocated group's bidders and the advert's sellers; returns the mails sent."""
+    seller_name, buyer_name = _names(advert, advert.allocated_group_id)
+    sent = 0
+    for link, user, group in _recipients(advert, advert.allocated_group_id, sellers=True):
+        send_mail(
+            to=user.email,
+            template="market_allocated",
+            kind="market_allocated",
+            language=_language(user),
+            instance_id=group.instance_id,
+            to_buyer=link.kind == "bid",
+            user_name=user.firstname or user.email,
+            advert=advert,
+            regno=advert.regno,
+            title=advert.title,
+            price=format_amount(advert.allocated_price),
+            currency=advert.currency,
+            notes=advert.allocated_notes,
+            seller_name=seller_name,
+            buyer_name=buyer_name,
+            page_url=_page_url(link, group, advert),
+        )
+        sent += 1
+    return sent
+
+
+def notify_status(advert: Advert, previous: str, group_id: int | None, price: int | None) -> int:
+    """After a status change: tell the buyer of an allocated advert that it is now sold, or
+    that the allocation was cancelled (back to closed). Other changes send nothing."""
+    if previous != "allocated" or group_id is None or advert.status not in ("sold", "closed"):
+        return 0
+    seller_name, buyer_name = _names(advert, group_id)
+    sent = 0
+    for link, user, group in _recipients(advert, group_id, sellers=False):
+        send_mail(
+            to=user.email,
+            template="market_status",
+            kind=f"market_{advert.status}",
+            language=_language(user),
+            instance_id=group.instance_id,
+            sold=advert.status == "sold",
+            user_name=user.firstname or user.email,
+            regno=advert.regno,
+            title=advert.title,
+            price=format_amount(price) if price is not None else "",
+            currency=advert.currency,
+            notes=advert.status_notes,
+            seller_name=seller_name,
+            buyer_name=buyer_name,
+            page_url=_page_url(link, group, advert),
+        )
+        sent += 1
+    return sent

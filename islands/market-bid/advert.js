@@ -1,0 +1,149 @@
+// The advert's side of the bid page: photos, facts, description, bid history, currencies.
+import { amount, format, h, texts } from '../public/core.js';
+import { dateTime, timeLeft } from './amounts.js';
+
+const t = texts();
+
+export const money = (value, currency) =>
+  value === null || value === undefined ? '–' : `${amount(value)} ${currency}`;
+
+/** The text of the time left, e.g. "2 d 4 h left", or "Ended". */
+export function timeLeftText(iso) {
+  const left = timeLeft(iso);
+  return format(t[left.key] || '', left.params);
+}
+
+function fact(label, value, extra) {
+  if (value === null || value === undefined || value === '') return null;
+  return h('div', { className: 'bid-fact' }, h('dt', null, label), h('dd', null, value, extra));
+}
+
+/** Photos and facts of the vehicle. */
+export function advertCard(data) {
+  const photos = data.images.length
+    ? h(
+        'div',
+        { className: 'bid-photos' },
+        data.images.map((src, i) =>
+          h('img', {
+            src,
+            alt: format(t.photo, { title: data.title }) + (i ? ` (${i + 1})` : ''),
+            loading: i ? 'lazy' : 'eager',
+            decoding: 'async',
+          }),
+        ),
+      )
+    : null;
+  const left = h('span', { className: 'bid-time-left', 'data-ends-at': data.endsAt }, timeLeftText(data.endsAt));
+  return h(
+    'section',
+    { className: 'bid-card bid-advert', 'aria-labelledby': 'bid-page-title' },
+    photos,
+    h(
+      'dl',
+      { className: 'bid-facts' },
+      fact(t.regno, data.registrationNumber),
+      fact(t.modelYear, data.modelYear),
+      fact(t.mileage, data.mileage === null ? null : format(t.mileageValue, { value: amount(data.mileage) })),
+      fact(t.fuelType, data.fuelType),
+      fact(t.color, data.color),
+      fact(t.seller, data.sellerName),
+      fact(t.status, h('span', { className: `bid-status bid-status-${data.status}` }, data.statusLabel)),
+      fact(t.endsAt, dateTime(data.endsAt), [' ', left]),
+    ),
+    data.description
+      ? h('div', { className: 'bid-description' }, h('h2', null, t.description), h('p', null, data.description))
+      : null,
+  );
+}
+
+/** Highest bid, start price and number of bids, in the advert's currency. */
+export function priceSummary(data) {
+  return h(
+    'dl',
+    { className: 'bid-prices' },
+    h(
+      'div',
+      null,
+      h('dt', null, t.highestBid),
+      h('dd', { className: 'bid-price-main' }, data.highestBid === null ? t.noBids : money(data.highestBid, data.currency)),
+    ),
+    h('div', null, h('dt', null, t.startPrice), h('dd', null, money(data.startPrice, data.currency))),
+    h('div', null, h('dt', null, t.bidCount), h('dd', null, String(data.bidCount))),
+  );
+}
+
+/** The bid history; `own` names the viewer's group as "Your company", others anonymously. */
+export function historyTable(data, { anonymous }) {
+  const rows = data.advertBids.map((bid) =>
+    h(
+      'tr',
+      { className: bid.createdByInstanceGroup && anonymous ? 'is-own' : null },
+      h('td', { className: 'nowrap' }, dateTime(bid.createdAt)),
+      h(
+        'td',
+        null,
+        anonymous
+          ? bid.createdByInstanceGroup
+            ? h('strong', null, t.yourCompany)
+            : t.anotherBidder
+          : bid.createdByInstanceGroup?.name || t.anotherBidder,
+      ),
+      h('td', { className: 'num' }, money(bid.bid, bid.currency)),
+    ),
+  );
+  return h(
+    'section',
+    { className: 'bid-card bid-history', 'aria-labelledby': 'bid-history-title' },
+    h('h2', { id: 'bid-history-title' }, t.history),
+    rows.length
+      ? h(
+          'div',
+          { className: 'table-wrap' },
+          h(
+            'table',
+            { className: 'table' },
+            h('thead', null, h('tr', null, h('th', { scope: 'col' }, t.time), h('th', { scope: 'col' }, t.bidder), h('th', { scope: 'col', className: 'num' }, t.amount))),
+            h('tbody', null, rows),
+          ),
+        )
+      : h('p', { className: 'bid-empty' }, t.noBids),
+    data.bidCount > rows.length && rows.length
+      ? h('p', { className: 'field-hint' }, format(t.historyMore, { count: rows.length, total: data.bidCount }))
+      : null,
+  );
+}
+
+/**
+ * The currency table: currency, exchange rate and an amount per currency; the row of
+ * `highlight` (the bidder's currency) is marked.
+ */
+export function currencyTable(rows, { title, amountLabel, highlight }) {
+  return h(
+    'div',
+    { className: 'table-wrap bid-currencies' },
+    h(
+      'table',
+      { className: 'table' },
+      h('caption', null, title),
+      h(
+        'thead',
+        null,
+        h('tr', null, h('th', { scope: 'col' }, t.currency), h('th', { scope: 'col', className: 'num' }, t.exchangeRate), h('th', { scope: 'col', className: 'num' }, amountLabel)),
+      ),
+      h(
+        'tbody',
+        null,
+        rows.map((row) =>
+          h(
+            'tr',
+            { className: row.currency === highlight ? 'is-own' : null },
+            h('th', { scope: 'row' }, row.currency, row.currency === highlight ? h('span', { className: 'bid-own-tag' }, t.yourCurrency) : null),
+            h('td', { className: 'num' }, row.exchangeRate),
+            h('td', { className: 'num' }, row.amount === null ? '–' : amount(row.amount)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
