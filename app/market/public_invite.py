@@ -223,6 +223,8 @@ def page_texts() -> dict:
         "saving": _("Registering…"),
         "declining": _("Declining…"),
         "termsOf": _("Terms of %(seller)s"),
+        "invitationFrom": _("Invitation from %(seller)s"),
+        "joinCompany": _("Join %(company)s"),
         "invitedBy": _("%(seller)s invites %(company)s to its vehicle market."),
         "fixFields": _("Fill in the marked fields to continue."),
         "close": _("Close"),

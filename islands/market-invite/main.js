@@ -48,12 +48,15 @@ function values() {
 function setError(input, key, text) {
   const error = $(`${input.id}-error`);
   const hint = $(`${input.id}-hint`) ? `${input.id}-hint` : '';
+  // A hint that states the rule itself gives way to the rule's message.
+  if (hint && 'ruleHint' in input.dataset) $(hint).hidden = Boolean(key);
   if (key) {
     error.textContent = text || T.messages?.[key] || key;
     error.dataset.messageKey = key;
     error.hidden = false;
     input.setAttribute('aria-invalid', 'true');
-    input.setAttribute('aria-describedby', `${input.id}-error ${hint}`.trim());
+    const rest = 'ruleHint' in input.dataset ? '' : hint;
+    input.setAttribute('aria-describedby', `${input.id}-error ${rest}`.trim());
   } else {
     error.textContent = '';
     delete error.dataset.messageKey;
@@ -91,7 +94,7 @@ function showStep(step) {
 function fill(invite) {
   state.invite = invite;
   state.newInstance = !invite.invited;
-  $('invite-title').textContent = format(T.termsOf, { seller: invite.sellerName });
+  $('invite-title').textContent = format(T.invitationFrom, { seller: invite.sellerName });
   $('invite-lead').textContent = format(T.invitedBy, {
     seller: invite.sellerName,
     company: invite.invited ? invite.invited.companyName : invite.companyName,
@@ -110,6 +113,9 @@ function fill(invite) {
   form.querySelector('[data-company="new"]').hidden = !state.newInstance;
   existing.hidden = state.newInstance;
   if (!state.newInstance) {
+    $('invite-form-title').textContent = format(T.joinCompany, {
+      company: invite.invited.companyName,
+    });
     for (const name of COMPANY_FIELDS) field(name)?.setAttribute('disabled', '');
     const country = field('instance.groups.0.countryCode');
     const label = [...country.options].find((o) => o.value === invite.invited.countryCode);
