@@ -389,14 +389,23 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
                 form.images.errors = [str(exc)]
             else:
                 db.session.commit()
-                if publish_now:
+                vehicle = f"{advert.title} {advert.regno}"
+                if publish_now and sent:
                     flash(
                         _(
                             "%(vehicle)s is on the market. Bid links were sent to %(count)s people.",
-                            vehicle=f"{advert.title} {advert.regno}",
+                            vehicle=vehicle,
                             count=sent,
                         ),
                         "success",
+                    )
+                elif publish_now:
+                    flash(
+                        _(
+                            "%(vehicle)s is on the market. No partner buyer has users to send bid links to yet.",
+                            vehicle=vehicle,
+                        ),
+                        "warning",
                     )
                 else:
                     flash(

@@ -571,3 +571,18 @@ def test_active_advert_ids_are_items_with_a_published_closed_or_allocated_advert
     assert active_advert_ids([]) == set()
     activate(group_named("Fjordauto AS").instance_id)  # another instance sees none of them
     assert active_advert_ids(every) == set()
+
+
+def test_publishing_without_partners_says_nobody_got_a_link(client):
+    group, user = outsider("Ensam Säljare AS", seller=True)
+    token = sign_in_english(client, user)
+    response = client.post("/market/advert/add", data=form_values(token))
+    assert response.status_code == 302
+    advert = db.session.scalars(
+        select(Advert)
+        .where(Advert.seller_group_id == group.id)
+        .execution_options(all_instances=True)
+    ).one()
+    assert (advert.status, advert.currency) == ("published", "NOK")
+    text = page_text(client.get(response.location))
+    assert "No partner buyer has users to send bid links to yet." in text
