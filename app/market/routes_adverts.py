@@ -9,7 +9,7 @@ import io
 from datetime import datetime
 
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_datetime, format_decimal, to_user_timezone
+from flask_babel import format_datetime, format_decimal, get_timezone, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
@@ -160,7 +160,7 @@ def adverts_list():
             result.links = svc.public_paths(foreign, links, group.hash, "bid")
     return _render(
         "market/adverts/list.html",
-        commit=True, page=result, group=group, q=q, title=TITLES["list"],
+        commit=True, page=result, group=group, q=q, title=TITLES["list"], now=utcnow(),
     )  # fmt: skip
 
 
@@ -235,7 +235,7 @@ def advert_page(advert_id: int):
             links["allocate"] = link_path(link, "allocate", group.hash, advert.hash)
         if allowed_statuses(advert):
             links["change"] = link_path(link, "change-status", group.hash, advert.hash)
-    elif group.buyer and advert.status == "published":
+    elif group.buyer and advert.status == "published" and svc.aware(advert.ends_at) > utcnow():
         link = svc.links_for([advert], v.user.id, group, "bid")[advert.id]
         links["bid"] = link_path(link, "bid", group.hash, advert.hash)
     bids = svc.bid_lines(advert, group)
@@ -372,13 +372,15 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
     raw_item = form.item_id.data or ""
     if item is None and raw_item.isdigit() and len(raw_item) < 12:
         item = svc.stock_item(int(raw_item), divisions)
+    # A draft keeps its vehicle even if that has since been archived.
+    kept_item = advert.item_id if advert is not None and raw_item == str(advert.item_id) else None
     status = 200
     if request.method == "POST":
         valid = form.validate()
         uploads = _uploads(form)
         if valid and not form.images.errors:
             publish_now = request.form.get("action") == "publish"
-            data = _data(form, item.id if item else None)
+            data = _data(form, item.id if item else kept_item)
             try:
                 if advert is None:
                     advert, sent = svc.create_advert(group, data, uploads, v.user, publish_now)
@@ -426,6 +428,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         form=form, group=group, advert=advert, item=item, item_q=q, stock=stock,
         images=svc.advert_images(advert.id) if advert else [],
         title=_("Edit advert") if advert else _("New advert"),
+        time_zone=str(get_timezone()),
     )  # fmt: skip
 
 

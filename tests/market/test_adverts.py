@@ -586,3 +586,15 @@ def test_publishing_without_partners_says_nobody_got_a_link(client):
     assert (advert.status, advert.currency) == ("published", "NOK")
     text = page_text(client.get(response.location))
     assert "No partner buyer has users to send bid links to yet." in text
+
+
+def test_an_ended_advert_offers_no_bid_button(as_demo):
+    ended = make_advert(nordbil(), ends_at=utcnow() - timedelta(minutes=5))
+    client, _ = as_demo("buyer")
+    response = client.get(LIST)
+    assert ended.id in row_ids(response)
+    row = re.search(rf'data-advert-id="{ended.id}".*?</tr>', page_text(response), re.S).group(0)
+    assert "Bidding has ended" in row and "data-bid-link" not in row
+    assert len(hrefs(response, "data-bid-link")) == len(demo_adverts("published")) - 1
+    detail = client.get(f"/market/adverts/{ended.id}")
+    assert detail.status_code == 200 and not hrefs(detail, "data-bid-link")
