@@ -17,8 +17,8 @@ function saving(button, label, on) {
   button.setAttribute('aria-busy', on ? 'true' : 'false');
 }
 
-/** A notes field with a live character counter (max 255). */
-function notesField(id, label, value) {
+/** A notes field with a live character counter (max 255); its text survives a reload. */
+function notesField(id, label, page) {
   const counter = h('p', { className: 'field-hint', id: `${id}-count`, 'aria-live': 'polite' });
   const area = h('textarea', {
     id,
@@ -27,8 +27,9 @@ function notesField(id, label, value) {
     maxlength: String(NOTES_MAX),
     'aria-describedby': `${id}-count`,
   });
-  area.value = value || '';
+  area.value = page.kept.notes || '';
   const count = () => {
+    page.kept.notes = area.value;
     counter.textContent = format(t.charactersLeft, { count: area.value.length, max: NOTES_MAX });
     const over = area.value.length > NOTES_MAX;
     area.setAttribute('aria-invalid', over ? 'true' : 'false');
@@ -133,7 +134,7 @@ export function allocateForm(data, currencies, page) {
     autocomplete: 'off',
     'aria-describedby': 'allocate-price-hint',
   });
-  const notes = notesField('allocate-notes', t.notesLabel, '');
+  const notes = notesField('allocate-notes', t.notesLabel, page);
   const tableSlot = h('div', { className: 'bid-allocate-amounts', 'aria-live': 'polite' });
   const label = t.submitAllocate;
   const button = submitButton(label);
@@ -143,6 +144,7 @@ export function allocateForm(data, currencies, page) {
   const redraw = () => {
     const bidder = chosen();
     const value = parseAmount(price.value);
+    page.kept.price = price.value;
     tableSlot.replaceChildren(
       value === null
         ? ''
@@ -164,7 +166,9 @@ export function allocateForm(data, currencies, page) {
         name: 'bidder',
         value: String(bidder.id),
         required: index === 0,
+        checked: page.kept.bidder === String(bidder.id),
         onchange: () => {
+          page.kept.bidder = String(bidder.id);
           price.value = String(bidder.advertAmount);
           redraw();
         },
@@ -182,6 +186,7 @@ export function allocateForm(data, currencies, page) {
       ),
     ),
   );
+  price.value = page.kept.price || '';
   price.addEventListener('input', redraw);
   notes.area.addEventListener('input', redraw);
 
@@ -234,11 +239,13 @@ export function statusForm(data, page) {
     h('option', { value: '' }, t.chooseStatus),
     data.statuses.map((s) => h('option', { value: s.value }, s.current ? format(t.current, { label: s.label }) : s.label)),
   );
-  const notes = notesField('status-notes', t.notesLabel, '');
+  const notes = notesField('status-notes', t.notesLabel, page);
   const label = t.submitStatus;
   const button = submitButton(label);
   let busy = false;
+  select.value = data.statuses.some((s) => s.value === page.kept.status) ? page.kept.status : '';
   const check = () => {
+    page.kept.status = select.value;
     button.disabled = busy || !select.value || !notes.valid();
   };
   select.addEventListener('change', check);

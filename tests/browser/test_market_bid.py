@@ -180,3 +180,15 @@ def test_a_status_change_and_an_illegal_one(live_server, new_page, snap):
     )
     snap(page, "market-status-done")
     assert advert_row(live_server, paths["id"]).status == "closed"
+
+
+def test_a_wrong_link_says_so_on_a_phone(live_server, new_page, snap):
+    paths = new_advert(live_server)
+    page = new_page(viewport=MOBILE)
+    response = page.goto(paths["bid"][:-4] + "AAAA")
+    assert response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        text(live_server, "This link does not work")
+    )
+    expect(page.locator("script[src]")).to_have_count(0)
+    snap(page, "market-bid-not-found")
