@@ -118,6 +118,23 @@ def test_get_invite_for_a_new_company(demo_app, demo_client):
     assert flashes(demo_client) == []
 
 
+def test_loading_an_invite_costs_the_same_queries_however_many_there_are(demo_app, demo_client):
+    from tests.preparation.manage_helpers import QueryCounter
+
+    invite = make_invite(demo_app, invited_group=fjordauto())
+
+    def queries() -> int:
+        with QueryCounter() as counter:
+            assert demo_client.get(api_path(invite.hash)).status_code == 200
+            assert demo_client.get(f"/market-invite/{invite.hash}").status_code == 200
+        return counter.count
+
+    before = queries()
+    for _ in range(15):
+        make_invite(demo_app, invited_group=fjordauto())
+    assert queries() == before
+
+
 def test_get_invite_for_an_existing_company_names_it(demo_app, demo_client):
     group = fjordauto()
     invite = make_invite(demo_app, invited_group=group)
@@ -256,6 +273,7 @@ USER_RULES = [
     ("user.email", "", "FIELD_REQUIRED"),
     ("user.email", "someone@", "INVALID_EMAIL"),
     ("user.phoneNumber", "+46 70 abc", "INVALID_PHONE_NUMBER_CHARACTERS"),
+    ("user.phoneNumber", "070 ÅÄÖ", "INVALID_PHONE_NUMBER_CHARACTERS"),
     ("user.plainPassword.first", "", "PASSWORD_REQUIRED"),
     ("user.plainPassword.first", "short1!", None),  # 7 characters: accepted (matches below)
     ("user.plainPassword.first", "abc12!", "PASSWORD_PATTERN"),  # 6 characters
