@@ -195,10 +195,13 @@ class InviteForm(FlaskForm):
         _l("Language of the invitation"),
         choices=[SelectChoice(tag, LANGUAGE_NAMES[tag]) for tag in INVITE_LANGUAGES],
         default="sv-SE",
+        invalid_choice_message=_l("Choose a language from the list."),
     )
     existing_group = SelectField(
         _l("A company already on the platform"),
         coerce=lambda v: int(v) if v not in (None, "", "None") else None,
+        invalid_value_message=_l("Choose a company from the list."),
+        invalid_choice_message=_l("Choose a company from the list."),
         description=_l(
             "Choose one when the company already buys on the market; it then only has to accept."
         ),
