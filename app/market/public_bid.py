@@ -104,7 +104,9 @@ def page_texts(action: str) -> dict[str, str]:
             "submitBid": _("Place bid"),
             "biddingAs": _("You bid for %(company)s."),
             "leading": _("Your company has the highest bid."),
-            "allocatedToYou": _("This vehicle has been allocated to your company."),
+            "allocatedToYou": _(
+                "This vehicle has been allocated to your company for %(amount)s %(currency)s."
+            ),
         }
     elif action == "allocate":
         texts |= {
@@ -357,6 +359,12 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
     }
     if action == "bid":
         closed = bidding_closed_message(advert, now)
+        if closed is None and group.currency not in rates_from(advert.instance_id, advert.currency):
+            closed = _(
+                "No exchange rate from %(from)s to %(to)s is set for this advert. "
+                "Please contact the seller.",
+                **{"from": advert.currency, "to": group.currency},
+            )
         data |= {
             "biddingOpen": closed is None,
             "closedMessage": closed,

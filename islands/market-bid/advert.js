@@ -49,7 +49,7 @@ export function advertCard(data) {
       fact(t.color, data.color),
       fact(t.seller, data.sellerName),
       fact(t.status, h('span', { className: `bid-status bid-status-${data.status}` }, data.statusLabel)),
-      fact(t.endsAt, dateTime(data.endsAt), [' ', left]),
+      fact(t.endsAt, dateTime(data.endsAt), data.status === 'published' ? [' ', left] : null),
     ),
     data.description
       ? h('div', { className: 'bid-description' }, h('h2', null, t.description), h('p', null, data.description))

@@ -2,7 +2,7 @@
 // (bid, allocate, change-status), then the result in a green or red box. No framework: a
 // bidder's phone downloads a few kilobytes. Texts come translated in the page.
 import { amount, api, format, h, requestKey, texts } from '../public/core.js';
-import { advertCard, historyTable, money, priceSummary, timeLeftText } from './advert.js';
+import { advertCard, historyTable, priceSummary, timeLeftText } from './advert.js';
 import { allocateForm, bidForm, statusForm } from './forms.js';
 
 const t = texts();
@@ -56,7 +56,8 @@ function start() {
     parts.push(result);
     if (action === 'bid') {
       if (data.allocatedToYou) {
-        parts.push(alertBox('success', t.allocatedToYou, data.allocatedSalesPrice === undefined ? null : [' ', money(data.allocatedSalesPrice, data.currency)]));
+        const text = format(t.allocatedToYou, { amount: amount(data.allocatedSalesPrice), currency: data.currency });
+        parts.push(alertBox('success', text, data.allocatedNotes ? h('span', { className: 'bid-notes' }, data.allocatedNotes) : null));
       } else if (data.leading && data.biddingOpen) {
         parts.push(h('p', { className: 'bid-leading' }, t.leading));
       }

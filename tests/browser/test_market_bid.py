@@ -154,6 +154,11 @@ def test_an_allocation_from_a_phone(live_server, new_page, snap):
             select(EmailMessage.to_address).where(EmailMessage.kind == "market_allocated")
         ).all()
     assert {"buyer@demo.test", "seller@demo.test"} <= set(to)
+    # The buyer's own link now says the vehicle is theirs, and takes no more bids.
+    buyer = open_phone(new_page, paths["bid"])
+    expect(buyer.locator(".bid-action .alert-success")).to_contain_text("187 011 SEK")
+    expect(buyer.locator("form.bid-form")).to_have_count(0)
+    snap(buyer, "market-bid-allocated-to-you")
 
 
 def test_a_status_change_and_an_illegal_one(live_server, new_page, snap):

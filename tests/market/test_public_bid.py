@@ -14,7 +14,7 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market.bidding import STATUSES, ensure_link
-from app.market.models import Advert, AdvertBid, AdvertImage
+from app.market.models import Advert, AdvertBid, AdvertImage, ExchangeRate
 from app.preparation.files import store_file
 from tests.helpers import translated
 from tests.market._bid import (
@@ -708,3 +708,34 @@ def test_queries_per_call_stay_constant_as_bids_grow(bidder, ad, buyer_link, sel
     after = [count_queries(bidder, path) for path in paths]
     assert after == before
     assert len(bidder.get(paths[0]).json["advertBids"]) == 32
+
+
+def test_without_a_rate_for_the_bidders_currency_no_bid_is_taken(bidder, ad, buyer_link, csrf):
+    rate = db.session.scalar(
+        select(ExchangeRate).where(
+            ExchangeRate.instance_id == ad.instance_id,
+            ExchangeRate.currency == "SEK",
+            ExchangeRate.to_currency == "NOK",
+        )
+    )
+    db.session.delete(rate)
+    db.session.flush()
+    text = "No exchange rate from SEK to NOK is set for this advert. Please contact the seller."
+    data = bidder.get(data_path("bid", ad, buyer_link)).json
+    assert (data["biddingOpen"], data["closedMessage"]) == (False, text)
+    body = {"bid": 900_000, "requestKey": "no-rate"}
+    response = send(bidder, "POST", bid_path(ad, buyer_link), body, csrf)
+    assert response.status_code == 422
+    assert (response.json["key"], response.json["message"]) == ("NO_EXCHANGE_RATE", text)
+    # A bidder in the advert's own currency needs no rate.
+    assert bidder.get(data_path("bid", ad, link(ad, MALMO, "bid"))).json["biddingOpen"] is True
+
+
+def test_a_buyer_sees_the_allocation_to_its_company(bidder, ad, buyer_link, seller_link, csrf):
+    body = {"allocatedInstanceGroupId": group("Fjord").id, "allocatedSalesPrice": 187_500}
+    assert allocate(bidder, ad, seller_link, body, csrf).status_code == 200
+    mine = bidder.get(data_path("bid", ad, buyer_link)).json
+    assert (mine["allocatedToYou"], mine["allocatedSalesPrice"]) == (True, 187_500)
+    other = bidder.get(data_path("bid", ad, link(ad, MALMO, "bid"))).json
+    assert other["allocatedToYou"] is False and "allocatedSalesPrice" not in other
+    assert other["closedMessage"] == "This advert has already been allocated to a buyer."
