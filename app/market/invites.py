@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import wraps
 
 import email_validator
 from flask import url_for
@@ -118,6 +119,7 @@ def find_invite(invite_hash: str) -> MarketInvite | None:
 def keep_instance(fn):
     """Run `fn` and restore the active instance afterwards (for code that switches it)."""
 
+    @wraps(fn)
     def wrapper(*args, **kwargs):
         before = active_instance_id()
         try:
@@ -357,6 +359,8 @@ def accept_as_user(invite_hash: str, user: User) -> InstanceGroup:
     if normalise_email(user.email) != invite.email:
         raise InviteError(403, "WRONG_USER", wrong_user_text())
     instance_id = user.active_instance_id
+    if instance_id is None:
+        raise InviteError(409, "NO_COMPANY", _("Choose the company that accepts the invitation."))
     group = db.session.scalars(
         select(InstanceGroup)
         .where(InstanceGroup.instance_id == instance_id)

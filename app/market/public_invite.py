@@ -400,7 +400,10 @@ def accept_invite_answer(invite_hash: str):
     invite, answer = _signed_in_invite(invite_hash)
     if answer is not None:
         return answer
-    accept = request.form.get("answer") == "accept"
+    answer_given = request.form.get("answer")
+    if answer_given not in ("accept", "decline"):
+        abort(400)
+    accept = answer_given == "accept"
     try:
         if accept:
             invites.accept_as_user(invite_hash, current_user)

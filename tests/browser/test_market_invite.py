@@ -195,3 +195,25 @@ def test_an_existing_user_logs_in_and_answers_on_the_signed_in_page(live_server,
             .execution_options(all_instances=True)
         ).one()
         assert answered.denied_at is not None and answered.accepted_at is None
+
+
+def test_an_answered_invite_says_so_and_goes_to_the_root(live_server, new_page):
+    with live_server.app.test_request_context():
+        seller = db.session.scalars(
+            select(InstanceGroup)
+            .where(InstanceGroup.name == "Nordbil AB")
+            .execution_options(all_instances=True)
+        ).one()
+        invite = create_invite(
+            seller, company_name="Sen Bil AB", email="sen@bil.test", language="en-GB"
+        )
+        invite.denied_at = invite.created_at
+        db.session.commit()
+        invite_hash = invite.hash
+
+    page = new_page(viewport=MOBILE)
+    page.goto(f"/market-invite/{invite_hash}")
+    page.wait_for_url(lambda url: "/login" in url)  # the root, which asks to log in
+    expect(page.locator(".alert-danger")).to_contain_text(
+        text(live_server, "MODULES.CCMARKET.ALERTS.INVALID_INVITATION")
+    )

@@ -97,6 +97,18 @@ def test_unknown_hash_is_not_found(demo_app, demo_client, suffix):
     assert response.get_json()["flashed"] is True
 
 
+def test_the_invite_mail_links_to_the_page(demo_app, demo_client):
+    from app.mail.models import EmailMessage
+
+    invite = make_invite(demo_app, email="mail.test@example.com")
+    mail = db.session.scalars(
+        select(EmailMessage).where(EmailMessage.to_address == "mail.test@example.com")
+    ).one()
+    assert f"/market-invite/{invite.hash}" in mail.body_text
+    assert "Nordbil AB" in mail.body_text
+    assert demo_client.get(f"/market-invite/{invite.hash}").status_code == 200
+
+
 # --- GET _public/instance-invites/{hash} ------------------------------------------------------
 
 
@@ -558,6 +570,15 @@ def test_signed_in_decline_denies_the_invite(demo_app, demo_client):
     assert reload(invite).denied_at is not None
     db.session.expire_all()
     assert db.session.get(InstanceGroup, malmo.id).buyer is False
+
+
+def test_signed_in_answer_must_be_accept_or_decline(demo_app, demo_client):
+    invite, _malmo = _malmo_invite(demo_app)
+    token = sign_in(demo_client, user_by_email("malmo@demo.test"))
+    response = demo_client.post(f"/market/accept-invite/{invite.hash}", data={"csrf_token": token})
+    assert response.status_code == 400
+    invite = reload(invite)
+    assert invite.accepted_at is None and invite.denied_at is None
 
 
 def test_signed_in_page_refuses_another_user(demo_app, demo_client):
