@@ -394,6 +394,30 @@ def bid_lines(advert: Advert, viewer_group: InstanceGroup) -> list[BidLine]:
     ]
 
 
+@dataclass
+class SentLink:
+    name: str
+    email: str
+    company: str
+    sent_at: datetime | None
+
+
+def sent_bid_links(advert: Advert) -> list[SentLink]:
+    """Who holds a bid link to the advert, by company, and when it was last e-mailed."""
+    rows = db.session.execute(
+        select(User.firstname, User.lastname, User.email, InstanceGroup.name, MarketLink.sent_at)
+        .join(User, User.id == MarketLink.user_id)
+        .join(InstanceGroup, InstanceGroup.id == MarketLink.group_id)
+        .where(MarketLink.advert_id == advert.id, MarketLink.kind == "bid")
+        .order_by(InstanceGroup.name, User.lastname, User.firstname, User.id)
+        .execution_options(all_instances=True)
+    ).all()
+    return [
+        SentLink(f"{first} {last}".strip() or email, email, company, sent_at)
+        for first, last, email, company, sent_at in rows
+    ]
+
+
 def advert_images(advert_id: int) -> list[AdvertImage]:
     return list(
         db.session.scalars(

@@ -245,6 +245,7 @@ def advert_page(advert_id: int):
         commit=True,
         advert=advert, group=group, own=own, seller_name=seller_group.name, links=links,
         bids=bids, images=svc.advert_images(advert.id),
+        sent_links=svc.sent_bid_links(advert) if own else [],
         leads=best is not None and best == advert.highest_bid,
         title=f"{advert.title} · {advert.regno}",
     )  # fmt: skip

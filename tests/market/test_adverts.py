@@ -291,7 +291,9 @@ def test_send_bid_links_mails_every_partner_buyer_user(as_demo):
     assert response.status_code == 302
     mails = db.session.scalars(select(EmailMessage).order_by(EmailMessage.id)).all()[before:]
     assert sorted(m.to_address for m in mails) == ["buyer@demo.test", "malmo@demo.test"]
-    assert "Bid links were sent to 2 people." in page_text(client.get(response.location))
+    page = page_text(client.get(response.location))
+    assert "Bid links were sent to 2 people." in page
+    assert "Ole Hansen" in page and "Maja Persson" in page and "E-mailed" in page
     assert client.post(f"/market/adverts/{advert.id}/send-bid-links").status_code == 400
 
 
