@@ -1,0 +1,88 @@
+"""Where a bid POST's time goes: one bidder, in process (Flask test client), no concurrency.
+
+Prints the SQL statements of one POST, the CPU time per POST and per currency-table GET, and the
+app functions with the most CPU (cProfile on the process clock). Use it before and after a change
+to the bid path; bench/market_bids.py measures the server under load.
+
+    BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/dc_bench \\
+        .venv/bin/python bench/market_bid_profile.py
+"""
+
+import argparse
+import cProfile
+import os
+import pstats
+import re
+import time
+import uuid
+
+from common import bench_database_url
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bids", type=int, default=300)
+    args = parser.parse_args()
+    url = bench_database_url()
+    os.environ["DATABASE_URL"] = url
+    os.environ["PUBLIC_RATE_LIMIT"] = "1000000/60"
+    from flask_migrate import upgrade
+    from sqlalchemy import event
+
+    from app import create_app
+    from app.extensions import db
+    from tests.market._race import seed_market
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url})
+    with app.app_context():
+        upgrade()
+        market = seed_market(users=2, adverts=1, tag=f"profile{int(time.time() * 1000) % 10**9}")
+        bidder = market.bidders[0]
+        statements: list[str] = []
+        event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    client = app.test_client()
+    parts = f"{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
+    html = client.get(f"/market-bid/bid/{parts}").get_data(as_text=True)
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
+    amount = [0]
+
+    def bid() -> None:
+        answer = client.post(
+            f"/api/_public/market-bid/{parts}",
+            json={"bid": amount[0], "requestKey": uuid.uuid4().hex},
+            headers={"X-CSRFToken": token},
+        )
+        assert answer.status_code == 201, answer.get_data(as_text=True)[:300]
+        amount[0] = answer.get_json()["nextBid"]
+
+    def currencies() -> None:
+        assert client.get(f"/api/_public/market-advert/currencies/{parts}").status_code == 200
+
+    amount[0] = 100_000
+    for _ in range(20):  # warm up: compiled statement caches, prepared statements
+        bid()
+    statements.clear()
+    bid()
+    print(f"one bid POST runs {len(statements)} SQL statements (BEGIN/COMMIT not counted):")
+    for statement in statements:
+        print("   ", " ".join(statement.split())[:110])
+    for name, call in (("bid POST", bid), ("currency GET", currencies)):
+        cpu, wall = time.process_time(), time.perf_counter()
+        for _ in range(args.bids):
+            call()
+        print(
+            f"{name:13s} {(time.process_time() - cpu) / args.bids * 1000:6.2f} ms CPU, "
+            f"{(time.perf_counter() - wall) / args.bids * 1000:6.2f} ms wall per call "
+            f"(in process, one client, {args.bids} calls)"
+        )
+    profile = cProfile.Profile(time.process_time)
+    profile.enable()
+    for _ in range(args.bids):
+        bid()
+    profile.disable()
+    print("bid POST, app functions by cumulative CPU (profiled, so slower than above):")
+    pstats.Stats(profile).sort_stats("cumulative").print_stats(r"/app/", 20)
+
+
+if __name__ == "__main__":
+    main()
