@@ -762,3 +762,41 @@ def test_queries_do_not_grow_with_the_market(as_demo):
         client, _token = as_demo(who)
         after.update({(who, p): _queries(client, p) for p in paths})
     assert after == before
+
+
+def test_statistics_put_each_advert_in_its_utc_month(as_user):
+    """Grouping by month happens in the database (SQLite and PostgreSQL alike): an advert sold
+    at 23:30 UTC on the last day of a month counts in that month, not the next."""
+    from app.market.admin import seller_statistics, twelve_months
+
+    assert twelve_months(datetime(2026, 1, 15).date())[0] == datetime(2025, 2, 1).date()
+    assert twelve_months(datetime(2026, 1, 15).date())[-1] == datetime(2026, 1, 1).date()
+
+    group = make_group("Månadsbil AB", buyer=False, seller=True)
+    today = utcnow().date()
+    months = twelve_months(today)
+    previous = months[-2]  # last month
+    last_day = datetime(months[-1].year, months[-1].month, 1, tzinfo=UTC) - timedelta(minutes=30)
+    first_day = datetime(previous.year, previous.month, 1, tzinfo=UTC)
+    for price, start in ((110_000, 100_000), (130_000, 100_000)):
+        make_advert(
+            group, status="sold", start_price=start, allocated_price=price, bid_count=3,
+            published_at=first_day, sold_at=last_day, allocated_at=last_day,
+        )  # fmt: skip
+    make_advert(group, published_at=first_day - timedelta(days=400))  # older than a year
+
+    stats = seller_statistics(group, today)
+    row = stats.months[-2]
+    assert (row.month, row.published, row.sold, row.sold_value) == (previous, 2, 2, 240_000)
+    assert (row.average_bids, row.average_price, row.average_start) == (3.0, 120_000, 100_000)
+    assert round(row.price_change, 1) == 20.0
+    assert stats.months[-1].sold == 0
+    assert sum(m.published for m in stats.months) == 2
+
+    user = make_user(
+        "stats@manadsbil.test", group.instance_id, roles=["ROLE_USER", ROLE_CCMARKET_STATISTICS]
+    )
+    client, _token = as_user(user)
+    text = text_of(client.get("/market/statistics?lang=en-GB").get_data(as_text=True))
+    assert "Adverts published 2 Adverts sold 2 Sales value 240,000 SEK" in text
+    assert "+20.0%" in text
