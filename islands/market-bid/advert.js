@@ -116,9 +116,9 @@ export function historyTable(data, { anonymous }) {
 
 /**
  * The currency table: currency, exchange rate and an amount per currency; the row of
- * `highlight` (the bidder's currency) is marked.
+ * `highlight` is marked with `tag` (the bidder's own currency, or the chosen buyer's).
  */
-export function currencyTable(rows, { title, amountLabel, highlight }) {
+export function currencyTable(rows, { title, amountLabel, highlight, tag = t.yourCurrency }) {
   return h(
     'div',
     { className: 'table-wrap bid-currencies' },
@@ -138,7 +138,7 @@ export function currencyTable(rows, { title, amountLabel, highlight }) {
           h(
             'tr',
             { className: row.currency === highlight ? 'is-own' : null },
-            h('th', { scope: 'row' }, row.currency, row.currency === highlight ? h('span', { className: 'bid-own-tag' }, t.yourCurrency) : null),
+            h('th', { scope: 'row' }, row.currency, row.currency === highlight ? h('span', { className: 'bid-own-tag' }, tag) : null),
             h('td', { className: 'num' }, row.exchangeRate),
             h('td', { className: 'num' }, row.amount === null ? '–' : amount(row.amount)),
           ),

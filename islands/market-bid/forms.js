@@ -152,6 +152,7 @@ export function allocateForm(data, currencies, page) {
             title: t.priceInCurrencies,
             amountLabel: t.amount,
             highlight: bidder?.currency,
+            tag: t.buyerCurrency,
           }),
     );
     button.disabled = busy || !bidder || value === null || value <= 0 || !notes.valid();

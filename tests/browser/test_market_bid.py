@@ -197,3 +197,22 @@ def test_a_wrong_link_says_so_on_a_phone(live_server, new_page, snap):
     )
     expect(page.locator("script[src]")).to_have_count(0)
     snap(page, "market-bid-not-found")
+
+
+def test_the_loading_state_stands_until_the_data_arrives(live_server, new_page, snap):
+    paths = new_advert(live_server)
+    page = new_page(viewport=MOBILE)
+    held = []
+    page.route("**/api/_public/market-bid/**", lambda route: held.append(route))
+    page.goto(paths["bid"])
+    page.wait_for_function("() => true")  # let the held request's event through
+    loading = page.get_by_role("status").filter(has_text="Loading")
+    expect(loading).to_be_visible()
+    expect(loading).to_have_attribute("aria-busy", "true")
+    expect(page.locator("form.bid-form")).to_have_count(0)
+    snap(page, "market-bid-loading")
+    assert held, "the page asked for no data"
+    for route in held:
+        route.continue_()
+    expect(page.locator("form.bid-form")).to_be_visible()
+    expect(loading).to_be_hidden()
