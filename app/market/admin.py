@@ -67,6 +67,7 @@ class SellerNumbers:
     allocated: int
     sold_month: int
     sold_value: int
+    requests: int = 0  # active vehicle requests of the partner buyers
 
 
 @dataclass
@@ -94,6 +95,18 @@ def seller_numbers(group: InstanceGroup, now: datetime | None = None) -> SellerN
         .where(Advert.seller_group_id == group.id, AdvertBid.created_at >= now - timedelta(7))
         .scalar_subquery()
     )
+    requests = (
+        select(func.count(VehicleRequest.id))
+        .where(
+            VehicleRequest.group_id.in_(
+                select(MarketPartner.buyer_group_id).where(
+                    MarketPartner.seller_group_id == group.id
+                )
+            ),
+            VehicleRequest.active.is_(True),
+        )
+        .scalar_subquery()
+    )
     ended = or_(
         Advert.status == "closed", and_(Advert.status == "published", Advert.ends_at <= now)
     )
@@ -106,7 +119,11 @@ def seller_numbers(group: InstanceGroup, now: datetime | None = None) -> SellerN
             _count(Advert.status == "allocated"),
             _count(sold_month),
             func.coalesce(func.sum(case((sold_month, Advert.allocated_price), else_=0)), 0),
-        ).where(Advert.seller_group_id == group.id)
+            requests,
+        )
+        .where(Advert.seller_group_id == group.id)
+        # The requests belong to the buyers' instances; every part names its groups.
+        .execution_options(all_instances=True)
     ).one()
     return SellerNumbers(*(int(n or 0) for n in row))
 

@@ -170,6 +170,7 @@ def test_the_seller_dashboard_counts_match_the_demo_adverts(as_demo):
     assert tile(html, "Bids in the last 7 days") == str(len(week))
     assert tile(html, "Ended with bids, to allocate") == str(len(ended))
     assert tile(html, "Allocated, awaiting sale") == "1"
+    assert tile(html, "Requests from your buyers") == "0"
     assert tile(html, "Sold this month") == str(len(sold))
     assert tile_detail(html, "Sold this month") == grouped(
         sum(a.allocated_price for a in sold), "SEK"
@@ -586,6 +587,14 @@ def test_a_buyer_adds_a_request_and_its_partner_seller_sees_it(as_demo, as_user)
     card = request_card(client.get("/market/vehicle-requests").get_data(as_text=True), "Saab 9-3")
     assert "Fjordauto AS" in card
     assert "2 matching adverts" in card
+    # Its dashboard counts the partners' active requests, not those of other buyers.
+    outsider = make_group("Utomstående Köpare AB")
+    activate(outsider.instance_id)
+    db.session.add(VehicleRequest(group_id=outsider.id, brand="Saab", currency="SEK"))
+    db.session.flush()
+    activate(None)
+    dashboard = client.get("/market/dashboard").get_data(as_text=True)
+    assert tile(dashboard, "Requests from your buyers") == "1"
 
     # A seller the buyer has not accepted does not see it.
     stranger = make_group("Främling Bil AB", buyer=False, seller=True)
