@@ -56,9 +56,9 @@ NOTES_MAX = 255
 def page_texts(action: str) -> dict[str, str]:
     """Every text the page script shows, translated for this request."""
     texts = {
-        "loading": _("Loading…"),
         "loadFailed": _("The advert could not be loaded."),
         "retry": _("Try again"),
+        # core.js api(): a call that got no answer.
         "connectionError": _("No connection to the server. Check your network and try again."),
         "regno": _("Registration number"),
         "modelYear": _("Model year"),
@@ -92,7 +92,6 @@ def page_texts(action: str) -> dict[str, str]:
         "nextBid": _("Next bid"),
         "yourCurrency": _("your currency"),
         "saving": _("Sending…"),
-        "notesMax": _("Notes can be at most %(max)s characters.") % {"max": NOTES_MAX},
         "charactersLeft": _("%(count)s of %(max)s characters"),
     }
     if action == "bid":
@@ -121,8 +120,6 @@ def page_texts(action: str) -> dict[str, str]:
             "notesLabel": _("Notes to the buyer (optional)"),
             "submitAllocate": _("Allocate"),
             "allocatedTo": _("Allocated to %(company)s for %(amount)s %(currency)s."),
-            "bidderRequired": _("Choose the buyer."),
-            "priceRequired": _("Enter a sales price above zero."),
         }
     else:
         texts |= {
@@ -134,7 +131,6 @@ def page_texts(action: str) -> dict[str, str]:
             "noneAllowed": _("The advert's status can no longer be changed."),
             "notesLabel": _("Notes (optional)"),
             "submitStatus": _("Change status"),
-            "statusRequired": _("Choose a status."),
         }
     return texts
 
