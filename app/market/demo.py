@@ -21,6 +21,8 @@ from app.market.models import (
     InstanceGroup,
     MarketInvite,
     MarketLink,
+    MarketPartner,
+    VehicleRequest,
 )
 from app.preparation.models import PreparationItem
 
@@ -111,6 +113,10 @@ def seed_market(ctx: dict) -> None:
     activate(nordbil.instance_id)
     for key in ("fjord", "malmo"):
         add_partner(nordbil.id, groups[key].id)
+        partner = db.session.scalar(
+            select(MarketPartner).where(MarketPartner.buyer_group_id == groups[key].id)
+        )
+        partner.created_at = now - timedelta(days=58)
         db.session.add(
             MarketInvite(
                 seller_group_id=nordbil.id, company_name=groups[key].name,
@@ -174,7 +180,31 @@ def seed_market(ctx: dict) -> None:
         if status == "sold":
             advert.sold_at = advert.allocated_at + timedelta(days=3)
     db.session.flush()
+    _seed_vehicle_requests(groups, bidders, now)
     activate(None)
+
+
+# (buyer, brand, model, years, max mileage, max price in the buyer's currency, notes)
+VEHICLE_REQUESTS = [
+    ("fjord", "Volvo", "XC60", (2019, 2022), 90_000, 380_000, "Hybrid preferred, tow bar."),
+    ("fjord", "Tesla", "Model Y", (2021, 2024), 60_000, 420_000, None),
+    ("malmo", "Volkswagen", "Golf", (2018, 2021), 120_000, 190_000, "Automatic gearbox."),
+]
+
+
+def _seed_vehicle_requests(groups: dict, bidders: dict, now) -> None:
+    for who, brand, model, (first, last), mileage, price, notes in VEHICLE_REQUESTS:
+        group = groups[who]
+        activate(group.instance_id)
+        db.session.add(
+            VehicleRequest(
+                group_id=group.id, brand=brand, model=model, model_year_from=first,
+                model_year_to=last, max_mileage=mileage, max_price=price,
+                currency=group.currency, notes=notes, created_by_id=bidders[who].id,
+                created_at=now - timedelta(days=4),
+            )
+        )  # fmt: skip
+    db.session.flush()
 
 
 def _demo_advert(status: str = "published") -> Advert | None:
