@@ -19,7 +19,6 @@ AREAS = {
         "Purchase analyses: valuations, calculations and model analyses of vehicles you may buy."
     ),
     "quick_test": _l("Quick tests: vehicle test protocols with images, to print or share by link."),
-    "market": _l("The marketplace: adverts, bids, allocations and deals with invited companies."),
     "admin": _l("This administration screen."),
     "pdf": _l("A printable PDF view."),
     "quick_test_view": _l("A shared quick test protocol."),
@@ -30,7 +29,6 @@ FEATURES = {
     "preparation": _l("Vehicle preparation"),
     "purchase": _l("Purchase analysis"),
     "quick_test": _l("Quick test"),
-    "market": _l("Market"),
     "admin": _l("Administration"),
     "events": _l("Events"),
 }
@@ -95,11 +93,6 @@ def purchase_analysis(page: str):
 @bp.get("/quick-test")
 def quick_test():
     return _menu_page("/quick-test", "quick_test", "quick_test")
-
-
-@bp.get("/market/<path:page>")
-def market(page: str):
-    return _menu_page(f"/market/{page}", "market", "market")
 
 
 @bp.get("/admin/<path:page>")
