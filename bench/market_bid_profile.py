@@ -82,6 +82,8 @@ def main() -> None:
     profile.disable()
     print("bid POST, app functions by cumulative CPU (profiled, so slower than above):")
     pstats.Stats(profile).sort_stats("cumulative").print_stats(r"/app/", 20)
+    if os.environ.get("PROFILE_ALL"):
+        pstats.Stats(profile).sort_stats(os.environ["PROFILE_ALL"]).print_stats(45)
 
 
 if __name__ == "__main__":

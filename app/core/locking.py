@@ -20,20 +20,21 @@ def begin_statement() -> str:
     return "BEGIN"
 
 
-def locked(statement: Select):
-    """Run `statement` holding a write lock on what it selects until the transaction ends.
+def locked(statement: Select, params: dict | None = None):
+    """Run `statement` (with `params`) holding a write lock on what it selects until the
+    transaction ends.
 
     Nothing may be pending in the session: on SQLite a read-only transaction already open is
     ended first, so that the next one starts with the write lock."""
     session = db.session()
     if db.engine.dialect.name != "sqlite":
-        return session.execute(statement.with_for_update())
+        return session.execute(statement.with_for_update(), params)
     if session.new or session.dirty or session.deleted:
         raise RuntimeError("locked() needs a session without pending changes")
     if session.in_transaction():
         session.commit()
     token = _immediate.set(True)
     try:
-        return session.execute(statement)
+        return session.execute(statement, params)
     finally:
         _immediate.reset(token)

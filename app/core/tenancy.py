@@ -24,8 +24,8 @@ def activate(instance_id: int | None) -> None:
 
 @event.listens_for(Session, "do_orm_execute")
 def _limit_to_instance(state: ORMExecuteState) -> None:
-    if state.is_column_load or state.is_relationship_load:
-        return
+    if state.is_column_load or state.is_relationship_load or not state.is_orm_statement:
+        return  # loader criteria reach only ORM entities: a statement on tables is explicit
     if not (state.is_select or state.is_update or state.is_delete):
         return
     if state.execution_options.get("all_instances"):

@@ -34,10 +34,10 @@ from app.market.bidding import (
     allocate,
     bidding_closed_message,
     change_status,
-    convert_up,
     currency_table,
     next_bid,
     rates_from,
+    resolve_bid_link,
     resolve_link,
     save_bid,
 )
@@ -473,7 +473,10 @@ class BidBody(Schema):
 
 
 def _refused(exc: MarketError):
-    response = jsonify({"message": exc.message, "error": exc.key, "key": exc.key})
+    body = {"message": exc.message, "error": exc.key, "key": exc.key}
+    if "next_bid" in exc.extra:
+        body["nextBid"] = exc.extra["next_bid"]
+    response = jsonify(body)
     response.status_code = 422
     return response
 
@@ -482,17 +485,18 @@ def _refused(exc: MarketError):
     api_bp, f"{PUBLIC}/<group_hash>/<advert_hash>/<user_hash>", "POST", body=BidBody, public=True
 )
 def market_bid_place(group_hash: str, advert_hash: str, user_hash: str, body: BidBody):
-    """Place a bid through a bidder's link (201; the same requestKey again: 200, one bid)."""
-    link, advert, group = _found("bid", group_hash, advert_hash, user_hash)
-    link_id, advert_id, currency = link.id, advert.id, group.currency
+    """Place a bid through a bidder's link (201; the same requestKey again: 200, one bid).
+    A refusal because the bid is too low also tells the lowest bid now accepted (nextBid)."""
+    check_public_rate()
+    link = resolve_bid_link(group_hash, advert_hash, user_hash)
+    if link is None:
+        abort(404)
     try:
-        result = save_bid(link_id, body.bid, body.request_key)
+        result = save_bid(link, body.bid, body.request_key)
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)
     bid = result.bid
-    advert = db.session.get(Advert, advert_id)
-    rate = rates_from(advert.instance_id, advert.currency).get(currency)
     answer = {
         "message": message("BID_SENT"),
         "bid": {
@@ -501,7 +505,7 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str, body: Bi
             "currency": bid.currency,
             "createdAt": _iso(bid.created_at),
         },
-        "nextBid": convert_up(next_bid(advert), rate) if rate is not None else None,
+        "nextBid": result.next_bid,
     }
     return jsonify(answer), 200 if result.duplicate else 201
 
