@@ -194,8 +194,8 @@ def bidder_thread(port: int, bidder, run: Run, ready: threading.Barrier, raise_s
                 run.refused += 1
             else:
                 run.errors.append(f"POST {status}: {data[:200]!r}")
-        if status == 201:
-            amount = answer["nextBid"]
+        if status == 201 or answer.get("nextBid"):
+            amount = answer["nextBid"]  # a refusal for a low bid says the new minimum
         else:
             try:
                 amount = _minimum(conn, bidder, headers)

@@ -3,7 +3,7 @@
 // bidder's phone downloads a few kilobytes. Texts come translated in the page.
 import { amount, api, format, h, requestKey, texts } from '../public/core.js';
 import { advertCard, historyTable, priceSummary, timeLeftText } from './advert.js';
-import { allocateForm, bidForm, statusForm } from './forms.js';
+import { bidForm } from './bid-form.js';
 
 const t = texts();
 const root = document.getElementById('market-bid');
@@ -17,8 +17,10 @@ function alertBox(kind, text, extra) {
   );
 }
 
-function start() {
+async function start() {
   const action = root.dataset.action;
+  // A seller's link loads the seller's forms; a bidder's phone never downloads them.
+  const { allocateForm, statusForm } = action === 'bid' ? {} : await import('./seller-forms.js');
   const link = root.dataset.link; // action/groupHash/advertHash/userHash
   const page = {
     action,
