@@ -358,7 +358,7 @@ def main() -> None:
     parser.add_argument("--adverts", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--worker-class", default="gthread", choices=("sync", "gthread"))
+    parser.add_argument("--worker-class", default="sync", choices=("sync", "gthread"))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument(
