@@ -3,8 +3,8 @@
 Each of 50 client threads (one bidder: a user of a partner buyer group, in SEK or NOK) opens its
 bid page (session cookie and CSRF token, as a browser would), learns the next bid in its
 currency, then bids through POST /api/_public/market-bid/{group}/{advert}/{user}: always the
-nextBid of its previous answer; after a refusal (422, outbid in between) it reads the currency
-table again. Exactly 1,000 bid POSTs in all, at most 120 s, 127.0.0.1 only. Afterwards the
+nextBid of its previous answer, a refusal's included (422 when outbid in between: its nextBid is
+the new minimum). Exactly 1,000 bid POSTs in all, at most 120 s, 127.0.0.1 only. Afterwards the
 database is checked: every accepted bid is there exactly once, and each advert's highest bid is
 its last accepted bid. Then the size of the bid page's JavaScript (gzip) against the others'.
 
@@ -12,8 +12,8 @@ Targets: >= 500 accepted bids/s, POST p95 < 100 ms, bid page JavaScript < 80 KB 
 smallest of all pages.
 
     BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/dc_bench \\
-        .venv/bin/python bench/market_bids.py                      # gthread 2 x 8 (default)
-    ... bench/market_bids.py --worker-class sync --workers 4       # another worker set-up
+        .venv/bin/python bench/market_bids.py                      # sync, 2 workers (default)
+    ... bench/market_bids.py --worker-class gthread --threads 8    # another worker set-up
     ... bench/market_bids.py --sweep                               # several set-ups in turn
     ... bench/market_bids.py --raise-steps 10                      # bids 0..10 steps above
     .venv/bin/python bench/market_bids.py --js-only                # the JavaScript sizes only
