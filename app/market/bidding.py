@@ -406,15 +406,21 @@ def allocate(advert_id: int, group_id: int, price: int, notes: str | None, user_
     advert.allocated_price = price
     advert.allocated_notes = notes or None
     advert.allocated_at = utcnow()
+    return _recorded(
+        "market_advert_allocated", advert, previous, user_id, group=group_id, price=price
+    )
+
+
+def _recorded(action: str, advert: Advert, previous: str, user_id: int, **details) -> Advert:
+    """Flush a change of the advert and write it to the audit log (in the seller's instance)."""
     db.session.flush()
     audit.record(
-        "market_advert_allocated",
+        action,
         instance_id=advert.instance_id,
         advert=advert.id,
-        group=group_id,
-        price=price,
         previous=previous,
         by=user_id,
+        **details,
     )
     return advert
 
@@ -453,16 +459,7 @@ def change_status(advert_id: int, status: str, notes: str | None, user_id: int) 
     if previous == "allocated" and status == "closed":
         advert.allocated_group_id = advert.allocated_price = advert.allocated_at = None
         advert.allocated_notes = None
-    db.session.flush()
-    audit.record(
-        "market_advert_status",
-        instance_id=advert.instance_id,
-        advert=advert.id,
-        previous=previous,
-        status=status,
-        by=user_id,
-    )
-    return advert
+    return _recorded("market_advert_status", advert, previous, user_id, status=status)
 
 
 def allowed_statuses(advert: Advert) -> tuple[str, ...]:
