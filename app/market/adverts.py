@@ -37,6 +37,7 @@ from app.market.models import (
     InstanceGroup,
     MarketLink,
 )
+from app.preparation import queries
 from app.preparation.files import store_file
 from app.preparation.items import ARCHIVED, normalise_regno
 from app.preparation.models import FileObject, PreparationItem
@@ -73,10 +74,9 @@ class Row:
 
 
 @dataclass
-class Page:
-    rows: list[Row]
-    total: int
-    page: int
+class Page(queries.Page):
+    """A page of advert rows (`items`, also `rows`); numbering as the preparation tables'."""
+
     per_page: int = PER_PAGE
     # Per advert id: the viewer's own best bid and public links (filled per list).
     own_best: dict[int, int] = field(default_factory=dict)
@@ -84,16 +84,8 @@ class Page:
     change_links: dict[int, str] = field(default_factory=dict)
 
     @property
-    def pages(self) -> int:
-        return max(1, math.ceil(self.total / self.per_page))
-
-    @property
-    def first_index(self) -> int:
-        return (self.page - 1) * self.per_page + 1 if self.total else 0
-
-    @property
-    def last_index(self) -> int:
-        return self.first_index + len(self.rows) - 1 if self.rows else 0
+    def rows(self) -> list[Row]:
+        return self.items
 
     def leads(self, advert: Advert) -> bool:
         """Whether the viewer's group holds the advert's highest bid."""
@@ -531,15 +523,7 @@ def create_advert(
     db.session.add(advert)
     db.session.flush()
     _add_images(advert, uploads, user.id)
-    sent = publish(advert, group) if publish_now else 0
-    audit.record(
-        "market_advert_created",
-        instance_id=advert.instance_id,
-        advert=advert.id,
-        status=advert.status,
-        by=user.id,
-    )
-    return advert, sent
+    return advert, _publish_recorded(advert, group, user, publish_now, "market_advert_created")
 
 
 def update_draft(
@@ -549,9 +533,16 @@ def update_draft(
     _apply(advert, data)
     _add_images(advert, uploads, user.id)
     db.session.flush()
+    return _publish_recorded(advert, group, user, publish_now, "market_advert_edited")
+
+
+def _publish_recorded(
+    advert: Advert, group: InstanceGroup, user, publish_now: bool, event: str
+) -> int:
+    """Publish the saved advert when asked and audit the save; returns the bid links sent."""
     sent = publish(advert, group) if publish_now else 0
     audit.record(
-        "market_advert_edited",
+        event,
         instance_id=advert.instance_id,
         advert=advert.id,
         status=advert.status,

@@ -68,31 +68,46 @@ def _names(advert: Advert, buyer_group_id: int) -> tuple[str, str]:
     return names.get(advert.seller_group_id, ""), names.get(buyer_group_id, "")
 
 
-def notify_allocation(advert: Advert) -> int:
-    """Tell the allocated group's bidders and the advert's sellers; returns the mails sent."""
-    seller_name, buyer_name = _names(advert, advert.allocated_group_id)
+def _send_to_recipients(
+    advert: Advert, group_id: int, sellers: bool, template: str, kind: str, /, **ctx
+) -> int:
+    """One mail per recipient (see _recipients) with the advert's common fields; returns the
+    mails sent."""
+    seller_name, buyer_name = _names(advert, group_id)
     sent = 0
-    for link, user, group in _recipients(advert, advert.allocated_group_id, sellers=True):
+    for link, user, group in _recipients(advert, group_id, sellers=sellers):
         send_mail(
             to=user.email,
-            template="market_allocated",
-            kind="market_allocated",
+            template=template,
+            kind=kind,
             language=_language(user),
             instance_id=group.instance_id,
             to_buyer=link.kind == "bid",
             user_name=user.firstname or user.email,
-            advert=advert,
             regno=advert.regno,
             title=advert.title,
-            price=format_amount(advert.allocated_price),
             currency=advert.currency,
-            notes=advert.allocated_notes,
             seller_name=seller_name,
             buyer_name=buyer_name,
             page_url=_page_url(link, group, advert),
+            **ctx,
         )
         sent += 1
     return sent
+
+
+def notify_allocation(advert: Advert) -> int:
+    """Tell the allocated group's bidders and the advert's sellers; returns the mails sent."""
+    return _send_to_recipients(
+        advert,
+        advert.allocated_group_id,
+        True,
+        "market_allocated",
+        "market_allocated",
+        advert=advert,
+        price=format_amount(advert.allocated_price),
+        notes=advert.allocated_notes,
+    )
 
 
 def notify_status(advert: Advert, previous: str, group_id: int | None, price: int | None) -> int:
@@ -100,25 +115,13 @@ def notify_status(advert: Advert, previous: str, group_id: int | None, price: in
     that the allocation was cancelled (back to closed). Other changes send nothing."""
     if previous != "allocated" or group_id is None or advert.status not in ("sold", "closed"):
         return 0
-    seller_name, buyer_name = _names(advert, group_id)
-    sent = 0
-    for link, user, group in _recipients(advert, group_id, sellers=False):
-        send_mail(
-            to=user.email,
-            template="market_status",
-            kind=f"market_{advert.status}",
-            language=_language(user),
-            instance_id=group.instance_id,
-            sold=advert.status == "sold",
-            user_name=user.firstname or user.email,
-            regno=advert.regno,
-            title=advert.title,
-            price=format_amount(price) if price is not None else "",
-            currency=advert.currency,
-            notes=advert.status_notes,
-            seller_name=seller_name,
-            buyer_name=buyer_name,
-            page_url=_page_url(link, group, advert),
-        )
-        sent += 1
-    return sent
+    return _send_to_recipients(
+        advert,
+        group_id,
+        False,
+        "market_status",
+        f"market_{advert.status}",
+        sold=advert.status == "sold",
+        price=format_amount(price) if price is not None else "",
+        notes=advert.status_notes,
+    )

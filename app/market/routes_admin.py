@@ -141,12 +141,15 @@ def dashboard():
 # --- statistics ----------------------------------------------------------------------------
 
 
-def _chart(label: str, months, datasets: list) -> dict:
+def _chart(label: str, months: list, series: list[tuple[str, str]]) -> dict:
+    """A bar chart of monthly rows: one dataset per (label, attribute of the row)."""
     return {
         "type": "bar",
         "label": label,
-        "labels": [short_month(m) for m in months],
-        "datasets": datasets,
+        "labels": [short_month(m.month) for m in months],
+        "datasets": [
+            {"label": name, "data": [getattr(m, attr) for m in months]} for name, attr in series
+        ],
         "unit": "",
     }
 
@@ -156,36 +159,28 @@ def statistics():
     """Twelve months of the company's market: as a seller and as a buyer."""
     _guard("/market/statistics")
     group = _group()
-    seller = buyer = None
+    seller = buyer = seller_chart = buyer_chart = None
     if group.seller:
         seller = A.seller_statistics(group)
-        months = [m.month for m in seller.months]
         seller_chart = _chart(
             _("Adverts published and sold per month"),
-            months,
-            [
-                {"label": _("Published"), "data": [m.published for m in seller.months]},
-                {"label": _("Sold"), "data": [m.sold for m in seller.months]},
-            ],
+            seller.months,
+            [(_("Published"), "published"), (_("Sold"), "sold")],
         )
     if group.buyer:
         buyer = A.buyer_statistics(group)
-        months = [m.month for m in buyer.months]
         buyer_chart = _chart(
             _("Bids placed and adverts won per month"),
-            months,
-            [
-                {"label": _("Bids placed"), "data": [m.bids for m in buyer.months]},
-                {"label": _("Adverts won"), "data": [m.won for m in buyer.months]},
-            ],
+            buyer.months,
+            [(_("Bids placed"), "bids"), (_("Adverts won"), "won")],
         )
     return _render(
         "market/statistics.html",
         group=group,
         seller=seller,
         buyer=buyer,
-        seller_chart=seller_chart if seller else None,
-        buyer_chart=buyer_chart if buyer else None,
+        seller_chart=seller_chart,
+        buyer_chart=buyer_chart,
     )
 
 
