@@ -2,7 +2,7 @@
 import { amount, format, h, requestKey, texts } from '../public/core.js';
 import { currencyTable } from './advert.js';
 import { parseAmount } from './amounts.js';
-import { saving, submitButton } from './form-parts.js';
+import { sendingForm, submitButton } from './form-parts.js';
 
 const t = texts();
 
@@ -26,7 +26,7 @@ export function bidForm(data, currencies, page) {
   const hint = h('p', { className: 'field-hint', id: 'bid-hint' });
   const label = t.submitBid;
   const button = submitButton(label);
-  let busy = false;
+  const state = { busy: false };
 
   const check = () => {
     const value = parseAmount(input.value);
@@ -34,7 +34,7 @@ export function bidForm(data, currencies, page) {
     hint.textContent = format(low ? t.bidTooLow : t.bidHint, { amount: amount(minimum), currency });
     hint.className = low ? 'field-error' : 'field-hint';
     input.setAttribute('aria-invalid', low ? 'true' : 'false');
-    button.disabled = busy || value === null || minimum === null || low;
+    button.disabled = state.busy || value === null || minimum === null || low;
   };
   input.addEventListener('input', () => {
     page.kept.bid = input.value;
@@ -45,27 +45,12 @@ export function bidForm(data, currencies, page) {
   });
   check();
 
-  const form = h(
-    'form',
-    {
-      className: 'bid-form',
-      noValidate: true,
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const value = parseAmount(input.value);
-        if (busy || value === null) return;
-        busy = true;
-        saving(button, label, true);
-        check();
-        await page.send('POST', `_public/market-bid/${page.hashes}`, {
-          bid: value,
-          requestKey: page.kept.key,
-        });
-        busy = false;
-        saving(button, label, false);
-        check();
-      },
-    },
+  const call = () => {
+    const value = parseAmount(input.value);
+    return value === null ? null : ['POST', `_public/market-bid/${page.hashes}`, { bid: value, requestKey: page.kept.key }];
+  };
+  const form = sendingForm(
+    { page, state, button, label, refresh: check, call },
     h(
       'div',
       { className: 'form-field' },

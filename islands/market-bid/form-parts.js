@@ -41,3 +41,24 @@ export function notesField(id, label, page) {
   return { field, area, valid: () => area.value.length <= NOTES_MAX };
 }
 
+
+/**
+ * A form that sends one call at a time. `call()` gives the call's [method, path, body], or null
+ * while there is nothing to send. During the call `state.busy` is true, the button shows that it
+ * is saving and `refresh` redraws the form (its check keeps the button disabled while busy).
+ */
+export function sendingForm({ page, state, button, label, refresh, call }, ...children) {
+  const onsubmit = async (event) => {
+    event.preventDefault();
+    const request = call();
+    if (state.busy || !request) return;
+    state.busy = true;
+    saving(button, label, true);
+    refresh();
+    await page.send(...request);
+    state.busy = false;
+    saving(button, label, false);
+    refresh();
+  };
+  return h('form', { className: 'bid-form', noValidate: true, onsubmit }, ...children);
+}

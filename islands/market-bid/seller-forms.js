@@ -2,7 +2,7 @@
 import { amount, format, h, texts } from '../public/core.js';
 import { currencyTable, money } from './advert.js';
 import { amountsPerCurrency, parseAmount } from './amounts.js';
-import { notesField, saving, submitButton } from './form-parts.js';
+import { notesField, sendingForm, submitButton } from './form-parts.js';
 
 const t = texts();
 
@@ -24,7 +24,7 @@ export function allocateForm(data, currencies, page) {
   const tableSlot = h('div', { className: 'bid-allocate-amounts', 'aria-live': 'polite' });
   const label = t.submitAllocate;
   const button = submitButton(label);
-  let busy = false;
+  const state = { busy: false };
   const chosen = () => bidders.get(form.querySelector('input[name="bidder"]:checked')?.value || '');
 
   const redraw = () => {
@@ -41,7 +41,7 @@ export function allocateForm(data, currencies, page) {
             tag: t.buyerCurrency,
           }),
     );
-    button.disabled = busy || !bidder || value === null || value <= 0 || !notes.valid();
+    button.disabled = state.busy || !bidder || value === null || value <= 0 || !notes.valid();
   };
 
   const options = data.bidders.map((bidder, index) =>
@@ -77,29 +77,18 @@ export function allocateForm(data, currencies, page) {
   price.addEventListener('input', redraw);
   notes.area.addEventListener('input', redraw);
 
-  const form = h(
-    'form',
-    {
-      className: 'bid-form',
-      noValidate: true,
-      onsubmit: async (event) => {
-        event.preventDefault();
-        const bidder = chosen();
-        const value = parseAmount(price.value);
-        if (busy || !bidder || value === null) return;
-        busy = true;
-        saving(button, label, true);
-        redraw();
-        await page.send('PUT', `_public/market-bid/${page.link}`, {
-          allocatedInstanceGroupId: bidder.id,
-          allocatedSalesPrice: value,
-          allocatedNotes: notes.area.value.trim() || null,
-        });
-        busy = false;
-        saving(button, label, false);
-        redraw();
-      },
-    },
+  const call = () => {
+    const bidder = chosen();
+    const value = parseAmount(price.value);
+    if (!bidder || value === null) return null;
+    return [
+      'PUT',
+      `_public/market-bid/${page.link}`,
+      { allocatedInstanceGroupId: bidder.id, allocatedSalesPrice: value, allocatedNotes: notes.area.value.trim() || null },
+    ];
+  };
+  const form = sendingForm(
+    { page, state, button, label, refresh: redraw, call },
     h('fieldset', { className: 'bid-choices' }, h('legend', null, t.bidders), options),
     h(
       'div',
@@ -129,34 +118,20 @@ export function statusForm(data, page) {
   const notes = notesField('status-notes', t.notesLabel, page);
   const label = t.submitStatus;
   const button = submitButton(label);
-  let busy = false;
+  const state = { busy: false };
   select.value = data.statuses.some((s) => s.value === page.kept.status) ? page.kept.status : '';
   const check = () => {
     page.kept.status = select.value;
-    button.disabled = busy || !select.value || !notes.valid();
+    button.disabled = state.busy || !select.value || !notes.valid();
   };
   select.addEventListener('change', check);
   notes.area.addEventListener('input', check);
-  const form = h(
-    'form',
-    {
-      className: 'bid-form',
-      noValidate: true,
-      onsubmit: async (event) => {
-        event.preventDefault();
-        if (busy || !select.value) return;
-        busy = true;
-        saving(button, label, true);
-        check();
-        await page.send('PUT', `_public/market-bid/${page.link}`, {
-          status: select.value,
-          statusNotes: notes.area.value.trim() || null,
-        });
-        busy = false;
-        saving(button, label, false);
-        check();
-      },
-    },
+  const call = () =>
+    select.value
+      ? ['PUT', `_public/market-bid/${page.link}`, { status: select.value, statusNotes: notes.area.value.trim() || null }]
+      : null;
+  const form = sendingForm(
+    { page, state, button, label, refresh: check, call },
     h(
       'div',
       { className: 'form-field' },
