@@ -2,32 +2,19 @@
 demo users signed in, a company with no market presence, and a query counter."""
 
 import re
-from datetime import timedelta
 from html import unescape
-from itertools import count
 
-from sqlalchemy import event, select
+from sqlalchemy import event
 
 from app.auth.models import User
-from app.core.models import Instance, utcnow
+from app.core.models import Instance
 from app.core.tenancy import activate
 from app.extensions import db
 from app.market.models import Advert, InstanceGroup
 from tests.helpers import sign_in
-
-_NUMBERS = count(1)
-
-
-def demo_user(email: str) -> User:
-    return db.session.scalars(select(User).where(User.email == email)).one()
-
-
-def group_named(name: str) -> InstanceGroup:
-    return db.session.scalars(
-        select(InstanceGroup)
-        .where(InstanceGroup.name == name)
-        .execution_options(all_instances=True)
-    ).one()
+from tests.market import _common
+from tests.market._common import demo_user as demo_user
+from tests.market._common import group_named as group_named
 
 
 def make_user(email: str, instance_id: int, roles=("ROLE_USER",), modules=("market",)) -> User:
@@ -133,25 +120,6 @@ def field_value(html: str, field: str) -> str | None:
     return unescape(value.group(1)) if value else ""
 
 
-def make_advert(group: InstanceGroup, status: str = "published", **values):
-    """An advert of `group` in its own instance (flushed); leaves no instance active."""
-    activate(group.instance_id)
-    n = next(_NUMBERS)
-    now = utcnow()
-    advert = Advert(
-        seller_group_id=group.id,
-        regno=values.pop("regno", f"ADM{n:03d}"),
-        brand=values.pop("brand", "Volvo"),
-        model=values.pop("model", "V60"),
-        currency=group.currency,
-        start_price=values.pop("start_price", 100_000),
-        bid_step=values.pop("bid_step", 1_000),
-        ends_at=values.pop("ends_at", now + timedelta(days=2)),
-        status=status,
-        published_at=values.pop("published_at", None if status == "draft" else now),
-        **values,
-    )
-    db.session.add(advert)
-    db.session.flush()
-    activate(None)
-    return advert
+def make_advert(group: InstanceGroup, status: str = "published", **values) -> Advert:
+    """An advert of `group` in its own instance (flushed), published now unless a draft."""
+    return _common.make_advert(group, status, prefix="ADM", **values)
