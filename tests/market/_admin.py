@@ -4,8 +4,6 @@ demo users signed in, a company with no market presence, and a query counter."""
 import re
 from html import unescape
 
-from sqlalchemy import event
-
 from app.auth.models import User
 from app.core.models import Instance
 from app.core.tenancy import activate
@@ -15,6 +13,7 @@ from tests.helpers import sign_in
 from tests.market import _common
 from tests.market._common import demo_user as demo_user
 from tests.market._common import group_named as group_named
+from tests.preparation.manage_helpers import QueryCounter as QueryCounter
 
 
 def make_user(email: str, instance_id: int, roles=("ROLE_USER",), modules=("market",)) -> User:
@@ -59,23 +58,6 @@ def make_group(name: str, *, buyer=True, seller=False, currency="SEK") -> Instan
 def sign_in_as(client, user: User):
     """Sign the client in as `user` → (client, csrf token)."""
     return client, sign_in(client, user)
-
-
-class QueryCounter:
-    """Count the SQL statements run while it is active."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __enter__(self):
-        event.listen(db.engine, "before_cursor_execute", self._count)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        event.remove(db.engine, "before_cursor_execute", self._count)
-
-    def _count(self, *args) -> None:
-        self.count += 1
 
 
 def text_of(html: str) -> str:
