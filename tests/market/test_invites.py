@@ -162,8 +162,8 @@ def test_get_invite_for_an_existing_company_names_it(demo_app, demo_client):
 def test_get_invite_without_seller_terms_gives_default_terms(demo_app, demo_client):
     nordbil().invite_terms = None
     db.session.flush()
-    invite = make_invite(demo_app)
-    terms = demo_client.get(api_path(invite.hash)).get_json()["terms"]
+    invite = make_invite(demo_app, language="en-GB")
+    terms = demo_client.get(api_path(invite.hash) + "?lang=en-GB").get_json()["terms"]
     assert "Bids are binding" in terms
 
 
@@ -364,6 +364,7 @@ def test_accept_with_a_taken_address_is_refused_on_the_email_field(demo_app, dem
     invite = make_invite(demo_app)
     before = counts()
     body = accept_payload(invite.email, **{"user.email": "Buyer@Demo.test"})
+    demo_client.get("/login?lang=en-GB")  # the language is kept in a cookie
     response = put(demo_client, invite.hash, "accept-invite", body)
     assert response.status_code == 422
     data = response.get_json()
@@ -584,7 +585,7 @@ def test_signed_in_answer_must_be_accept_or_decline(demo_app, demo_client):
 def test_signed_in_page_refuses_another_user(demo_app, demo_client):
     invite, _malmo = _malmo_invite(demo_app)
     token = sign_in(demo_client, user_by_email("buyer@demo.test"))
-    response = demo_client.get(f"/market/accept-invite/{invite.hash}")
+    response = demo_client.get(f"/market/accept-invite/{invite.hash}?lang=en-GB")
     assert response.status_code == 403
     assert "sent to another e-mail address" in page_text(response)
     assert "Bids are binding" not in page_text(response)

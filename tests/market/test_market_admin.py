@@ -107,7 +107,7 @@ def test_a_buyer_with_the_market_admin_role_opens_the_settings(as_demo):
     buyer.roles = [*buyer.roles, ROLE_CCMARKET_ADMIN]
     db.session.flush()
     client, _token = as_demo("buyer")
-    page = client.get("/market/settings")
+    page = client.get("/market/settings?lang=en-GB")
     assert page.status_code == 200
     text = page_text(page)
     # Rates lead from the buyer's own currency (NOK) to the three others.
