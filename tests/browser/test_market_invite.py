@@ -18,8 +18,8 @@ from tests.browser.conftest import MOBILE
 pytestmark = pytest.mark.browser
 
 
-def text(live_server, msgid: str) -> str:
-    with live_server.app.test_request_context(), force_locale("en_GB"):
+def text(live_server, msgid: str, locale: str = "en_GB") -> str:
+    with live_server.app.test_request_context(), force_locale(locale):
         return message(msgid)
 
 
@@ -108,6 +108,21 @@ def test_a_new_company_registers_and_lands_on_the_market(live_server, new_page, 
     expect(submit).to_be_enabled()
     snap(page, "market-invite-5-filled")
 
+    # An address that already has an account: the server refuses it under the e-mail field,
+    # and everything typed stays.
+    page.get_by_label("E-mail", exact=True).fill("buyer@demo.test")
+    submit.click()
+    email_error = error_of(page, "email")
+    expect(email_error).to_have_attribute("data-message-key", "EMAIL_TAKEN")
+    expect(page.get_by_label("E-mail", exact=True)).to_be_focused()
+    expect(page.get_by_label("Contact name")).to_have_value("Ola Nordmann")
+    expect(page.get_by_label("Password", exact=True)).to_have_value("Fjord-bil-7")
+    expect(submit).to_be_disabled()
+    snap(page, "market-invite-5b-email-taken")
+    page.get_by_label("E-mail", exact=True).fill("post@vestkystbil.test")
+    expect(email_error).to_be_hidden()
+    expect(submit).to_be_enabled()
+
     submit.click()
     page.wait_for_url("**/market")
     expect(page.locator(".alert-success")).to_contain_text(text(live_server, "INVITE_ACCEPTED"))
@@ -185,9 +200,12 @@ def test_an_existing_user_logs_in_and_answers_on_the_signed_in_page(live_server,
     expect(page.locator(".invite-terms-text")).to_contain_text("Bids are binding for 48 hours")
     snap(page, "market-invite-8-signed-in")
 
-    page.get_by_role("button", name="Decline").click()
+    # Maja reads Swedish (her account's language).
+    page.locator('button[value="decline"]').click()
     page.wait_for_url(lambda url: "accept-invite" not in url)  # the root, then Malmö's landing
-    expect(page.locator(".alert-success")).to_contain_text(text(live_server, "INVITE_DECLINED"))
+    expect(page.locator(".alert-success")).to_contain_text(
+        text(live_server, "INVITE_DECLINED", "sv_SE")
+    )
     with live_server.app.app_context():
         answered = db.session.scalars(
             select(MarketInvite)
