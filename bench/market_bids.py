@@ -319,7 +319,9 @@ def js_sizes() -> bool:
     """Print the gzip size of each page's JavaScript; True when the bid page's is < 80 KB and
     below the shell pages' (whether it is also below the invite page's is printed)."""
     manifest_path = DIST / "manifest.json"
-    if not manifest_path.exists() or "market-bid.js" not in json.loads(manifest_path.read_text()):
+    if not manifest_path.exists() or "market-bid-seller.js" not in json.loads(
+        manifest_path.read_text()
+    ):
         subprocess.run(["npm", "run", "build"], cwd=ROOT, check=True)  # noqa: S607
     manifest = json.loads(manifest_path.read_text())
     shell = static_closure(manifest["main.js"])
@@ -327,6 +329,7 @@ def js_sizes() -> bool:
     assert sorted(shell[1:]) == sorted(manifest["chunks"]), "static import parsing is off"
     pages = {
         "bid page (market-bid.js)": static_closure(manifest["market-bid.js"]),
+        "seller's link (market-bid-seller.js)": static_closure(manifest["market-bid-seller.js"]),
         "invite page (market-invite.js)": static_closure(manifest["market-invite.js"]),
         "shell pages (main.js)": shell,
     }
@@ -336,11 +339,12 @@ def js_sizes() -> bool:
         raw, packed = gzip_size(files)
         sizes[name] = packed
         print(
-            f"  {name:32s} {packed / 1024:7.1f} KB gzip  ({raw / 1024:.1f} KB, {len(files)} files)"
+            f"  {name:38s} {packed / 1024:7.1f} KB gzip  ({raw / 1024:.1f} KB, {len(files)} files)"
         )
     bid = sizes["bid page (market-bid.js)"]
     shell_ok = bid < 80 * 1024 and bid < sizes["shell pages (main.js)"]
-    others = {name: size for name, size in sizes.items() if not name.startswith("bid page")}
+    # A seller's link is the same page with more to do; the bidder's is what must stay smallest.
+    others = {name: size for name, size in sizes.items() if not name.startswith(("bid", "seller"))}
     larger = [name for name, size in others.items() if size < bid]
     print(
         f"  bid page: {bid / 1024:.1f} KB gzip; target < 80 KB and below the shell pages: "

@@ -14,8 +14,14 @@ const KEEP = new Set(['i18n']);
 const ENTRIES = {
   'main.js': 'islands/main.jsx',
   'app.css': 'islands/styles/app.css',
-  // The public market pages load only their own small script (no React, no shell).
+};
+// The public market pages load only their own small script (no React, no shell), each one
+// self-contained file: a phone fetches it in one request, with no chain of chunks to wait for.
+// A bidder's link loads market-bid.js; a seller's allocate or change-status link the
+// seller's entry, which adds the seller's forms.
+const PUBLIC_ENTRIES = {
   'market-bid.js': 'islands/market-bid/main.js',
+  'market-bid-seller.js': 'islands/market-bid/seller.js',
   'market-invite.js': 'islands/market-invite/main.js',
 };
 
@@ -47,17 +53,29 @@ function staticChunks(outputs, start) {
   return [...seen];
 }
 
-function manifestFrom(metafile) {
-  const outputs = metafile.outputs;
+/** Output file of each entry point of an esbuild metafile, by entry path. */
+function outputsByEntry(metafile) {
   const byEntry = new Map();
-  for (const [key, output] of Object.entries(outputs)) {
+  for (const [key, output] of Object.entries(metafile.outputs)) {
     if (output.entryPoint) byEntry.set(output.entryPoint, key);
   }
+  return byEntry;
+}
+
+function manifestFrom(metafile, publicMetafile) {
+  const outputs = metafile.outputs;
+  const byEntry = outputsByEntry(metafile);
+  const publicByEntry = outputsByEntry(publicMetafile);
   const manifest = {};
-  for (const [logical, entry] of Object.entries(ENTRIES)) {
-    const key = byEntry.get(entry);
-    if (!key) throw new Error(`esbuild produced no output for ${entry}`);
-    manifest[logical] = relative(key);
+  for (const [entries, found] of [
+    [ENTRIES, byEntry],
+    [PUBLIC_ENTRIES, publicByEntry],
+  ]) {
+    for (const [logical, entry] of Object.entries(entries)) {
+      const key = found.get(entry);
+      if (!key) throw new Error(`esbuild produced no output for ${entry}`);
+      manifest[logical] = relative(key);
+    }
   }
   const mainKey = byEntry.get(ENTRIES['main.js']);
   manifest.chunks = staticChunks(outputs, mainKey).map(relative).sort();
@@ -71,22 +89,31 @@ function manifestFrom(metafile) {
 }
 
 await clean();
-const result = await esbuild.build({
+const common = {
   absWorkingDir: root,
-  entryPoints: Object.values(ENTRIES),
   outdir,
   bundle: true,
   format: 'esm',
-  splitting: true,
   minify: true,
   sourcemap: false,
-  jsx: 'automatic',
   target: 'es2020',
-  entryNames: '[name]-[hash]',
-  chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
   logLevel: 'warning',
+};
+const result = await esbuild.build({
+  ...common,
+  entryPoints: Object.values(ENTRIES),
+  splitting: true,
+  jsx: 'automatic',
+  entryNames: '[name]-[hash]',
+  chunkNames: 'chunks/[name]-[hash]',
   define: { 'process.env.NODE_ENV': '"production"' },
+});
+const publicResult = await esbuild.build({
+  ...common,
+  entryPoints: Object.values(PUBLIC_ENTRIES),
+  splitting: false,
+  entryNames: 'public/[dir]-[name]-[hash]',
 });
 
 /** Every hashed file the manifest names: what the service worker pre-caches. */
@@ -120,7 +147,7 @@ async function buildServiceWorker(manifestText, manifest) {
   return version;
 }
 
-const manifest = manifestFrom(result.metafile);
+const manifest = manifestFrom(result.metafile, publicResult.metafile);
 const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
 await writeFile(path.join(outdir, 'manifest.json'), manifestText);
 console.log(`static/dist/manifest.json: ${JSON.stringify(manifest)}`);

@@ -164,7 +164,8 @@ def bid_page(action: str, group_hash: str, advert_hash: str, user_hash: str):
         heading=_heading(action),
         advert=advert,
         link_path=f"{action}/{group_hash}/{advert_hash}/{user_hash}",
-        page_script="market-bid.js",
+        # A bidder's phone loads the bid form only; a seller's link adds the seller's forms.
+        page_script="market-bid.js" if action == "bid" else "market-bid-seller.js",
         page_texts=page_texts(action),
     )
 

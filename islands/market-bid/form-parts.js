@@ -1,11 +1,21 @@
 // What the bid page's forms share. Each form keeps its submit button disabled while it is
 // invalid or saving and hands its call to `page.send`, which shows the green or red result.
-// The bid form is loaded with the page; the seller's two forms (allocate, change status) only
-// on a seller's link, so a bidder's phone never downloads them.
+// The bid form is loaded with the page; the seller's two forms (allocate, change status), their
+// notes field and their part of the page only on a seller's link, so a bidder's phone never
+// downloads them.
 import { format, h, texts } from '../public/core.js';
 
 const t = texts();
-export const NOTES_MAX = 255;
+
+/** A green, red, yellow or blue box; success is announced politely, the others at once. */
+export function alertBox(kind, text, extra) {
+  const success = kind === 'success';
+  return h(
+    'div',
+    { className: `alert alert-${kind}`, role: success ? 'status' : 'alert', tabindex: '-1' },
+    h('div', { className: 'alert-body' }, text, extra),
+  );
+}
 
 export function submitButton(label) {
   return h('button', { type: 'submit', className: 'btn btn-primary bid-submit', disabled: true }, label);
@@ -16,31 +26,6 @@ export function saving(button, label, on) {
   button.replaceChildren(...(on ? [h('span', { className: 'spinner', 'aria-hidden': 'true' }), t.saving] : [label]));
   button.setAttribute('aria-busy', on ? 'true' : 'false');
 }
-
-/** A notes field with a live character counter (max 255); its text survives a reload. */
-export function notesField(id, label, page) {
-  const counter = h('p', { className: 'field-hint', id: `${id}-count`, 'aria-live': 'polite' });
-  const area = h('textarea', {
-    id,
-    name: id,
-    rows: 3,
-    maxlength: String(NOTES_MAX),
-    'aria-describedby': `${id}-count`,
-  });
-  area.value = page.kept.notes || '';
-  const count = () => {
-    page.kept.notes = area.value;
-    counter.textContent = format(t.charactersLeft, { count: area.value.length, max: NOTES_MAX });
-    const over = area.value.length > NOTES_MAX;
-    area.setAttribute('aria-invalid', over ? 'true' : 'false');
-    counter.classList.toggle('field-error', over);
-  };
-  area.addEventListener('input', count);
-  count();
-  const field = h('div', { className: 'form-field' }, h('label', { for: id }, label), area, counter);
-  return { field, area, valid: () => area.value.length <= NOTES_MAX };
-}
-
 
 /**
  * A form that sends one call at a time. `call()` gives the call's [method, path, body], or null

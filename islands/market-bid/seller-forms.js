@@ -1,13 +1,41 @@
 // The seller's forms (allocate, change status), loaded only on a seller's link.
 import { amount, format, h, texts } from '../public/core.js';
 import { currencyTable, money } from './advert.js';
-import { amountsPerCurrency, parseAmount } from './amounts.js';
-import { notesField, sendingForm, submitButton } from './form-parts.js';
+import { parseAmount } from './amounts.js';
+import { amountsPerCurrency } from './convert.js';
+import { alertBox, sendingForm, submitButton } from './form-parts.js';
 
 const t = texts();
+const NOTES_MAX = 255;
+
+/** A notes field with a live character counter (max 255); its text survives a reload. */
+export function notesField(id, label, page) {
+  const counter = h('p', { className: 'field-hint', id: `${id}-count`, 'aria-live': 'polite' });
+  const area = h('textarea', {
+    id,
+    name: id,
+    rows: 3,
+    maxlength: String(NOTES_MAX),
+    'aria-describedby': `${id}-count`,
+  });
+  area.value = page.kept.notes || '';
+  const count = () => {
+    page.kept.notes = area.value;
+    counter.textContent = format(t.charactersLeft, { count: area.value.length, max: NOTES_MAX });
+    const over = area.value.length > NOTES_MAX;
+    area.setAttribute('aria-invalid', over ? 'true' : 'false');
+    counter.classList.toggle('field-error', over);
+  };
+  area.addEventListener('input', count);
+  count();
+  const field = h('div', { className: 'form-field' }, h('label', { for: id }, label), area, counter);
+  return { field, area, valid: () => area.value.length <= NOTES_MAX };
+}
+
+
 
 /** Allocate: a buyer among the bidders, the sales price (filled from its bid) and notes. */
-export function allocateForm(data, currencies, page) {
+function allocateForm(data, currencies, page) {
   const bidders = new Map(data.bidders.map((b) => [String(b.id), b]));
   const price = h('input', {
     id: 'allocate-price',
@@ -106,7 +134,7 @@ export function allocateForm(data, currencies, page) {
 }
 
 /** Change status: the fixed status list (the current one marked) and notes. */
-export function statusForm(data, page) {
+function statusForm(data, page) {
   const current = data.statuses.find((s) => s.current);
   const allowed = data.statuses.filter((s) => s.allowed).map((s) => s.label);
   const select = h(
@@ -148,4 +176,26 @@ export function statusForm(data, page) {
   );
   check();
   return [form];
+}
+
+/** The seller's part of the action card: who has the advert, then the form of the link. */
+export function sellerParts(action, data, currencies, page) {
+  if (action !== 'allocate') return statusForm(data, page);
+  const parts = [];
+  if (data.allocatedInstanceGroup) {
+    parts.push(
+      alertBox(
+        'info',
+        format(t.allocatedTo, {
+          company: data.allocatedInstanceGroup.name || '',
+          amount: amount(data.allocatedSalesPrice),
+          currency: data.currency,
+        }),
+        data.allocatedNotes ? h('span', { className: 'bid-notes' }, data.allocatedNotes) : null,
+      ),
+    );
+  }
+  if (data.canAllocate) parts.push(...allocateForm(data, currencies, page));
+  else if (!data.allocatedInstanceGroup) parts.push(alertBox('warning', data.allocateMessage || t.noBidders));
+  return parts;
 }

@@ -1,7 +1,8 @@
 // The bid page's pure helpers: exact conversion, amounts per currency, time left, parsing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { amountsPerCurrency, convertUp, parseAmount, timeLeft } from '../market-bid/amounts.js';
+import { parseAmount, timeLeft } from '../market-bid/amounts.js';
+import { amountsPerCurrency, convertUp } from '../market-bid/convert.js';
 
 test('conversion rounds up exactly, without floating-point noise', () => {
   assert.equal(Math.ceil(100 * 1.1), 111); // why convertUp does not multiply floats

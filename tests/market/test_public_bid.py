@@ -4,6 +4,7 @@ through a person's own link, without signing in."""
 import json
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import event, func, select
@@ -121,6 +122,21 @@ def test_the_page_loads_only_its_own_script_with_its_texts(bidder, ad, buyer_lin
     assert texts["submitBid"] == "Place bid"
     assert texts["yourCompany"] == "Your company"
     assert "submitAllocate" not in texts
+
+
+def test_a_sellers_link_loads_the_sellers_script_and_a_bidders_does_not(bidder, ad, seller_link):
+    with bidder.application.test_request_context():
+        bidder_script, seller_script = asset_url("market-bid.js"), asset_url("market-bid-seller.js")
+    assert bidder_script != seller_script
+    for action in ("allocate", "change-status"):
+        html = bidder.get(page_path(action, ad, seller_link)).get_data(as_text=True)
+        assert re.findall(r"<script[^>]*\bsrc=\"([^\"]+)\"", html) == [seller_script]
+    # The bidder's file holds none of the seller's forms.
+    bidder_js = (
+        Path(bidder.application.static_folder) / bidder_script.split("/static/")[1]
+    ).read_text()
+    assert "allocate-price" not in bidder_js and "status-select" not in bidder_js
+    assert "bid-amount" in bidder_js
 
 
 def test_the_page_texts_follow_the_readers_language(demo_app, bidder, ad, buyer_link):
