@@ -35,6 +35,7 @@ from app.market.bidding import (
     bidding_closed_message,
     change_status,
     currency_table,
+    format_amount,
     next_bid,
     rates_from,
     resolve_bid_link,
@@ -60,21 +61,10 @@ def page_texts(action: str) -> dict[str, str]:
         "retry": _("Try again"),
         # core.js api(): a call that got no answer.
         "connectionError": _("No connection to the server. Check your network and try again."),
-        "regno": _("Registration number"),
-        "modelYear": _("Model year"),
-        "mileage": _("Mileage"),
-        "mileageValue": _("%(value)s km"),
-        "fuelType": _("Fuel"),
-        "color": _("Colour"),
-        "seller": _("Seller"),
-        "status": _("Status"),
-        "endsAt": _("Bidding ends"),
         "timeLeftDays": _("%(days)s d %(hours)s h left"),
         "timeLeftHours": _("%(hours)s h %(minutes)s min left"),
         "timeLeftMinutes": _("%(minutes)s min left"),
         "ended": _("Ended"),
-        "description": _("Description"),
-        "photo": _("Photo of %(title)s"),
         "startPrice": _("Start price"),
         "highestBid": _("Highest bid"),
         "noBids": _("No bids yet"),
@@ -157,12 +147,14 @@ def bid_page(action: str, group_hash: str, advert_hash: str, user_hash: str):
     found = resolve_link(action, group_hash, advert_hash, user_hash)
     if found is None:
         return _link_missing()
-    _link, advert, _group = found
+    link, advert, group = found
     return render_template(
         "market/bid.html",
         action=action,
         heading=_heading(action),
         advert=advert,
+        vehicle=advert_view(action, link, advert, group),
+        amount=format_amount,
         link_path=f"{action}/{group_hash}/{advert_hash}/{user_hash}",
         # A bidder's phone loads the bid form only; a seller's link adds the seller's forms.
         page_script="market-bid.js" if action == "bid" else "market-bid-seller.js",
@@ -323,12 +315,10 @@ def advert_summary(advert: Advert) -> dict:
     }
 
 
-def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGroup) -> dict:
-    """The page's data for one link: the advert, its bids and what the action needs."""
-    now = utcnow()
-    seller_view = action != "bid"
-    bids = _history(advert, None if seller_view else group.id)
-    data = {
+def advert_view(action: str, link: MarketLink, advert: Advert, group: InstanceGroup) -> dict:
+    """The vehicle as a link holder sees it: facts, status, end of bidding and photos. The page
+    shows it at once; the page's data call repeats it with the bids."""
+    return {
         "id": advert.id,
         "registrationNumber": advert.regno,
         "title": advert.title,
@@ -342,8 +332,18 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         "status": advert.status,
         "statusLabel": str(STATUS_LABELS[advert.status]),
         "endsAt": _iso(advert.ends_at),
-        "ended": advert.ends_at <= now,
         "sellerName": _seller_name(advert, group),
+        "images": _image_urls(action, link, group, advert),
+    }
+
+
+def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGroup) -> dict:
+    """The page's data for one link: the advert, its bids and what the action needs."""
+    now = utcnow()
+    seller_view = action != "bid"
+    bids = _history(advert, None if seller_view else group.id)
+    data = advert_view(action, link, advert, group) | {
+        "ended": advert.ends_at <= now,
         "activeGroup": {"id": group.id, "name": group.name},
         "activeGroupCurrency": group.currency,
         "currency": advert.currency,
@@ -353,7 +353,6 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         "nextBid": next_bid(advert),
         "bidCount": advert.bid_count or 0,
         "advertBids": bids,
-        "images": _image_urls(action, link, group, advert),
     }
     if action == "bid":
         closed = bidding_closed_message(advert, now)

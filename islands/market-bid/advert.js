@@ -1,4 +1,5 @@
-// The advert's side of the bid page: photos, facts, description, bid history, currencies.
+// The advert's side of the bid page: status and time left on the server-drawn vehicle card,
+// prices, bid history and currencies.
 import { amount, format, h, texts } from '../public/core.js';
 import { dateTime, timeLeft } from './amounts.js';
 
@@ -8,53 +9,26 @@ export const money = (value, currency) =>
   value === null || value === undefined ? '–' : `${amount(value)} ${currency}`;
 
 /** The text of the time left, e.g. "2 d 4 h left", or "Ended". */
-export function timeLeftText(iso) {
+function timeLeftText(iso) {
   const left = timeLeft(iso);
   return format(t[left.key] || '', left.params);
 }
 
-function fact(label, value, extra) {
-  if (value === null || value === undefined || value === '') return null;
-  return h('div', { className: 'bid-fact' }, h('dt', null, label), h('dd', null, value, extra));
-}
-
-/** Photos and facts of the vehicle. */
-export function advertCard(data) {
-  const photos = data.images.length
-    ? h(
-        'div',
-        { className: 'bid-photos' },
-        data.images.map((src, i) =>
-          h('img', {
-            src,
-            alt: format(t.photo, { title: data.title }) + (i ? ` (${i + 1})` : ''),
-            loading: i ? 'lazy' : 'eager',
-            decoding: 'async',
-          }),
-        ),
-      )
-    : null;
-  const left = h('span', { className: 'bid-time-left', 'data-ends-at': data.endsAt }, timeLeftText(data.endsAt));
-  return h(
-    'section',
-    { className: 'bid-card bid-advert', 'aria-labelledby': 'bid-page-title' },
-    photos,
-    h(
-      'dl',
-      { className: 'bid-facts' },
-      fact(t.regno, data.registrationNumber),
-      fact(t.modelYear, data.modelYear),
-      fact(t.mileage, data.mileage === null ? null : format(t.mileageValue, { value: amount(data.mileage) })),
-      fact(t.fuelType, data.fuelType),
-      fact(t.color, data.color),
-      fact(t.seller, data.sellerName),
-      fact(t.status, h('span', { className: `bid-status bid-status-${data.status}` }, data.statusLabel)),
-      fact(t.endsAt, dateTime(data.endsAt), data.status === 'published' ? [' ', left] : null),
-    ),
-    data.description
-      ? h('div', { className: 'bid-description' }, h('h2', null, t.description), h('p', null, data.description))
-      : null,
-  );
+/**
+ * The vehicle card is drawn by the server (templates/market/_bid_advert.html). This writes the
+ * end of bidding in the reader's time zone and follows the advert's status after each load.
+ */
+export function updateAdvertCard(card, data) {
+  const status = card.querySelector('[data-advert-status]');
+  if (status && data) {
+    status.textContent = data.statusLabel;
+    status.className = `bid-status bid-status-${data.status}`;
+  }
+  for (const node of card.querySelectorAll('[data-local-time]')) node.textContent = dateTime(node.dateTime);
+  for (const node of card.querySelectorAll('[data-ends-at]')) {
+    if (data) node.hidden = data.status !== 'published';
+    node.textContent = timeLeftText(node.dataset.endsAt);
+  }
 }
 
 /** Highest bid, start price and number of bids, in the advert's currency. */

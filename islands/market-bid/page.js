@@ -4,7 +4,7 @@
 // Two entries start it: main.js for a bidder's link, seller.js (with the seller's forms) for
 // an allocate or change-status link.
 import { amount, api, format, h, requestKey, texts } from '../public/core.js';
-import { advertCard, historyTable, priceSummary, timeLeftText } from './advert.js';
+import { historyTable, priceSummary, updateAdvertCard } from './advert.js';
 import { bidForm } from './bid-form.js';
 import { alertBox } from './form-parts.js';
 
@@ -26,8 +26,9 @@ export function startBidPage(root, sellerParts) {
   };
   const loading = root.querySelector('[data-bid-loading]');
   const result = h('div', { className: 'bid-result' });
-  const layout = h('div', { className: 'bid-layout' });
-  root.append(layout);
+  const layout = root.querySelector('.bid-layout');
+  const advert = layout.querySelector('.bid-advert');
+  updateAdvertCard(advert, null);
 
   function showResult(kind, text) {
     const box = alertBox(kind, text);
@@ -69,7 +70,8 @@ export function startBidPage(root, sellerParts) {
   function render(data, currencies) {
     const card = actionCard(data, currencies);
     card.querySelector('h2').id = 'bid-action-title';
-    layout.replaceChildren(advertCard(data), card, historyTable(data, { anonymous: action === 'bid' }));
+    updateAdvertCard(advert, data);
+    layout.replaceChildren(advert, card, historyTable(data, { anonymous: action === 'bid' }));
   }
 
   async function load(first) {
@@ -80,7 +82,7 @@ export function startBidPage(root, sellerParts) {
     if (failed) {
       if (first) {
         const retry = h('button', { type: 'button', className: 'btn btn-secondary', onclick: () => location.reload() }, t.retry);
-        layout.replaceChildren(alertBox('danger', failed.data.message || t.loadFailed, [' ', retry]));
+        layout.replaceChildren(advert, alertBox('danger', failed.data.message || t.loadFailed, [' ', retry]));
       } else {
         showResult('danger', failed.data.message || t.loadFailed);
       }
@@ -96,7 +98,7 @@ export function startBidPage(root, sellerParts) {
 
   // The time left ticks on while the page stays open.
   setInterval(() => {
-    for (const node of root.querySelectorAll('[data-ends-at]')) node.textContent = timeLeftText(node.dataset.endsAt);
+    updateAdvertCard(advert, null);
   }, 30_000);
 
   root.setAttribute('aria-busy', 'true');

@@ -96,7 +96,9 @@ function allocateForm(data, currencies, page) {
           'span',
           null,
           format(t.bidderBid, { amount: amount(bidder.bid), currency: bidder.currency }),
-          bidder.currency !== data.currency ? ` (${money(bidder.advertAmount, data.currency)})` : '',
+          bidder.currency !== data.currency
+            ? [' ', h('span', { className: 'nowrap' }, `(${money(bidder.advertAmount, data.currency)})`)]
+            : '',
         ),
       ),
     ),

@@ -139,6 +139,26 @@ def test_a_sellers_link_loads_the_sellers_script_and_a_bidders_does_not(bidder, 
     assert "bid-amount" in bidder_js
 
 
+def test_the_page_shows_the_vehicle_before_the_script_runs(bidder, ad, buyer_link):
+    html = bidder.get(page_path("bid", ad, buyer_link)).get_data(as_text=True)
+    card = html[html.index('class="bid-card bid-advert"') : html.index("data-bid-loading")]
+    for fact in (
+        f"<dt>Registration number</dt><dd>{ad.regno}</dd>",
+        "<dt>Model year</dt><dd>2021</dd>",
+        "<dt>Mileage</dt><dd>48 200 km</dd>",
+        "<dt>Colour</dt><dd>Denim blue</dd>",
+        "<dt>Seller</dt><dd>Nordbil AB</dd>",
+    ):
+        assert fact in card
+    assert re.search(r'class="bid-status bid-status-published" data-advert-status>Published<', card)
+    # The end of bidding in UTC until the script writes it in the reader's time zone.
+    ends = ad.ends_at.strftime("%Y-%m-%d %H:%M")
+    assert f'<time datetime="{ad.ends_at.isoformat()}" data-local-time>{ends} UTC<' in card
+    assert "<h2>Description</h2>" in card
+    # None of the bids is on the page itself: they come with the link's data call.
+    assert "191 500" not in html and "Fjordauto" not in html
+
+
 def test_the_page_texts_follow_the_readers_language(demo_app, bidder, ad, buyer_link):
     response = bidder.get(page_path("bid", ad, buyer_link) + "?lang=sv-SE")
     assert 'lang="sv-SE"' in response.get_data(as_text=True)
