@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from flask import url_for
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, delete, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 
@@ -503,6 +503,24 @@ def _add_images(advert: Advert, uploads: list[tuple[bytes, str]], user_id: int) 
         db.session.add(AdvertImage(advert_id=advert.id, file_object_id=file.id, position=position))
 
 
+def _remove_images(advert: Advert, image_ids: set[int]) -> None:
+    """Delete the advert's images of those ids and their stored files; others' ids do nothing."""
+    images = [image for image in advert_images(advert.id) if image.id in image_ids]
+    file_ids = [image.file_object_id for image in images]
+    for image in images:
+        db.session.delete(image)
+    db.session.flush()
+    if file_ids:
+        db.session.execute(
+            delete(FileObject).where(
+                FileObject.id.in_(file_ids), FileObject.instance_id == advert.instance_id
+            )
+        )
+    # The images left keep their order, numbered from 0 again.
+    for position, image in enumerate(advert_images(advert.id)):
+        image.position = position
+
+
 def publish(advert: Advert, group: InstanceGroup) -> int:
     """Put a draft on the market and send the bid links; return how many were sent."""
     advert.status = "published"
@@ -527,10 +545,18 @@ def create_advert(
 
 
 def update_draft(
-    advert: Advert, group: InstanceGroup, data: AdvertData, uploads, user, publish_now: bool
+    advert: Advert,
+    group: InstanceGroup,
+    data: AdvertData,
+    uploads,
+    user,
+    publish_now: bool,
+    remove_image_ids: set[int] = frozenset(),
 ) -> int:
-    """Save a draft's fields and new images; publish it when asked."""
+    """Save a draft's fields, remove the images asked for (of this advert only) and add the new
+    ones; publish it when asked."""
     _apply(advert, data)
+    _remove_images(advert, remove_image_ids)
     _add_images(advert, uploads, user.id)
     db.session.flush()
     return _publish_recorded(advert, group, user, publish_now, "market_advert_edited")

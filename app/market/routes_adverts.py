@@ -292,11 +292,19 @@ def send_bid_links(advert_id: int):
 # --- adding and editing ------------------------------------------------------------------------
 
 
-def _uploads(form: AdvertForm) -> list[tuple[bytes, str]]:
-    """The chosen image files, each checked by its content; errors go under the field."""
+def _uploads(form: AdvertForm, kept: int = 0) -> list[tuple[bytes, str]]:
+    """The chosen image files, each checked by its content; errors go under the field. With the
+    `kept` images the advert already has, it holds at most MAX_IMAGES."""
     files = [f for f in (form.images.data or []) if getattr(f, "filename", "")]
-    if len(files) > svc.MAX_IMAGES:
-        form.images.errors = [_("Choose at most %(count)s images.", count=svc.MAX_IMAGES)]
+    if kept + len(files) > svc.MAX_IMAGES:
+        form.images.errors = [
+            _(
+                "An advert holds at most %(count)s images: remove some or choose fewer.",
+                count=svc.MAX_IMAGES,
+            )
+            if kept
+            else _("Choose at most %(count)s images.", count=svc.MAX_IMAGES)
+        ]
         return []
     uploads, errors = [], []
     for file in files:
@@ -375,10 +383,13 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         item = svc.stock_item(int(raw_item), divisions)
     # A draft keeps its vehicle even if that has since been archived.
     kept_item = advert.item_id if advert is not None and raw_item == str(advert.item_id) else None
+    images = svc.advert_images(advert.id) if advert else []
+    # Images of this draft ticked for removal (another advert's ids are ignored).
+    removing = {i.id for i in images if str(i.id) in request.form.getlist("remove_image")}
     status = 200
     if request.method == "POST":
         valid = form.validate()
-        uploads = _uploads(form)
+        uploads = _uploads(form, kept=len(images) - len(removing))
         if valid and not form.images.errors:
             publish_now = request.form.get("action") == "publish"
             data = _data(form, item.id if item else kept_item)
@@ -386,7 +397,9 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
                 if advert is None:
                     advert, sent = svc.create_advert(group, data, uploads, v.user, publish_now)
                 else:
-                    sent = svc.update_draft(advert, group, data, uploads, v.user, publish_now)
+                    sent = svc.update_draft(
+                        advert, group, data, uploads, v.user, publish_now, removing
+                    )
             except UploadError as exc:
                 db.session.rollback()
                 form.images.errors = [str(exc)]
@@ -427,7 +440,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         "market/adverts/form.html",
         status,
         form=form, group=group, advert=advert, item=item, item_q=q, stock=stock,
-        images=svc.advert_images(advert.id) if advert else [],
+        images=images, removing=removing, max_images=svc.MAX_IMAGES,
         title=_("Edit advert") if advert else _("New advert"),
         time_zone=str(get_timezone()),
     )  # fmt: skip
