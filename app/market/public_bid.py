@@ -65,20 +65,12 @@ def page_texts(action: str) -> dict[str, str]:
         "timeLeftHours": _("%(hours)s h %(minutes)s min left"),
         "timeLeftMinutes": _("%(minutes)s min left"),
         "ended": _("Ended"),
-        "startPrice": _("Start price"),
-        "highestBid": _("Highest bid"),
         "noBids": _("No bids yet"),
-        "bidCount": _("Bids"),
-        "history": _("Bid history"),
         "historyMore": _("The %(count)s most recent of %(total)s bids are shown."),
-        "time": _("Time"),
-        "bidder": _("Bidder"),
         "amount": _("Amount"),
         "yourCompany": _("Your company"),
         "anotherBidder": _("Another bidder"),
         "currencies": _("Next bid per currency"),
-        "currency": _("Currency"),
-        "exchangeRate": _("Exchange rate"),
         "nextBid": _("Next bid"),
         "yourCurrency": _("your currency"),
         "saving": _("Sending…"),
@@ -86,12 +78,8 @@ def page_texts(action: str) -> dict[str, str]:
     }
     if action == "bid":
         texts |= {
-            "formTitle": _("Your bid"),
-            "bidLabel": _("Your bid in %(currency)s"),
             "bidHint": _("At least %(amount)s %(currency)s."),
             "bidTooLow": _("Your bid must be at least %(amount)s %(currency)s."),
-            "submitBid": _("Place bid"),
-            "biddingAs": _("You bid for %(company)s."),
             "leading": _("Your company has the highest bid."),
             "allocatedToYou": _(
                 "This vehicle has been allocated to your company for %(amount)s %(currency)s."
@@ -99,7 +87,6 @@ def page_texts(action: str) -> dict[str, str]:
         }
     elif action == "allocate":
         texts |= {
-            "formTitle": _("Allocate the vehicle"),
             "bidders": _("Choose the buyer"),
             "noBidders": _("No company has bid on this advert yet, so it cannot be allocated."),
             "bidderBid": _("Highest bid %(amount)s %(currency)s"),
@@ -113,7 +100,6 @@ def page_texts(action: str) -> dict[str, str]:
         }
     else:
         texts |= {
-            "formTitle": _("Change the status"),
             "statusLabel": _("New status"),
             "chooseStatus": _("Choose a status"),
             "current": _("%(label)s (current)"),
@@ -123,6 +109,14 @@ def page_texts(action: str) -> dict[str, str]:
             "submitStatus": _("Change status"),
         }
     return texts
+
+
+def _form_title(action: str) -> str:
+    return {
+        "bid": _("Your bid"),
+        "allocate": _("Allocate the vehicle"),
+        "change-status": _("Change the status"),
+    }[action]
 
 
 def _heading(action: str) -> str:
@@ -152,7 +146,9 @@ def bid_page(action: str, group_hash: str, advert_hash: str, user_hash: str):
         "market/bid.html",
         action=action,
         heading=_heading(action),
+        form_title=_form_title(action),
         advert=advert,
+        group=group,
         vehicle=advert_view(action, link, advert, group),
         amount=format_amount,
         link_path=f"{action}/{group_hash}/{advert_hash}/{user_hash}",

@@ -1,9 +1,7 @@
 // The advert's side of the bid page: status and time left on the server-drawn vehicle card,
 // prices, bid history and currencies.
-import { amount, format, h, texts } from '../public/core.js';
+import { amount, format, h, t } from '../public/core.js';
 import { dateTime, timeLeft } from './amounts.js';
-
-const t = texts();
 
 export const money = (value, currency) =>
   value === null || value === undefined ? '–' : `${amount(value)} ${currency}`;
@@ -19,8 +17,8 @@ function timeLeftText(iso) {
  * end of bidding in the reader's time zone and follows the advert's status after each load.
  */
 export function updateAdvertCard(card, data) {
-  const status = card.querySelector('[data-advert-status]');
-  if (status && data) {
+  if (data) {
+    const status = card.querySelector('[data-advert-status]');
     status.textContent = data.statusLabel;
     status.className = `bid-status bid-status-${data.status}`;
   }
@@ -31,24 +29,20 @@ export function updateAdvertCard(card, data) {
   }
 }
 
-/** Highest bid, start price and number of bids, in the advert's currency. */
-export function priceSummary(data) {
-  return h(
-    'dl',
-    { className: 'bid-prices' },
-    h(
-      'div',
-      null,
-      h('dt', null, t.highestBid),
-      h('dd', { className: 'bid-price-main' }, data.highestBid === null ? t.noBids : money(data.highestBid, data.currency)),
-    ),
-    h('div', null, h('dt', null, t.startPrice), h('dd', null, money(data.startPrice, data.currency))),
-    h('div', null, h('dt', null, t.bidCount), h('dd', null, String(data.bidCount))),
-  );
+/** Highest bid, start price and number of bids (in the advert's currency) into the card's list. */
+export function fillPrices(card, data) {
+  const field = (name) => card.querySelector(`[data-price="${name}"]`);
+  if (!field('highest')) return;
+  field('highest').textContent = data.highestBid === null ? t.noBids : money(data.highestBid, data.currency);
+  field('start').textContent = money(data.startPrice, data.currency);
+  field('count').textContent = data.bidCount;
 }
 
-/** The bid history; `own` names the viewer's group as "Your company", others anonymously. */
-export function historyTable(data, { anonymous }) {
+/**
+ * The bids into the server-drawn history card; `anonymous` names only the viewer's own group
+ * ("Your company"), the others are "Another bidder".
+ */
+export function fillHistory(card, data, { anonymous }) {
   const rows = data.advertBids.map((bid) =>
     h(
       'tr',
@@ -66,58 +60,33 @@ export function historyTable(data, { anonymous }) {
       h('td', { className: 'num' }, money(bid.bid, bid.currency)),
     ),
   );
-  return h(
-    'section',
-    { className: 'bid-card bid-history', 'aria-labelledby': 'bid-history-title' },
-    h('h2', { id: 'bid-history-title' }, t.history),
-    rows.length
-      ? h(
-          'div',
-          { className: 'table-wrap' },
-          h(
-            'table',
-            { className: 'table' },
-            h('thead', null, h('tr', null, h('th', { scope: 'col' }, t.time), h('th', { scope: 'col' }, t.bidder), h('th', { scope: 'col', className: 'num' }, t.amount))),
-            h('tbody', null, rows),
-          ),
-        )
-      : h('p', { className: 'bid-empty' }, t.noBids),
-    data.bidCount > rows.length && rows.length
-      ? h('p', { className: 'field-hint' }, format(t.historyMore, { count: rows.length, total: data.bidCount }))
-      : null,
-  );
+  card.querySelector('tbody').replaceChildren(...rows);
+  card.querySelector('.table-wrap').hidden = !rows.length;
+  card.querySelector('.bid-empty').hidden = rows.length > 0;
+  const more = card.querySelector('[data-history-more]');
+  more.hidden = !(data.bidCount > rows.length && rows.length);
+  more.textContent = format(t.historyMore, { count: rows.length, total: data.bidCount });
+  card.hidden = false;
 }
 
 /**
- * The currency table: currency, exchange rate and an amount per currency; the row of
- * `highlight` is marked with `tag` (the bidder's own currency, or the chosen buyer's).
+ * The currency table (the page's template): currency, exchange rate and an amount per currency;
+ * the row of `highlight` is marked with `tag` (the bidder's own currency, or the chosen buyer's).
  */
 export function currencyTable(rows, { title, amountLabel, highlight, tag = t.yourCurrency }) {
-  return h(
-    'div',
-    { className: 'table-wrap bid-currencies' },
-    h(
-      'table',
-      { className: 'table' },
-      h('caption', null, title),
+  const table = document.getElementById('bid-currency-table').content.firstElementChild.cloneNode(true);
+  table.querySelector('caption').textContent = title;
+  table.querySelector('th:last-child').textContent = amountLabel;
+  table.querySelector('tbody').append(
+    ...rows.map((row) =>
       h(
-        'thead',
-        null,
-        h('tr', null, h('th', { scope: 'col' }, t.currency), h('th', { scope: 'col', className: 'num' }, t.exchangeRate), h('th', { scope: 'col', className: 'num' }, amountLabel)),
-      ),
-      h(
-        'tbody',
-        null,
-        rows.map((row) =>
-          h(
-            'tr',
-            { className: row.currency === highlight ? 'is-own' : null },
-            h('th', { scope: 'row' }, row.currency, row.currency === highlight ? h('span', { className: 'bid-own-tag' }, tag) : null),
-            h('td', { className: 'num' }, row.exchangeRate),
-            h('td', { className: 'num' }, row.amount === null ? '–' : amount(row.amount)),
-          ),
-        ),
+        'tr',
+        { className: row.currency === highlight ? 'is-own' : null },
+        h('th', { scope: 'row' }, row.currency, row.currency === highlight ? h('span', { className: 'bid-own-tag' }, tag) : null),
+        h('td', { className: 'num' }, row.exchangeRate),
+        h('td', { className: 'num' }, row.amount === null ? '–' : amount(row.amount)),
       ),
     ),
   );
+  return table;
 }

@@ -1,13 +1,13 @@
 // Pure helpers of the bid page: dates, the time left and typed amounts.
 // No DOM here, so node:test can check them (islands/tests/market-bid.test.mjs).
 
-const pad = (n) => String(n).padStart(2, '0');
-
-/** y-MM-dd HH:mm in the browser's time zone (spec 02 section 9). */
+/**
+ * y-MM-dd HH:mm in the browser's time zone (spec 02 section 9): Swedish short date and time is
+ * exactly that pattern, whatever language the page is in.
+ */
 export function dateTime(iso) {
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleString('sv-SE', { dateStyle: 'short', timeStyle: 'short' });
 }
 
 /** The time left until `iso` as {key, params} for the page texts, or {key: 'ended'}. */
@@ -24,7 +24,7 @@ export function timeLeft(iso, now = Date.now()) {
 
 /** A typed amount as a whole number, or null: digits with optional spaces only. */
 export function parseAmount(text) {
-  const clean = String(text ?? '').replace(/[\s\u00a0]/g, '');
+  const clean = String(text ?? '').replace(/\s/g, ''); // \s takes in no-break spaces too
   if (!/^\d{1,12}$/.test(clean)) return null;
   return Number(clean);
 }

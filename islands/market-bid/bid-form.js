@@ -1,32 +1,24 @@
-// The bidder's form: the amount in the bidder's currency, prefilled with the next bid.
-import { amount, format, h, requestKey, texts } from '../public/core.js';
+// The bidder's form: the amount in the bidder's currency, prefilled with the next bid. The form
+// itself comes drawn and translated in the page (<template id="bid-form">).
+import { amount, format, requestKey, t } from '../public/core.js';
 import { currencyTable } from './advert.js';
 import { parseAmount } from './amounts.js';
-import { sendingForm, submitButton } from './form-parts.js';
-
-const t = texts();
+import { sendOnSubmit } from './form-parts.js';
 
 /** Bid: the amount in the bidder's currency, prefilled with the next bid there. */
 export function bidForm(data, currencies, page) {
   const mine = currencies.exchangeRates.find((row) => row.currency === data.activeGroupCurrency);
   const minimum = mine ? mine.nextBid : null;
   const currency = data.activeGroupCurrency;
-  const input = h('input', {
-    id: 'bid-amount',
-    name: 'bid',
-    type: 'number',
-    inputmode: 'numeric',
-    autocomplete: 'off',
-    min: minimum === null ? null : String(minimum),
-    step: '1',
-    required: true,
-    'aria-describedby': 'bid-hint',
-  });
-  input.value = page.kept.bid ?? (minimum === null ? '' : String(minimum));
-  const hint = h('p', { className: 'field-hint', id: 'bid-hint' });
-  const label = t.submitBid;
-  const button = submitButton(label);
+  const parts = document.getElementById('bid-form').content.cloneNode(true);
+  const form = parts.querySelector('form');
+  const input = form.elements.bid;
+  const hint = form.querySelector('#bid-hint');
+  const button = form.querySelector('button');
+  const label = button.textContent;
   const state = { busy: false };
+  if (minimum !== null) input.min = String(minimum);
+  input.value = page.kept.bid ?? (minimum === null ? '' : String(minimum));
 
   const check = () => {
     const value = parseAmount(input.value);
@@ -49,24 +41,12 @@ export function bidForm(data, currencies, page) {
     const value = parseAmount(input.value);
     return value === null ? null : ['POST', `_public/market-bid/${page.hashes}`, { bid: value, requestKey: page.kept.key }];
   };
-  const form = sendingForm(
-    { page, state, button, label, refresh: check, call },
-    h(
-      'div',
-      { className: 'form-field' },
-      h('label', { for: 'bid-amount' }, format(t.bidLabel, { currency })),
-      h('div', { className: 'bid-amount' }, input, h('span', { className: 'bid-amount-currency', 'aria-hidden': 'true' }, currency)),
-      hint,
-    ),
-    button,
-  );
+  sendOnSubmit(form, { page, state, button, label, refresh: check, call });
   return [
-    h('p', { className: 'bid-as' }, format(t.biddingAs, { company: data.activeGroup.name })),
-    form,
+    ...parts.children,
     currencyTable(
       currencies.exchangeRates.map((row) => ({ ...row, amount: row.nextBid })),
       { title: t.currencies, amountLabel: t.nextBid, highlight: currency },
     ),
   ];
 }
-

@@ -3,9 +3,7 @@
 // The bid form is loaded with the page; the seller's two forms (allocate, change status), their
 // notes field and their part of the page only on a seller's link, so a bidder's phone never
 // downloads them.
-import { format, h, texts } from '../public/core.js';
-
-const t = texts();
+import { format, h, t } from '../public/core.js';
 
 /** A green, red, yellow or blue box; success is announced politely, the others at once. */
 export function alertBox(kind, text, extra) {
@@ -28,12 +26,12 @@ export function saving(button, label, on) {
 }
 
 /**
- * A form that sends one call at a time. `call()` gives the call's [method, path, body], or null
+ * Makes `form` send one call at a time. `call()` gives the call's [method, path, body], or null
  * while there is nothing to send. During the call `state.busy` is true, the button shows that it
  * is saving and `refresh` redraws the form (its check keeps the button disabled while busy).
  */
-export function sendingForm({ page, state, button, label, refresh, call }, ...children) {
-  const onsubmit = async (event) => {
+export function sendOnSubmit(form, { page, state, button, label, refresh, call }) {
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const request = call();
     if (state.busy || !request) return;
@@ -44,6 +42,11 @@ export function sendingForm({ page, state, button, label, refresh, call }, ...ch
     state.busy = false;
     saving(button, label, false);
     refresh();
-  };
-  return h('form', { className: 'bid-form', noValidate: true, onsubmit }, ...children);
+  });
+  return form;
+}
+
+/** A new form of `children` that sends as sendOnSubmit says. */
+export function sendingForm(options, ...children) {
+  return sendOnSubmit(h('form', { className: 'bid-form', noValidate: true }, ...children), options);
 }

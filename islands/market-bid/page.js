@@ -3,12 +3,13 @@
 // bidder's phone downloads one file of a few kilobytes. Texts come translated in the page.
 // Two entries start it: main.js for a bidder's link, seller.js (with the seller's forms) for
 // an allocate or change-status link.
-import { amount, api, format, h, requestKey, texts } from '../public/core.js';
-import { historyTable, priceSummary, updateAdvertCard } from './advert.js';
+import { amount, api, format, h, requestKey, t } from '../public/core.js';
+import { fillHistory, fillPrices, updateAdvertCard } from './advert.js';
 import { bidForm } from './bid-form.js';
 import { alertBox } from './form-parts.js';
 
-const t = texts();
+/** What a new, untouched form keeps: no typed bid yet, a new request key, no answer yet. */
+const freshForm = () => ({ bid: null, key: requestKey(), answered: false });
 
 /**
  * Draws the page in `root`. `sellerParts(action, data, currencies, page)` gives the seller's
@@ -21,57 +22,55 @@ export function startBidPage(root, sellerParts) {
     action,
     link,
     hashes: link.split('/').slice(1).join('/'),
-    kept: { bid: null, key: requestKey(), answered: false },
+    kept: freshForm(),
     send: null,
   };
+  // The server draws the cards; the script fills them once the link's data is in.
   const loading = root.querySelector('[data-bid-loading]');
-  const result = h('div', { className: 'bid-result' });
-  const layout = root.querySelector('.bid-layout');
-  const advert = layout.querySelector('.bid-advert');
+  const advert = root.querySelector('.bid-advert');
+  const card = root.querySelector('[data-bid-action]');
+  const history = root.querySelector('[data-bid-history]');
+  const result = card.querySelector('[data-bid-result]');
+  const fixed = [...card.children]; // title, prices and the result box stay; the form is redrawn
   updateAdvertCard(advert, null);
 
   function showResult(kind, text) {
     const box = alertBox(kind, text);
     result.replaceChildren(box);
-    box.focus({ preventScroll: true });
-    box.scrollIntoView({ block: 'nearest' });
+    box.focus(); // read out, and scrolled to when out of sight
   }
 
   /** A form's call: the result box shows the answer; a success reloads the page's data. */
   page.send = async (method, path, body) => {
     const answer = await api(method, path, body);
     page.kept.answered = answer.status !== 0;
-    if (answer.ok) page.kept = { bid: null, key: requestKey(), answered: false }; // a new form
+    if (answer.ok) page.kept = freshForm();
     showResult(answer.ok ? 'success' : 'danger', answer.data.message || t.loadFailed);
     // After any definite answer the data may have moved on (a higher bid, a new status).
     if (answer.status !== 0) await load(false);
     return answer.ok;
   };
 
-  function actionCard(data, currencies) {
-    const parts = [h('h2', null, t.formTitle)];
-    if (action !== 'change-status') parts.push(priceSummary(data));
-    parts.push(result);
-    if (action === 'bid') {
-      if (data.allocatedToYou) {
-        const text = format(t.allocatedToYou, { amount: amount(data.allocatedSalesPrice), currency: data.currency });
-        parts.push(alertBox('success', text, data.allocatedNotes ? h('span', { className: 'bid-notes' }, data.allocatedNotes) : null));
-      } else if (data.leading && data.biddingOpen) {
-        parts.push(h('p', { className: 'bid-leading' }, t.leading));
-      }
-      if (data.biddingOpen) parts.push(...bidForm(data, currencies, page));
-      else if (!data.allocatedToYou) parts.push(alertBox('warning', data.closedMessage));
-    } else {
-      parts.push(...sellerParts(action, data, currencies, page));
+  function formParts(data, currencies) {
+    if (action !== 'bid') return sellerParts(action, data, currencies, page);
+    const parts = [];
+    if (data.allocatedToYou) {
+      const text = format(t.allocatedToYou, { amount: amount(data.allocatedSalesPrice), currency: data.currency });
+      parts.push(alertBox('success', text, data.allocatedNotes ? h('span', { className: 'bid-notes' }, data.allocatedNotes) : null));
+    } else if (data.leading && data.biddingOpen) {
+      parts.push(h('p', { className: 'bid-leading' }, t.leading));
     }
-    return h('section', { className: 'bid-card bid-action', 'aria-labelledby': 'bid-action-title' }, parts);
+    if (data.biddingOpen) parts.push(...bidForm(data, currencies, page));
+    else if (!data.allocatedToYou) parts.push(alertBox('warning', data.closedMessage));
+    return parts;
   }
 
   function render(data, currencies) {
-    const card = actionCard(data, currencies);
-    card.querySelector('h2').id = 'bid-action-title';
     updateAdvertCard(advert, data);
-    layout.replaceChildren(advert, card, historyTable(data, { anonymous: action === 'bid' }));
+    fillPrices(card, data);
+    card.replaceChildren(...fixed, ...formParts(data, currencies));
+    card.hidden = false;
+    fillHistory(history, data, { anonymous: action === 'bid' });
   }
 
   async function load(first) {
@@ -82,24 +81,20 @@ export function startBidPage(root, sellerParts) {
     if (failed) {
       if (first) {
         const retry = h('button', { type: 'button', className: 'btn btn-secondary', onclick: () => location.reload() }, t.retry);
-        layout.replaceChildren(advert, alertBox('danger', failed.data.message || t.loadFailed, [' ', retry]));
+        loading.after(alertBox('danger', failed.data.message || t.loadFailed, [' ', retry]));
       } else {
         showResult('danger', failed.data.message || t.loadFailed);
       }
     } else {
       render(request.data, currencies?.data);
     }
-    if (loading) {
-      loading.setAttribute('aria-busy', 'false');
-      loading.hidden = true;
-    }
+    loading.setAttribute('aria-busy', 'false');
+    loading.hidden = true;
     root.setAttribute('aria-busy', 'false');
   }
 
   // The time left ticks on while the page stays open.
-  setInterval(() => {
-    updateAdvertCard(advert, null);
-  }, 30_000);
+  setInterval(() => updateAdvertCard(advert, null), 30_000);
 
   root.setAttribute('aria-busy', 'true');
   load(true);

@@ -1,11 +1,10 @@
 // The seller's forms (allocate, change status), loaded only on a seller's link.
-import { amount, format, h, texts } from '../public/core.js';
+import { amount, format, h, t } from '../public/core.js';
 import { currencyTable, money } from './advert.js';
 import { parseAmount } from './amounts.js';
 import { amountsPerCurrency } from './convert.js';
 import { alertBox, sendingForm, submitButton } from './form-parts.js';
 
-const t = texts();
 const NOTES_MAX = 255;
 
 /** A notes field with a live character counter (max 255); its text survives a reload. */

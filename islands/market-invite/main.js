@@ -1,11 +1,10 @@
 // The invitation page (spec 02 sections 2-8): load the invite, show the seller's terms, then the
 // registration form; accept leads to the market, decline to the root. The markup and its
 // translated labels come from templates/market/invite.html, the texts from #page-texts.
-import { api, format, h, texts } from '../public/core.js';
+import { api, format, h, t as T } from '../public/core.js';
 import { clearAlerts, showAlert } from './alerts.js';
 import { COMPANY_FIELDS, payload, validate } from './rules.js';
 
-const T = texts();
 const root = document.getElementById('invite');
 const form = document.getElementById('invite-form');
 const submit = document.getElementById('invite-submit');

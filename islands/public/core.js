@@ -2,15 +2,15 @@
 // catalogue download: the page's texts arrive translated in <script type="application/json"
 // id="page-texts">, and every message of a call comes translated from the server.
 
-/** The page's translated texts, by name. */
-export function texts() {
+/** The page's translated texts, by name, read once when the page script starts. */
+export const t = (() => {
   const node = document.getElementById('page-texts');
   try {
     return node ? JSON.parse(node.textContent) : {};
   } catch {
     return {};
   }
-}
+})();
 
 /** Python-style %(name)s interpolation, as the server's catalogue writes it. */
 export function format(text, params) {
@@ -45,7 +45,7 @@ export async function api(method, path, body) {
     const data = await response.json().catch(() => ({}));
     return { ok: response.ok, status: response.status, data };
   } catch {
-    return { ok: false, status: 0, data: { message: texts().connectionError || 'Network error' } };
+    return { ok: false, status: 0, data: { message: t.connectionError || 'Network error' } };
   }
 }
 
@@ -66,9 +66,10 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
-/** A random key for one filled-in form, so that sending it twice records it once. */
+/**
+ * A random key (128 bits, hex) for one filled-in form, so that sending it twice records it once.
+ * getRandomValues works on any page; crypto.randomUUID only on https.
+ */
 export function requestKey() {
-  if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -1,7 +1,7 @@
 // The bid page's pure helpers: exact conversion, amounts per currency, time left, parsing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseAmount, timeLeft } from '../market-bid/amounts.js';
+import { dateTime, parseAmount, timeLeft } from '../market-bid/amounts.js';
 import { amountsPerCurrency, convertUp } from '../market-bid/convert.js';
 
 test('conversion rounds up exactly, without floating-point noise', () => {
@@ -53,4 +53,10 @@ test('typed amounts: digits with spaces, nothing else', () => {
   assert.equal(parseAmount(''), null);
   assert.equal(parseAmount('12.5'), null);
   assert.equal(parseAmount('-5'), null);
+});
+
+test('dates read y-MM-dd HH:mm in the local time zone', () => {
+  const local = new Date(2026, 10, 5, 7, 3); // 5 November 2026, 07:03 here
+  assert.equal(dateTime(local.toISOString()), '2026-11-05 07:03');
+  assert.equal(dateTime('not a date'), '');
 });

@@ -119,8 +119,12 @@ def test_the_page_loads_only_its_own_script_with_its_texts(bidder, ad, buyer_lin
     assert re.search(r'role="status"[^>]*aria-busy="true"', html)
     assert 'data-action="bid"' in html and f'data-link="bid/{parts(ad, buyer_link)}"' in html
     texts = page_texts(response)
-    assert texts["submitBid"] == "Place bid"
+    assert texts["bidTooLow"] == "Your bid must be at least %(amount)s %(currency)s."
     assert texts["yourCompany"] == "Your company"
+    # The form itself comes drawn and translated in the page, for the bidder's company.
+    form = html[html.index('<template id="bid-form">') :]
+    assert "You bid for Fjordauto AS." in form and "Your bid in NOK" in form
+    assert ">Place bid</button>" in form
     assert "submitAllocate" not in texts
 
 
@@ -132,11 +136,11 @@ def test_a_sellers_link_loads_the_sellers_script_and_a_bidders_does_not(bidder, 
         html = bidder.get(page_path(action, ad, seller_link)).get_data(as_text=True)
         assert re.findall(r"<script[^>]*\bsrc=\"([^\"]+)\"", html) == [seller_script]
     # The bidder's file holds none of the seller's forms.
-    bidder_js = (
-        Path(bidder.application.static_folder) / bidder_script.split("/static/")[1]
-    ).read_text()
+    static = Path(bidder.application.static_folder)
+    bidder_js = (static / bidder_script.split("/static/")[1]).read_text()
+    seller_js = (static / seller_script.split("/static/")[1]).read_text()
+    assert "allocate-price" in seller_js and "status-select" in seller_js
     assert "allocate-price" not in bidder_js and "status-select" not in bidder_js
-    assert "bid-amount" in bidder_js
 
 
 def test_the_page_shows_the_vehicle_before_the_script_runs(bidder, ad, buyer_link):
@@ -155,21 +159,24 @@ def test_the_page_shows_the_vehicle_before_the_script_runs(bidder, ad, buyer_lin
     ends = ad.ends_at.strftime("%Y-%m-%d %H:%M")
     assert f'<time datetime="{ad.ends_at.isoformat()}" data-local-time>{ends} UTC<' in card
     assert "<h2>Description</h2>" in card
-    # None of the bids is on the page itself: they come with the link's data call.
-    assert "191 500" not in html and "Fjordauto" not in html
+    # None of the bids is on the page itself (they come with the link's data call), and no other
+    # bidder's name: only the bidder's own company, in its form.
+    assert "191 500" not in html and "185 000 SEK" not in html and "Malmö" not in html
 
 
 def test_the_page_texts_follow_the_readers_language(demo_app, bidder, ad, buyer_link):
     response = bidder.get(page_path("bid", ad, buyer_link) + "?lang=sv-SE")
     assert 'lang="sv-SE"' in response.get_data(as_text=True)
-    expected = translated(demo_app, "Place bid", "sv_SE")
-    assert page_texts(response)["submitBid"] == expected
+    html = response.get_data(as_text=True)
+    assert f">{translated(demo_app, 'Place bid', 'sv_SE')}</button>" in html
+    expected = translated(demo_app, "Your bid must be at least %(amount)s %(currency)s.", "sv_SE")
+    assert page_texts(response)["bidTooLow"] == expected
 
 
 def test_each_action_has_its_own_texts(bidder, ad, seller_link):
     allocate = page_texts(bidder.get(page_path("allocate", ad, seller_link)))
     status = page_texts(bidder.get(page_path("change-status", ad, seller_link)))
-    assert allocate["submitAllocate"] == "Allocate" and "submitBid" not in allocate
+    assert allocate["submitAllocate"] == "Allocate" and "bidTooLow" not in allocate
     assert status["submitStatus"] == "Change status" and "bidders" not in status
 
 
