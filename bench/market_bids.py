@@ -317,7 +317,7 @@ def gzip_size(files: list[str]) -> tuple[int, int]:
 
 def js_sizes() -> bool:
     """Print the gzip size of each page's JavaScript; True when the bid page's is < 80 KB and
-    below the shell pages' (whether it is also below the invite page's is printed)."""
+    the smallest of all pages'."""
     manifest_path = DIST / "manifest.json"
     if not manifest_path.exists() or "market-bid-seller.js" not in json.loads(
         manifest_path.read_text()
@@ -339,7 +339,8 @@ def js_sizes() -> bool:
         raw, packed = gzip_size(files)
         sizes[name] = packed
         print(
-            f"  {name:38s} {packed / 1024:7.1f} KB gzip  ({raw / 1024:.1f} KB, {len(files)} files)"
+            f"  {name:38s} {packed / 1024:7.2f} KB gzip  ({packed:,} bytes; {raw / 1024:.1f} KB, "
+            f"{len(files)} file{'s' if len(files) > 1 else ''})"
         )
     bid = sizes["bid page (market-bid.js)"]
     shell_ok = bid < 80 * 1024 and bid < sizes["shell pages (main.js)"]
@@ -351,8 +352,7 @@ def js_sizes() -> bool:
         f"{'met' if shell_ok else 'MISSED'}; the smallest of all pages: "
         + ("yes" if not larger else "no, larger than the " + ", ".join(larger))
     )
-    ok = shell_ok
-    return ok
+    return shell_ok and not larger
 
 
 def main() -> None:
