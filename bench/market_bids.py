@@ -238,7 +238,9 @@ def bid_run(url: str, args, worker_class: str, workers: int, threads: int, port:
     accepted = sum(len(ids) for ids in run.accepted.values())
     problems = verify(app, market, {a: run.accepted.get(a, []) for a in market.advert_ids})
     return {
-        "setup": f"{worker_class} {workers} workers x {threads} threads",
+        # A sync worker serves one request at a time: --threads means nothing to it.
+        "setup": f"{worker_class} {workers} workers"
+        + (f" x {threads} threads" if worker_class != "sync" else ""),
         "posts": len(run.latencies),
         "accepted": accepted,
         "refused": run.refused,
