@@ -14,6 +14,7 @@ from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.models import EmailMessage
+from app.market.adverts import advert_images
 from app.market.invites import create_market_company
 from app.market.models import Advert, AdvertImage, MarketLink
 from app.preparation.items import active_advert_ids
@@ -556,7 +557,7 @@ def test_a_drafts_images_can_be_removed_and_the_rest_keep_their_order(as_demo):
     data["images"] = [(io.BytesIO(png((10 + i, 10))), f"{i}.png") for i in range(3)]
     client.post("/market/advert/add", data=data, content_type="multipart/form-data")
     advert = db.session.scalars(select(Advert).where(Advert.regno == "ABC123")).one()
-    first, second, third = (image.id for image in images_of(advert))
+    first, second, third = (image.id for image in advert_images(advert.id))
     form = page_text(client.get(f"/market/adverts/{advert.id}/edit"))
     assert f'name="remove_image" value="{second}"' in form and "Remove image 2" in form
     # Another advert's image id in the form is ignored.
@@ -564,15 +565,15 @@ def test_a_drafts_images_can_be_removed_and_the_rest_keep_their_order(as_demo):
     data["images"] = [(io.BytesIO(png()), "other.png")]
     client.post("/market/advert/add", data=data, content_type="multipart/form-data")
     other = db.session.scalars(select(Advert).where(Advert.regno == "DEF456")).one()
-    (other_image,) = (image.id for image in images_of(other))
+    (other_image,) = (image.id for image in advert_images(other.id))
     files = db.session.scalar(select(func.count()).select_from(FileObject).execution_options(all_instances=True))  # fmt: skip
     data = form_values(token, action="draft")
     data["remove_image"] = [str(second), str(other_image), str(10**9)]
     response = client.post(f"/market/adverts/{advert.id}/edit", data=data)
     assert response.status_code == 302
     db.session.expire_all()
-    assert [(i.id, i.position) for i in images_of(advert)] == [(first, 0), (third, 1)]
-    assert [image.id for image in images_of(other)] == [other_image]
+    assert [(i.id, i.position) for i in advert_images(advert.id)] == [(first, 0), (third, 1)]
+    assert [image.id for image in advert_images(other.id)] == [other_image]
     assert db.session.scalar(select(func.count()).select_from(FileObject).execution_options(all_instances=True)) == files - 1  # fmt: skip
     assert client.get(f"/market/adverts/{advert.id}/images/{second}").status_code == 404
 
@@ -594,28 +595,17 @@ def test_a_draft_holds_at_most_twenty_images(as_demo, monkeypatch):
     assert "An advert holds at most 2 images: remove some or choose fewer." in text
     assert 'value="XC60 B5"' in text  # the input is kept, nothing is saved
     db.session.expire_all()
-    assert advert.model == "XC60 B4" and len(images_of(advert)) == 2
+    assert advert.model == "XC60 B4" and len(advert_images(advert.id)) == 2
     # Removing one makes room for the new one.
     data = form_values(token, action="draft")
     data["images"] = [(io.BytesIO(png()), "c.png")]
-    data["remove_image"] = [str(images_of(advert)[0].id)]
+    data["remove_image"] = [str(advert_images(advert.id)[0].id)]
     response = client.post(
         f"/market/adverts/{advert.id}/edit", data=data, content_type="multipart/form-data"
     )
     assert response.status_code == 302
     db.session.expire_all()
-    assert len(images_of(advert)) == 2
-
-
-def images_of(advert: Advert) -> list[AdvertImage]:
-    return list(
-        db.session.scalars(
-            select(AdvertImage)
-            .where(AdvertImage.advert_id == advert.id)
-            .order_by(AdvertImage.position)
-            .execution_options(all_instances=True)
-        )
-    )
+    assert len(advert_images(advert.id)) == 2
 
 
 # --- the blue callout's items ------------------------------------------------------------------
