@@ -23,8 +23,16 @@ export function chartDatasets(type, datasets) {
   });
 }
 
-/** The options: at most 12 x ticks (spec 02 section 9), the unit on the y axis and tooltips. */
-export function chartOptions(unit, locale) {
+/** True when every value is a whole number (counts, whole amounts): no ticks at 0.5 then. */
+export function wholeNumbers(datasets) {
+  return datasets.every((dataset) => dataset.data.every((value) => value == null || Number.isInteger(value)));
+}
+
+/**
+ * The options: at most 12 x ticks (spec 02 section 9), the unit on the y axis and tooltips;
+ * `whole` keeps the y ticks on whole numbers.
+ */
+export function chartOptions(unit, locale, whole = false) {
   const number = new Intl.NumberFormat(locale || undefined, { maximumFractionDigits: 1 });
   const format = (value) => `${number.format(value)}${unit ? ` ${unit}` : ''}`;
   return {
@@ -42,7 +50,7 @@ export function chartOptions(unit, locale) {
     },
     scales: {
       x: { ticks: { maxTicksLimit: 12, autoSkip: true } },
-      y: { beginAtZero: true, ticks: { callback: (value) => format(value) } },
+      y: { beginAtZero: true, ticks: { callback: (value) => format(value), precision: whole ? 0 : undefined } },
     },
   };
 }

@@ -14,7 +14,7 @@ import {
   Tooltip,
 } from 'chart.js';
 import { Chart } from 'react-chartjs-2';
-import { chartDatasets, chartOptions } from './chart.js';
+import { chartDatasets, chartOptions, wholeNumbers } from './chart.js';
 
 ChartJS.register(
   BarController,
@@ -36,7 +36,7 @@ export default function StatisticsChart({ type = 'bar', labels = [], datasets = 
       <Chart
         type={chartType}
         data={{ labels, datasets: chartDatasets(chartType, datasets) }}
-        options={chartOptions(unit, locale)}
+        options={chartOptions(unit, locale, wholeNumbers(datasets))}
         role="img"
         aria-label={label}
       />

@@ -1,7 +1,7 @@
 // The options of the statistics charts (spec 02 section 9: at most 12 x ticks).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PALETTE, chartDatasets, chartOptions } from '../statistics-chart/chart.js';
+import { PALETTE, chartDatasets, chartOptions, wholeNumbers } from '../statistics-chart/chart.js';
 
 test('datasets get distinct colours; a target dataset is a dashed line', () => {
   const [first, second, target] = chartDatasets('bar', [
@@ -30,4 +30,13 @@ test('the x axis shows at most 12 ticks and values carry the unit', () => {
 
 test('a chart without a unit shows bare numbers', () => {
   assert.equal(chartOptions('', 'en-GB').scales.y.ticks.callback(7), '7');
+});
+
+test('counts get whole-number ticks; averages keep their fractions', () => {
+  const counts = [{ label: 'Published', data: [0, 1, 4, null] }];
+  const averages = [{ label: 'Days', data: [1.5, 2] }];
+  assert.equal(wholeNumbers(counts), true);
+  assert.equal(wholeNumbers(averages), false);
+  assert.equal(chartOptions('', 'en-GB', true).scales.y.ticks.precision, 0);
+  assert.equal(chartOptions('', 'en-GB', false).scales.y.ticks.precision, undefined);
 });
