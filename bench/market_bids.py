@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 
 from common import ROOT, bench_database_url, prepare_database
 
@@ -47,6 +48,74 @@ SWEEP = [
     ("gthread", 2, 16),
     ("gthread", 4, 8),
 ]
+
+
+# --- where the CPU goes ----------------------------------------------------------------------
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of one process so far (0 once it is gone)."""
+    try:
+        fields = (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1]).split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def pids_named(prefix: str) -> list[int]:
+    """The processes whose command name starts with `prefix` (postgres, redis-server)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().startswith(prefix):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy (all cores; idle and iowait left out)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(values) - values[3] - values[4]) / TICK
+
+
+class CpuSplit:
+    """CPU seconds spent by the gunicorn workers, PostgreSQL, Redis, this load client and the
+    whole machine (the kernel's network work included) between start() and stop()."""
+
+    SERVICES = {"postgres": "postgres", "redis": "redis-server"}
+
+    def start(self, server_pid: int) -> None:
+        self.workers = children(server_pid)
+        self.server = sum(process_cpu(p) for p in self.workers)
+        self.services = {
+            name: {p: process_cpu(p) for p in pids_named(prefix)}
+            for name, prefix in self.SERVICES.items()
+        }
+        self.client = time.process_time()
+        self.machine = machine_busy()
+
+    def stop(self) -> dict[str, float]:
+        spent = {
+            name: sum(process_cpu(p) - self.services[name].get(p, 0.0) for p in pids_named(prefix))
+            for name, prefix in self.SERVICES.items()
+        }
+        return spent | {
+            "server": sum(process_cpu(p) for p in self.workers) - self.server,
+            "client": time.process_time() - self.client,
+            "machine": machine_busy() - self.machine,
+        }
 
 
 # --- the server ------------------------------------------------------------------------------
@@ -72,7 +141,7 @@ def serve(port: int, env: dict, worker_class: str, workers: int, threads: int):
                 break
             except OSError:
                 time.sleep(0.2)
-        yield
+        yield proc
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
@@ -219,7 +288,8 @@ def bid_run(url: str, args, worker_class: str, workers: int, threads: int, port:
     chosen = [per_advert[market.advert_ids[n % args.adverts]][n] for n in range(args.bidders)]
     env = {"DATABASE_URL": url, "PYTHONPATH": ".", "PUBLIC_RATE_LIMIT": RATE_LIMIT}
     run = Run(args.bids, args.seconds)
-    with serve(port, env, worker_class, workers, threads):
+    cpu = CpuSplit()
+    with serve(port, env, worker_class, workers, threads) as server:
         ready = threading.Barrier(args.bidders + 1)
         clients = [
             threading.Thread(target=bidder_thread, args=(port, b, run, ready, args.raise_steps))
@@ -230,10 +300,12 @@ def bid_run(url: str, args, worker_class: str, workers: int, threads: int, port:
         # A bidder that could not start breaks the barrier: its error is reported.
         with contextlib.suppress(threading.BrokenBarrierError):
             ready.wait()
+        cpu.start(server.pid)
         run.first = time.perf_counter()
         run.deadline = run.first + args.seconds
         for client in clients:
             client.join()
+        spent = cpu.stop()
     wall = max(run.last - run.first, 1e-9)
     accepted = sum(len(ids) for ids in run.accepted.values())
     problems = verify(app, market, {a: run.accepted.get(a, []) for a in market.advert_ids})
@@ -253,6 +325,7 @@ def bid_run(url: str, args, worker_class: str, workers: int, threads: int, port:
         "p95": percentile(run.latencies, 0.95),
         "p99": percentile(run.latencies, 0.99),
         "problems": problems,
+        "cpu": spent,
     }
 
 
@@ -265,6 +338,16 @@ def report(result: dict) -> None:
         f"({result['posts']} POSTs in {result['wall']:.2f} s: {result['accepted']} accepted, "
         f"{result['refused']} refused as outbid, {result['duplicates']} duplicates, "
         f"{len(result['errors'])} errors)  {'meets' if ok else 'MISSES'} the target"
+    )
+    cpu, posts = result["cpu"], max(result["posts"], 1)
+    per = {name: seconds / posts * 1000 for name, seconds in cpu.items()}
+    rest = per["machine"] - per["server"] - per["postgres"] - per["redis"] - per["client"]
+    print(
+        f"  CPU per POST: gunicorn workers {per['server']:.2f} ms, PostgreSQL "
+        f"{per['postgres']:.2f} ms, Redis {per['redis']:.2f} ms, this load client "
+        f"{per['client']:.2f} ms, the rest (kernel, network) {rest:.2f} ms; the machine was "
+        f"busy {cpu['machine'] / result['wall'] / (os.cpu_count() or 1) * 100:.0f}% of "
+        f"{os.cpu_count()} cores"
     )
     for error in result["errors"][:5]:
         print(f"  error: {error}")
