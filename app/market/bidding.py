@@ -311,6 +311,9 @@ def place_bid(link: BidLink | int, amount: int, request_key: str) -> BidResult:
     link = _bid_link(link) if isinstance(link, int) else link
     rate = rates_from(link.instance_id, link.advert_currency).get(link.currency)
     state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
+    # A statement of its own, after the lock: on PostgreSQL (read committed) it reads a fresh
+    # snapshot, so a double tap that waited for the lock sees the first tap's bid. Joined into
+    # the locked read it would not (the lock re-reads the advert's row, not the joined ones).
     if earlier := _earlier(link.link_id, request_key):
         return BidResult(earlier, duplicate=True, next_bid=_next_in(state, rate))
     if reason := bidding_closed_message(state, utcnow()):
