@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import bindparam, insert, select, update
@@ -367,8 +368,10 @@ def _next_in(state, rate: Decimal | None) -> int | None:
 
 
 def format_amount(amount: int) -> str:
-    """12 500 style: whole units with thin-space-free grouping the bid page also uses."""
-    return f"{amount:,}".replace(",", " ")
+    """A whole amount grouped as the reader's language writes numbers (190 000 with no-break
+    spaces in Swedish, 190.000 in German, 190,000 in English): the current locale, which a
+    mail's rendering sets to the recipient's."""
+    return format_decimal(amount, format="#,##0")
 
 
 def group_bids(advert_id: int) -> dict[int, AdvertBid]:

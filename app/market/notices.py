@@ -14,7 +14,6 @@ from app.auth.models import User
 from app.core.i18n import to_locale
 from app.extensions import db
 from app.mail.services import send_mail
-from app.market.bidding import format_amount
 from app.market.models import Advert, InstanceGroup, MarketLink
 
 DEFAULT_LANGUAGE = "sv-SE"
@@ -105,7 +104,7 @@ def notify_allocation(advert: Advert) -> int:
         "market_allocated",
         "market_allocated",
         advert=advert,
-        price=format_amount(advert.allocated_price),
+        price=advert.allocated_price,
         notes=advert.allocated_notes,
     )
 
@@ -122,6 +121,6 @@ def notify_status(advert: Advert, previous: str, group_id: int | None, price: in
         "market_status",
         f"market_{advert.status}",
         sold=advert.status == "sold",
-        price=format_amount(price) if price is not None else "",
+        price=price,
         notes=advert.status_notes,
     )

@@ -72,7 +72,7 @@ def _links(v: Viewer) -> dict[str, bool]:
 def money(amount: int | None, currency: str) -> str:
     if amount is None:
         return "–"
-    return f"{format_decimal(amount, format='#,##0')}\u00a0{currency}"
+    return f"{format_amount(amount)}\u00a0{currency}"
 
 
 def number(value, digits: int = 0) -> str:
@@ -111,7 +111,6 @@ HELPERS = {
     "when": when,
     "ends_in": ends_in,
     "month_label": month_label,
-    "format_amount": format_amount,
     "format_date": format_date,
 }
 

@@ -9,7 +9,7 @@ import io
 from datetime import datetime
 
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_datetime, format_decimal, get_timezone, to_user_timezone
+from flask_babel import format_datetime, get_timezone, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
@@ -17,7 +17,13 @@ from app.core.models import utcnow
 from app.extensions import db
 from app.market import adverts as svc
 from app.market import bp
-from app.market.bidding import ALLOCATABLE, STATUS_LABELS, allowed_statuses, link_path
+from app.market.bidding import (
+    ALLOCATABLE,
+    STATUS_LABELS,
+    allowed_statuses,
+    format_amount,
+    link_path,
+)
 from app.market.forms import AdvertForm
 from app.market.groups import current_group
 from app.market.models import Advert, InstanceGroup
@@ -90,7 +96,7 @@ def advert_money(amount: int | None, currency: str = "") -> str:
     """A whole amount grouped as the user's language writes numbers, with its currency."""
     if amount is None:
         return ""
-    number = format_decimal(amount, format="#,##0")
+    number = format_amount(amount)
     return f"{number}\u00a0{currency}" if currency else number
 
 

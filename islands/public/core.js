@@ -17,9 +17,9 @@ export function format(text, params) {
   return String(text).replace(/%\(([^)]+)\)s/g, (m, name) => (name in params ? params[name] : m));
 }
 
-/** Whole units with a space between thousands, as the server formats amounts. */
+/** Whole units grouped as the page's language writes numbers, as the server formats them. */
 export function amount(value) {
-  return String(Math.trunc(Number(value) || 0)).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+  return new Intl.NumberFormat(document.documentElement.lang || undefined).format(Math.trunc(Number(value) || 0));
 }
 
 function meta(name) {

@@ -65,7 +65,7 @@ def test_a_bid_from_a_phone(live_server, new_page, snap):
     amount = page.get_by_label("Your bid in NOK")
     # Highest bid 187 011 SEK (191 500 NOK) + 1 000 -> 188 011 SEK -> x 1.024 rounded up.
     expect(amount).to_have_value("192524")
-    expect(page.locator(".bid-currencies tr.is-own")).to_contain_text("192 524")
+    expect(page.locator(".bid-currencies tr.is-own")).to_contain_text("192,524")
     history = page.locator(".bid-history tbody tr")
     expect(history).to_have_count(2)
     expect(history.first).to_contain_text("Your company")
@@ -85,7 +85,7 @@ def test_a_bid_from_a_phone(live_server, new_page, snap):
     # The data reloads: the next bid moves on and the new bid heads the history.
     expect(page.get_by_label("Your bid in NOK")).to_have_value("194024")
     expect(history).to_have_count(3)
-    expect(history.first).to_contain_text("193 000 NOK")
+    expect(history.first).to_contain_text("193,000 NOK")
     expect(page.locator(".bid-leading")).to_be_visible()
     snap(page, "market-bid-sent")
     with live_server.app.app_context():
@@ -114,7 +114,7 @@ def test_a_refused_bid_shows_the_servers_message_in_red(live_server, new_page, s
         text(
             live_server,
             "Your bid must be at least %(amount)s %(currency)s.",
-            amount="205 824",
+            amount="205,824",
             currency="NOK",
         )
     )
@@ -133,8 +133,8 @@ def test_an_allocation_from_a_phone(live_server, new_page, snap):
     expect(price).to_have_value("187011")
     # The bidder's own currency shows its bid; the others the price times the rate, rounded up.
     amounts = page.locator(".bid-allocate-amounts")
-    expect(amounts.locator("tr.is-own")).to_contain_text("191 500")
-    expect(amounts.locator("tr", has_text="EUR")).to_contain_text("16 233")
+    expect(amounts.locator("tr.is-own")).to_contain_text("191,500")
+    expect(amounts.locator("tr", has_text="EUR")).to_contain_text("16,233")
     page.get_by_label("Notes to the buyer (optional)").fill("Collection from Solna.")
     expect(page.get_by_text("22 of 255 characters")).to_be_visible()
     snap(page, "market-allocate-chosen")
@@ -156,7 +156,7 @@ def test_an_allocation_from_a_phone(live_server, new_page, snap):
     assert {"buyer@demo.test", "seller@demo.test"} <= set(to)
     # The buyer's own link now says the vehicle is theirs, and takes no more bids.
     buyer = open_phone(new_page, paths["bid"])
-    expect(buyer.locator(".bid-action .alert-success")).to_contain_text("187 011 SEK")
+    expect(buyer.locator(".bid-action .alert-success")).to_contain_text("187,011 SEK")
     expect(buyer.locator("form.bid-form")).to_have_count(0)
     snap(buyer, "market-bid-allocated-to-you")
 

@@ -169,7 +169,7 @@ def test_the_page_shows_the_vehicle_before_the_script_runs(bidder, ad, buyer_lin
     for fact in (
         f"<dt>Registration number</dt><dd>{ad.regno}</dd>",
         "<dt>Model year</dt><dd>2021</dd>",
-        "<dt>Mileage</dt><dd>48 200 km</dd>",
+        "<dt>Mileage</dt><dd>48,200 km</dd>",
         "<dt>Colour</dt><dd>Denim blue</dd>",
         "<dt>Seller</dt><dd>Nordbil AB</dd>",
     ):
@@ -181,7 +181,7 @@ def test_the_page_shows_the_vehicle_before_the_script_runs(bidder, ad, buyer_lin
     assert "<h2>Description</h2>" in card
     # None of the bids is on the page itself (they come with the link's data call), and no other
     # bidder's name: only the bidder's own company, in its form.
-    assert "191 500" not in html and "185 000 SEK" not in html and "Malmö" not in html
+    assert "191,500" not in html and "185,000" not in html and "Malmö" not in html
 
 
 def test_the_page_texts_follow_the_readers_language(demo_app, bidder, ad, buyer_link):
@@ -346,7 +346,7 @@ def test_a_bid_below_the_next_bid_is_refused_with_the_amount(bidder, ad, buyer_l
     )
     assert response.status_code == 422
     assert response.json["key"] == response.json["error"] == "BID_TOO_LOW"
-    assert response.json["message"] == "Your bid must be at least 192 524 NOK."
+    assert response.json["message"] == "Your bid must be at least 192,524 NOK."
     assert len(bids_of(ad.id)) == 2
     # Exactly the rounded-up next bid is enough, and converts back to at least the next bid.
     response = send(
@@ -357,11 +357,30 @@ def test_a_bid_below_the_next_bid_is_refused_with_the_amount(bidder, ad, buyer_l
     assert reload(ad.id).highest_bid == NEXT_SEK
 
 
+@pytest.mark.parametrize(
+    ("lang", "amount", "mileage"),
+    [
+        ("de-DE", "192.524", "48.200"),
+        ("sv-SE", "192\u00a0524", "48\u00a0200"),
+        ("en-GB", "192,524", "48,200"),
+    ],
+)
+def test_amounts_are_written_as_the_readers_language_writes_numbers(
+    bidder, ad, buyer_link, csrf, lang, amount, mileage
+):
+    path = bid_path(ad, buyer_link) + f"?lang={lang}"
+    response = send(bidder, "POST", path, {"bid": NEXT_NOK - 1, "requestKey": "low"}, csrf)
+    assert response.status_code == 422
+    assert f"{amount} NOK" in response.json["message"]
+    page = bidder.get(page_path("bid", ad, buyer_link) + f"?lang={lang}").get_data(as_text=True)
+    assert f"<dd>{mileage} km</dd>" in page
+
+
 def test_a_bid_in_the_adverts_currency_is_checked_without_a_rate(bidder, ad):
     malmo = link(ad, MALMO, "bid")
     csrf = token(bidder, page_path("bid", ad, malmo))
     low = send(bidder, "POST", bid_path(ad, malmo), {"bid": NEXT_SEK - 1, "requestKey": "m1"}, csrf)
-    assert low.status_code == 422 and low.json["message"].endswith("188 011 SEK.")
+    assert low.status_code == 422 and low.json["message"].endswith("188,011 SEK.")
     ok = send(bidder, "POST", bid_path(ad, malmo), {"bid": NEXT_SEK, "requestKey": "m2"}, csrf)
     assert ok.status_code == 201 and ok.json["nextBid"] == NEXT_SEK + 1_000
 
@@ -613,7 +632,8 @@ def test_an_allocation_notifies_the_buyers_bidders_and_the_seller(bidder, ad, se
     for address, mail in sent.items():
         person = user(address)
         assert mail.language == (person.options or {}).get("language", "sv-SE")
-        assert "187 500 SEK" in mail.body_text and "Keys at reception." in mail.body_text
+        # In the recipient's language: Norwegian and Swedish group with no-break spaces.
+        assert "187\u00a0500\u00a0SEK" in mail.body_text and "Keys at reception." in mail.body_text
         assert ad.regno in mail.subject
     assert f"/market-bid/bid/{parts(ad, link(ad, BUYER, 'bid'))}" in sent[BUYER].body_text
     assert f"/market-bid/change-status/{parts(ad, seller_link)}" in sent[SELLER].body_text
@@ -682,7 +702,7 @@ def test_the_buyer_hears_of_a_sale_or_a_cancelled_allocation(
     assert change(bidder, ad, seller_link, {"status": status}, csrf).status_code == 200
     sent = mails(kind)
     assert [m.to_address for m in sent] == [BUYER]
-    assert "187 011 SEK" in sent[0].body_text
+    assert "187\u00a0011\u00a0SEK" in sent[0].body_text  # Norwegian, for Ole
     saved = reload(ad.id)
     assert saved.status == status
     assert (saved.allocated_group_id is None) == (status == "closed")
