@@ -12,7 +12,7 @@ Targets: >= 500 accepted bids/s, POST p95 < 100 ms, bid page JavaScript < 80 KB 
 smallest of all pages.
 
     BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/dc_bench \\
-        .venv/bin/python bench/market_bids.py                      # sync, 2 workers (default)
+        .venv/bin/python bench/market_bids.py                      # as gunicorn.conf.py: sync, 2 per core
     ... bench/market_bids.py --worker-class gthread --threads 8    # another worker set-up
     ... bench/market_bids.py --sweep                               # several set-ups in turn
     ... bench/market_bids.py --raise-steps 10                      # bids 0..10 steps above
@@ -448,7 +448,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--worker-class", default="sync", choices=("sync", "gthread"))
-    parser.add_argument("--workers", type=int, default=2)
+    # gunicorn.conf.py's default (WEB_CONCURRENCY unset): two sync workers per core.
+    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 1) * 2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument(
         "--raise-steps", type=int, default=0, help="bid up to n steps above the minimum (random)"
