@@ -67,17 +67,17 @@ def page_texts(action: str) -> dict[str, str]:
         "ended": _("Ended"),
         "noBids": _("No bids yet"),
         "historyMore": _("The %(count)s most recent of %(total)s bids are shown."),
-        "amount": _("Amount"),
         "yourCompany": _("Your company"),
         "anotherBidder": _("Another bidder"),
-        "currencies": _("Next bid per currency"),
-        "nextBid": _("Next bid"),
-        "yourCurrency": _("your currency"),
         "saving": _("Sending…"),
-        "charactersLeft": _("%(count)s of %(max)s characters"),
     }
+    if action != "bid":  # the seller's notes field counts its characters
+        texts["charactersLeft"] = _("%(count)s of %(max)s characters")
     if action == "bid":
         texts |= {
+            "currencies": _("Next bid per currency"),
+            "nextBid": _("Next bid"),
+            "yourCurrency": _("your currency"),
             "bidHint": _("At least %(amount)s %(currency)s."),
             "bidTooLow": _("Your bid must be at least %(amount)s %(currency)s."),
             "leading": _("Your company has the highest bid."),
@@ -93,6 +93,7 @@ def page_texts(action: str) -> dict[str, str]:
             "priceLabel": _("Sales price in %(currency)s"),
             "priceHint": _("Filled in from the chosen buyer's bid; you may change it."),
             "priceInCurrencies": _("The sales price per currency"),
+            "amount": _("Amount"),
             "buyerCurrency": _("the buyer's currency"),
             "notesLabel": _("Notes to the buyer (optional)"),
             "submitAllocate": _("Allocate"),
@@ -111,19 +112,12 @@ def page_texts(action: str) -> dict[str, str]:
     return texts
 
 
-def _form_title(action: str) -> str:
+def _titles(action: str) -> tuple[str, str]:
+    """The page's heading and its action card's title."""
     return {
-        "bid": _("Your bid"),
-        "allocate": _("Allocate the vehicle"),
-        "change-status": _("Change the status"),
-    }[action]
-
-
-def _heading(action: str) -> str:
-    return {
-        "bid": _("Bid on the vehicle"),
-        "allocate": _("Allocate the vehicle to a buyer"),
-        "change-status": _("Change the advert's status"),
+        "bid": (_("Bid on the vehicle"), _("Your bid")),
+        "allocate": (_("Allocate the vehicle to a buyer"), _("Allocate the vehicle")),
+        "change-status": (_("Change the advert's status"), _("Change the status")),
     }[action]
 
 
@@ -142,11 +136,12 @@ def bid_page(action: str, group_hash: str, advert_hash: str, user_hash: str):
     if found is None:
         return _link_missing()
     link, advert, group = found
+    heading, form_title = _titles(action)
     return render_template(
         "market/bid.html",
         action=action,
-        heading=_heading(action),
-        form_title=_form_title(action),
+        heading=heading,
+        form_title=form_title,
         advert=advert,
         group=group,
         vehicle=advert_view(action, link, advert, group),

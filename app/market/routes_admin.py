@@ -15,10 +15,10 @@ from app.extensions import db
 from app.market import admin as A
 from app.market import bp
 from app.market.admin_forms import LANGUAGE_NAMES, InviteForm, SettingsForm, VehicleRequestForm
-from app.market.bidding import format_amount
 from app.market.groups import current_group
 from app.market.invites import create_invite
 from app.market.models import InstanceGroup
+from app.market.routes_adverts import advert_money
 from app.shell.menu import MAIN_MENU, Entry, market_seller
 from app.shell.viewer import Viewer, viewer
 
@@ -70,9 +70,8 @@ def _links(v: Viewer) -> dict[str, bool]:
 
 
 def money(amount: int | None, currency: str) -> str:
-    if amount is None:
-        return "–"
-    return f"{format_amount(amount)}\u00a0{currency}"
+    """advert_money, with a dash for no amount (a table cell)."""
+    return "–" if amount is None else advert_money(amount, currency)
 
 
 def number(value, digits: int = 0) -> str:
