@@ -59,6 +59,11 @@ async function start() {
   enhanceMenus(); // first: its cc:new-version listener must run before shell.js's
   enhanceShell();
   enhanceForms();
+  // The menu tree needs no catalogue (its texts come with its props): hydrate it first.
+  const menus = document.getElementById('menu-tree-props')
+    ? import('./menu-tree/index.js').then(({ hydrateMenus }) => hydrateMenus())
+    : null;
+  menus?.catch((error) => console.error('The menu tree failed to load', error));
   try {
     await loadCatalogue();
   } catch (error) {

@@ -118,3 +118,6 @@ def impersonate(user_id: int):
         id=target.id, username=target.email, firstname=target.firstname, lastname=target.lastname,
         full_name=target.full_name,
     )  # fmt: skip
+
+
+from app.shell import menu_island  # noqa: E402,F401 - the menu island's counts call (issue 17)

@@ -12,6 +12,7 @@ from app.core import roles as R
 from app.preparation.services import state_counts
 from app.shell import versions  # noqa: F401 - registers the menu-version listener
 from app.shell.menu import Node, main_menu, mark_active, user_menu
+from app.shell.menu_island import island_props
 from app.shell.viewer import SnapshotCache, Viewer, viewer
 
 
@@ -63,6 +64,7 @@ def shell_counts(v: Viewer) -> dict[str, dict[int, int]]:
 
 
 _MARK = re.compile("\x1e([acegt]):([^\x1e]*)\x1e")
+_BETWEEN_TAGS = re.compile(r">\s+<")
 
 
 def nav_html(
@@ -73,7 +75,8 @@ def nav_html(
     html = v.snapshot.derived.get(cache_key)
     if html is None:
         macro = get_template_attribute("macros/nav.html", "nav_list")
-        html = str(macro(menu))
+        # No white space between tags: the menu island hydrates this markup as React renders it.
+        html = _BETWEEN_TAGS.sub("><", str(macro(menu)).strip())
         # Keep only the newest rendering per snapshot: counts change, old ones are dead.
         for old in [
             k
@@ -112,6 +115,7 @@ class Shell:
     chat_url: str | None
     show_top_selector: bool
     nav: Markup
+    menu_props: dict | None = None  # the menu island's props (app/shell/menu_island.py)
 
     @property
     def title(self) -> str | None:
@@ -132,7 +136,7 @@ def build_shell() -> Shell | None:
     trail = mark_active(menu, request.path, full_path)
     counts_key = g.get("shell_counts_key")
     chat_url = current_app.config.get("CHAT_WIDGET_URL")
-    return Shell(
+    shell = Shell(
         viewer=v,
         menu=menu,
         admin_mode=admin_mode,
@@ -143,6 +147,8 @@ def build_shell() -> Shell | None:
         show_top_selector=v.has(R.ROLE_MANAGER_ADMIN) or v.impersonator is not None,
         nav=nav_html(v, menu, counts_key, trail, admin_mode),
     )
+    shell.menu_props = island_props(shell, generate_csrf())
+    return shell
 
 
 def current_shell() -> Shell | None:

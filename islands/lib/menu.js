@@ -1,8 +1,8 @@
-// Enhancers for the shell's menus and header (plain server-rendered markup, no React), spec 01
-// sections 2, 4 and 9. shell.js opens and closes the menu itself; this module adds:
-// - .nav-expand buttons: show and hide the group they control (aria-controls).
+// Enhancers for the shell's header (plain server-rendered markup), spec 01 sections 2, 4 and 9.
+// shell.js opens and closes the menu itself; the menu tree is a React island (menu-tree/:
+// groups, keyboard, counts, and on a phone closing a menu that covers over 90 % of the window
+// after a leaf, by the rule below); this module adds:
 // - [data-nav-toggle]: the desktop collapsed state is kept in the `nav` cookie for the server.
-// - [data-nav-leaf] on a phone: a menu that covers over 90 % of the window closes.
 // - [data-logo]: five clicks in a burst reveal [data-top-selector]; so does
 //   [data-reveal-top-selector]. The revealed state lasts for the browser tab (sessionStorage).
 // - form[data-division-selector]: submits on change and remembers the value (localStorage).
@@ -125,21 +125,7 @@ function closest(event, selector) {
   return target && typeof target.closest === 'function' ? target.closest(selector) : null;
 }
 
-// --- menu groups -------------------------------------------------------------------------------
-
-function enhanceGroups(doc) {
-  doc.addEventListener('click', (event) => {
-    const button = closest(event, '.nav-expand');
-    if (!button) return;
-    const group = doc.getElementById(button.getAttribute('aria-controls'));
-    if (!group) return;
-    const show = group.classList.contains('nav-collapsed-group');
-    group.classList.toggle('nav-collapsed-group', !show);
-    button.setAttribute('aria-expanded', String(show));
-  });
-}
-
-// --- collapse on desktop, close after a leaf on a phone -----------------------------------------
+// --- collapse on desktop (the menu tree island closes the phone menu after a leaf) ----------------
 
 function enhanceNavState(doc, win) {
   const frame = doc.querySelector('.app');
@@ -162,22 +148,6 @@ function enhanceNavState(doc, win) {
       if (closest(event, '[data-nav-toggle]')) remember();
     });
   }
-
-  doc.addEventListener('click', (event) => {
-    const leaf = closest(event, '.shell-nav [data-nav-leaf]');
-    if (!leaf || !frame.classList.contains('nav-open')) return;
-    const nav = leaf.closest('.shell-nav');
-    const rule = {
-      mobile: isMobile(win),
-      menuWidth: nav.getBoundingClientRect().width,
-      windowWidth: win.innerWidth,
-    };
-    if (!shouldCloseAfterLeaf(rule)) return;
-    frame.classList.remove('nav-open');
-    for (const toggle of doc.querySelectorAll('[data-nav-toggle]')) {
-      toggle.setAttribute('aria-expanded', 'false');
-    }
-  });
 }
 
 // --- the top selector (ROLE_MANAGER_ADMIN) -----------------------------------------------------
@@ -413,7 +383,6 @@ function enhanceNewVersion(doc, win) {
 
 /** Wire the menus and the header; call once per page, before enhanceShell(). */
 export function enhanceMenus(doc = document, win = window) {
-  enhanceGroups(doc);
   enhanceNavState(doc, win);
   enhanceTopSelector(doc, win);
   enhanceDivisionSelector(doc);

@@ -275,41 +275,7 @@ test('on a phone a leaf closes a menu that covers more than 90 % of the width', 
   assert.equal(shouldCloseAfterLeaf({ mobile: true, menuWidth: 10, windowWidth: 0 }), false);
 });
 
-test('choosing a leaf in the open phone menu closes it', () => {
-  const frame = new FakeElement({ matches: ['.app'], classes: ['nav-open'] });
-  const nav = new FakeElement({ matches: ['.shell-nav'] });
-  nav.getBoundingClientRect = () => ({ width: 352 });
-  const leaf = new FakeElement({ matches: ['[data-nav-leaf]', '.shell-nav [data-nav-leaf]'] });
-  leaf.parent = nav;
-  const toggle = new FakeElement({ attrs: { 'aria-expanded': 'true' } });
-  const page = fakePage({
-    bySelector: { '.app': frame, '[data-nav-toggle]': [toggle] },
-    mobile: true,
-  });
-  enhanceMenus(page.doc, page.win);
-  const event = page.click(leaf);
-  assert.equal(frame.classList.contains('nav-open'), false);
-  assert.equal(toggle.getAttribute('aria-expanded'), 'false');
-  assert.equal(event.defaultPrevented, false, 'the link is still followed');
-});
-
-// --- groups ------------------------------------------------------------------------------------
-
-test('a group button shows and hides the group it controls', () => {
-  const group = new FakeElement({ classes: ['nav-collapsed-group'] });
-  const button = new FakeElement({
-    matches: ['.nav-expand'],
-    attrs: { 'aria-controls': 'nav-begcare', 'aria-expanded': 'false' },
-  });
-  const page = fakePage({ byId: { 'nav-begcare': group } });
-  enhanceMenus(page.doc, page.win);
-  page.click(button);
-  assert.equal(group.classList.contains('nav-collapsed-group'), false);
-  assert.equal(button.getAttribute('aria-expanded'), 'true');
-  page.click(button);
-  assert.equal(group.classList.contains('nav-collapsed-group'), true);
-  assert.equal(button.getAttribute('aria-expanded'), 'false');
-});
+// Choosing a leaf and the group buttons: the menu tree island, see menu-tree.test.mjs.
 
 // --- search ------------------------------------------------------------------------------------
 
