@@ -8,8 +8,8 @@ the new minimum). Exactly 1,000 bid POSTs in all, at most 120 s, 127.0.0.1 only.
 database is checked: every accepted bid is there exactly once, and each advert's highest bid is
 its last accepted bid. Then the size of the bid page's JavaScript (gzip) against the others'.
 
-Targets: >= 500 accepted bids/s, POST p95 < 100 ms, bid page JavaScript < 80 KB gzip and the
-smallest of all pages.
+Targets: >= 500 accepted bids/s, POST p95 < 100 ms, bid page JavaScript <= 80 KB gzip with
+React included (issue 17: the bid form is a React component) and below the shell pages'.
 
     BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/dc_bench \\
         .venv/bin/python bench/market_bids.py                      # as gunicorn.conf.py: sync, 2 per core
@@ -401,8 +401,8 @@ def gzip_size(files: list[str]) -> tuple[int, int]:
 
 
 def js_sizes() -> bool:
-    """Print the gzip size of each page's JavaScript; True when the bid page's is < 80 KB and
-    the smallest of all pages'."""
+    """Print the gzip size of each page's JavaScript; True when the bid page's, React included,
+    is at most 80 KB and below the shell pages' (issue 17)."""
     manifest_path = DIST / "manifest.json"
     if not manifest_path.exists() or "market-bid-seller.js" not in json.loads(
         manifest_path.read_text()
@@ -428,16 +428,12 @@ def js_sizes() -> bool:
             f"{len(files)} file{'s' if len(files) > 1 else ''})"
         )
     bid = sizes["bid page (market-bid.js)"]
-    shell_ok = bid < 80 * 1024 and bid < sizes["shell pages (main.js)"]
-    # A seller's link is the same page with more to do; the bidder's is what must stay smallest.
-    others = {name: size for name, size in sizes.items() if not name.startswith(("bid", "seller"))}
-    larger = [name for name, size in others.items() if size < bid]
+    ok = bid <= 80 * 1024 and bid < sizes["shell pages (main.js)"]
     print(
-        f"  bid page: {bid / 1024:.1f} KB gzip; target < 80 KB and below the shell pages: "
-        f"{'met' if shell_ok else 'MISSED'}; the smallest of all pages: "
-        + ("yes" if not larger else "no, larger than the " + ", ".join(larger))
+        f"  bid page: {bid / 1024:.1f} KB gzip with React; target <= 80 KB and below the shell "
+        f"pages: {'met' if ok else 'MISSED'}"
     )
-    return shell_ok and not larger
+    return ok
 
 
 def main() -> None:

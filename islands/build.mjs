@@ -15,8 +15,9 @@ const ENTRIES = {
   'main.js': 'islands/main.jsx',
   'app.css': 'islands/styles/app.css',
 };
-// The public market pages load only their own small script (no React, no shell), each one
-// self-contained file: a phone fetches it in one request, with no chain of chunks to wait for.
+// The public market pages load only their own script (no shell): React in one chunk shared by
+// every public page (hashed, so cached immutable), the page's entry and what it shares with the
+// others. public.html preloads the whole set, so a phone fetches it at once, without a chain.
 // A bidder's link loads market-bid.js; a seller's allocate or change-status link the
 // seller's entry, which adds the seller's forms.
 const PUBLIC_ENTRIES = {
@@ -77,6 +78,12 @@ function manifestFrom(metafile, publicMetafile) {
       manifest[logical] = relative(key);
     }
   }
+  // Each public page's static chunks (React's shared one among them), for its preload tags.
+  manifest.publicChunks = {};
+  for (const [logical, entry] of Object.entries(PUBLIC_ENTRIES)) {
+    const key = publicByEntry.get(entry);
+    manifest.publicChunks[logical] = staticChunks(publicMetafile.outputs, key).map(relative).sort();
+  }
   const mainKey = byEntry.get(ENTRIES['main.js']);
   manifest.chunks = staticChunks(outputs, mainKey).map(relative).sort();
   // Each island's own chunk, in case a page wants to preload the islands it is sure to mount.
@@ -112,8 +119,11 @@ const result = await esbuild.build({
 const publicResult = await esbuild.build({
   ...common,
   entryPoints: Object.values(PUBLIC_ENTRIES),
-  splitting: false,
+  splitting: true,
+  jsx: 'automatic',
   entryNames: 'public/[dir]-[name]-[hash]',
+  chunkNames: 'public/chunks/[name]-[hash]',
+  define: { 'process.env.NODE_ENV': '"production"' },
 });
 
 /** Every hashed file the manifest names: what the service worker pre-caches. */

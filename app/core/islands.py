@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app, url_for
+from flask import Flask, current_app, request, url_for
 from markupsafe import Markup, escape
 
 MISSING_MESSAGE = "The island bundles are missing: run `make build`."
@@ -100,6 +101,34 @@ def island_head() -> Markup:
     return Markup("\n").join(tags)
 
 
+def page_script_tags(logical: str) -> Markup:
+    """A public page's script: module preloads for its static chunks (React's chunk, shared by
+    every public page, among them), then the entry, so the browser fetches them all at once."""
+    manifest = _manifest()
+    tags = [
+        Markup('<link rel="modulepreload" href="{}">').format(_dist_url(chunk))
+        for chunk in manifest.get("publicChunks", {}).get(logical, [])
+    ]
+    tags.append(Markup('<script type="module" src="{}"></script>').format(asset_url(logical)))
+    return Markup("\n  ").join(tags)
+
+
+# A built file whose name carries its content hash (esbuild's [name]-[hash]): never changes.
+_HASHED = re.compile(r"^dist/(?:.+/)?[^/]+-[A-Z0-9]{8}\.(?:js|css)$")
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+def _cache_hashed(response):
+    """Hashed bundles are cached for a year and never revalidated; a new build has new names."""
+    if (
+        request.endpoint == "static"
+        and response.status_code == 200
+        and _HASHED.match((request.view_args or {}).get("filename", ""))
+    ):
+        response.headers["Cache-Control"] = IMMUTABLE
+    return response
+
+
 def island(name: str, props: dict[str, Any] | None = None, fallback: Any = None) -> Markup:
     """The mount element for island `name`, its props as JSON and `fallback` for no-JS pages."""
     props_json = json.dumps(props or {}, default=str, ensure_ascii=False)
@@ -112,4 +141,10 @@ def init_app(app: Flask) -> None:
     """Read the manifest once and register island(), island_head() and asset_url() in Jinja."""
     state = app.extensions[EXTENSION_KEY] = _State(_manifest_path(app))
     state.bundle(app.debug)
-    app.jinja_env.globals.update(island=island, island_head=island_head, asset_url=asset_url)
+    app.jinja_env.globals.update(
+        island=island,
+        island_head=island_head,
+        asset_url=asset_url,
+        page_script_tags=page_script_tags,
+    )
+    app.after_request(_cache_hashed)

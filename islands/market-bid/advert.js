@@ -1,5 +1,5 @@
 // The advert's side of the bid page: status and time left on the server-drawn vehicle card,
-// prices, bid history and currencies.
+// prices and bid history (plain DOM on the server's markup; the forms are React components).
 import { amount, format, h, t } from '../public/core.js';
 import { dateTime, timeLeft } from './amounts.js';
 
@@ -67,26 +67,4 @@ export function fillHistory(card, data, { anonymous }) {
   more.hidden = !(data.bidCount > rows.length && rows.length);
   more.textContent = format(t.historyMore, { count: rows.length, total: data.bidCount });
   card.hidden = false;
-}
-
-/**
- * The currency table (the page's template): currency, exchange rate and an amount per currency;
- * the row of `highlight` is marked with `tag` (the bidder's own currency, or the chosen buyer's).
- */
-export function currencyTable(rows, { title, amountLabel, highlight, tag = t.yourCurrency }) {
-  const table = document.getElementById('bid-currency-table').content.firstElementChild.cloneNode(true);
-  table.querySelector('caption').textContent = title;
-  table.querySelector('th:last-child').textContent = amountLabel;
-  table.querySelector('tbody').append(
-    ...rows.map((row) =>
-      h(
-        'tr',
-        { className: row.currency === highlight ? 'is-own' : null },
-        h('th', { scope: 'row' }, row.currency, row.currency === highlight ? h('span', { className: 'bid-own-tag' }, tag) : null),
-        h('td', { className: 'num' }, row.exchangeRate),
-        h('td', { className: 'num' }, row.amount === null ? '–' : amount(row.amount)),
-      ),
-    ),
-  );
-  return table;
 }

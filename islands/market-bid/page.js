@@ -1,21 +1,43 @@
 // The public bid page (spec 02, market-bid): loading, then the form of the link's action
-// (bid, allocate, change-status), then the result in a green or red box. No framework: a
-// bidder's phone downloads one file of a few kilobytes. Texts come translated in the page.
-// Two entries start it: main.js for a bidder's link, seller.js (with the seller's forms) for
-// an allocate or change-status link.
-import { amount, api, format, h, requestKey, t } from '../public/core.js';
+// (bid, allocate, change-status), then the result in a green or red box. The forms are React
+// components (components.js, seller-forms.js) rendered into the server-drawn action card; the
+// vehicle card, the history and every text stay the server's. Two entries start it: main.js for
+// a bidder's link, seller.js (with the seller's forms) for an allocate or change-status link;
+// React is one chunk shared by every public page.
+import { createElement } from 'react';
+import { createRoot } from 'react-dom/client';
+import { api, h, requestKey, t } from '../public/core.js';
 import { fillHistory, fillPrices, updateAdvertCard } from './advert.js';
-import { bidForm } from './bid-form.js';
 import { alertBox } from './form-parts.js';
 
-/** What a new, untouched form keeps: no typed bid yet, a new request key, no answer yet. */
-const freshForm = () => ({ bid: null, key: requestKey(), answered: false });
+let formCount = 0;
 
 /**
- * Draws the page in `root`. `sellerParts(action, data, currencies, page)` gives the seller's
- * part of the action card; only the seller's entry passes it.
+ * What a new, untouched form keeps: no typed bid yet, a new request key, no answer yet; `form`
+ * numbers it, so that React draws a new form after a success (and keeps the one being typed in).
  */
-export function startBidPage(root, sellerParts) {
+const freshForm = () => ({ bid: null, key: requestKey(), answered: false, form: (formCount += 1) });
+
+/** The form texts the server draws in the page's templates (translated, with the bidder's names). */
+export function templateTexts(doc = document) {
+  const inside = (id, selector, index = 0) =>
+    doc.getElementById(id)?.content.querySelectorAll(selector)[index]?.textContent.trim() ?? '';
+  return {
+    bidAs: inside('bid-form', '.bid-as'),
+    bidLabel: inside('bid-form', 'label'),
+    placeBid: inside('bid-form', 'button'),
+    heads: {
+      currency: inside('bid-currency-table', 'thead th'),
+      exchangeRate: inside('bid-currency-table', 'thead th', 1),
+    },
+  };
+}
+
+/**
+ * Draws the page in `root`. `Parts` is the React component of the action card's form part:
+ * BidderParts for a bidder's link, SellerParts for a seller's.
+ */
+export function startBidPage(root, Parts) {
   const action = root.dataset.action;
   const link = root.dataset.link; // action/groupHash/advertHash/userHash
   const page = {
@@ -31,7 +53,11 @@ export function startBidPage(root, sellerParts) {
   const card = root.querySelector('[data-bid-action]');
   const history = root.querySelector('[data-bid-history]');
   const result = card.querySelector('[data-bid-result]');
-  const fixed = [...card.children]; // title, prices and the result box stay; the form is redrawn
+  // Title, prices and the result box stay the server's; React draws the form part after them.
+  const slot = h('div', { className: 'bid-form-root' });
+  card.append(slot);
+  const formRoot = createRoot(slot);
+  const texts = templateTexts();
   updateAdvertCard(advert, null);
 
   function showResult(kind, text) {
@@ -51,24 +77,10 @@ export function startBidPage(root, sellerParts) {
     return answer.ok;
   };
 
-  function formParts(data, currencies) {
-    if (action !== 'bid') return sellerParts(action, data, currencies, page);
-    const parts = [];
-    if (data.allocatedToYou) {
-      const text = format(t.allocatedToYou, { amount: amount(data.allocatedSalesPrice), currency: data.currency });
-      parts.push(alertBox('success', text, data.allocatedNotes ? h('span', { className: 'bid-notes' }, data.allocatedNotes) : null));
-    } else if (data.leading && data.biddingOpen) {
-      parts.push(h('p', { className: 'bid-leading' }, t.leading));
-    }
-    if (data.biddingOpen) parts.push(...bidForm(data, currencies, page));
-    else if (!data.allocatedToYou) parts.push(alertBox('warning', data.closedMessage));
-    return parts;
-  }
-
   function render(data, currencies) {
     updateAdvertCard(advert, data);
     fillPrices(card, data);
-    card.replaceChildren(...fixed, ...formParts(data, currencies));
+    formRoot.render(createElement(Parts, { action, data, currencies, page, texts }));
     card.hidden = false;
     fillHistory(history, data, { anonymous: action === 'bid' });
   }

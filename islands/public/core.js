@@ -1,10 +1,11 @@
-// Shared by the public market pages (bid, allocate, change status; invitation). No React and no
-// catalogue download: the page's texts arrive translated in <script type="application/json"
-// id="page-texts">, and every message of a call comes translated from the server.
+// Shared by the public market pages (bid, allocate, change status; invitation). No catalogue
+// download: the page's texts arrive translated in <script type="application/json"
+// id="page-texts">, and every message of a call comes translated from the server. The forms are
+// React components (one React chunk shared by every public page); this file has no React.
 
 /** The page's translated texts, by name, read once when the page script starts. */
 export const t = (() => {
-  const node = document.getElementById('page-texts');
+  const node = globalThis.document?.getElementById('page-texts'); // none in node's tests
   try {
     return node ? JSON.parse(node.textContent) : {};
   } catch {
@@ -19,7 +20,7 @@ export function format(text, params) {
 
 /** Whole units grouped as the page's language writes numbers, as the server formats them. */
 export function amount(value) {
-  return new Intl.NumberFormat(document.documentElement.lang || undefined).format(Math.trunc(Number(value) || 0));
+  return new Intl.NumberFormat(globalThis.document?.documentElement.lang || undefined).format(Math.trunc(Number(value) || 0));
 }
 
 function meta(name) {

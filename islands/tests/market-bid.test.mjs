@@ -60,3 +60,154 @@ test('dates read y-MM-dd HH:mm in the local time zone', () => {
   assert.equal(dateTime(local.toISOString()), '2026-11-05 07:03');
   assert.equal(dateTime('not a date'), '');
 });
+
+// --- the React forms (issue 17): their rules and their markup ------------------------------------
+
+import { createElement as h } from 'react';
+import { renderToString } from 'react-dom/server';
+import { BidderParts, bidState } from '../market-bid/components.js';
+import { allocateState, notesState, SellerParts } from '../market-bid/seller-forms.js';
+
+const TEXTS = {
+  bidAs: 'You bid for Fjordauto AS.',
+  bidLabel: 'Your bid in NOK',
+  placeBid: 'Place bid',
+  heads: { currency: 'Currency', exchangeRate: 'Exchange rate' },
+};
+const RATES = {
+  exchangeRates: [
+    { currency: 'SEK', exchangeRate: '1', nextBid: 191000 },
+    { currency: 'NOK', exchangeRate: '1.024', nextBid: 195584 },
+  ],
+};
+const page = (kept = {}) => ({
+  hashes: 'g/a/u',
+  link: 'allocate/g/a/u',
+  kept: { bid: null, key: 'k', answered: false, form: 1, ...kept },
+  send: async () => true,
+});
+const BID_DATA = {
+  activeGroupCurrency: 'NOK',
+  currency: 'SEK',
+  biddingOpen: true,
+  leading: false,
+  allocatedToYou: false,
+};
+
+test('the bid form starts at the next bid and refuses less, or nothing', () => {
+  assert.deepEqual(bidState(null, 195584), { text: '195584', value: 195584, low: false, disabled: false });
+  assert.equal(bidState('195 583', 195584).low, true);
+  assert.equal(bidState('195 583', 195584).disabled, true);
+  assert.equal(bidState('200000', 195584).disabled, false);
+  assert.equal(bidState('200000', 195584, true).disabled, true, 'disabled while saving');
+  assert.equal(bidState('12.5', 195584).disabled, true);
+  assert.equal(bidState('', 195584).disabled, true);
+  assert.equal(bidState(null, null).disabled, true, 'no rate for the currency: nothing to bid');
+});
+
+test('the bid form renders the server texts, the amount in the bidder currency and the table', () => {
+  const html = renderToString(h(BidderParts, { data: BID_DATA, currencies: RATES, page: page(), texts: TEXTS }));
+  assert.match(html, /<p class="bid-as">You bid for Fjordauto AS.<\/p>/);
+  assert.match(html, /<label for="bid-amount">Your bid in NOK<\/label>/);
+  assert.match(html, /min="195584"[^>]*value="195584"/);
+  assert.match(html, /<button type="submit" class="btn btn-primary bid-submit" aria-busy="false">Place bid<\/button>/);
+  assert.match(html, /<tr class="is-own"><th scope="row">NOK<span class="bid-own-tag">/);
+  // A typed amount survives a reload of the data (a failed call), the minimum below it.
+  const kept = renderToString(h(BidderParts, { data: BID_DATA, currencies: RATES, page: page({ bid: '100' }), texts: TEXTS }));
+  assert.match(kept, /value="100"/);
+  assert.match(kept, /aria-invalid="true"/);
+  assert.match(kept, /class="field-error" id="bid-hint"/);
+  assert.match(kept, /disabled=""/);
+});
+
+test('the bidder sees leading, allocated or closed instead of or above the form', () => {
+  const leading = renderToString(h(BidderParts, { data: { ...BID_DATA, leading: true }, currencies: RATES, page: page(), texts: TEXTS }));
+  assert.match(leading, /<p class="bid-leading">/);
+  const closed = renderToString(
+    h(BidderParts, { data: { ...BID_DATA, biddingOpen: false, closedMessage: 'Bidding has ended.' }, currencies: RATES, page: page(), texts: TEXTS }),
+  );
+  assert.match(closed, /<div class="alert alert-warning" role="alert" tabindex="-1"><div class="alert-body">Bidding has ended.<\/div><\/div>/);
+  assert.doesNotMatch(closed, /<form/);
+  const allocated = renderToString(
+    h(BidderParts, {
+      data: { ...BID_DATA, biddingOpen: false, allocatedToYou: true, allocatedSalesPrice: 190000, allocatedNotes: 'Pick up Friday' },
+      currencies: RATES,
+      page: page(),
+      texts: TEXTS,
+    }),
+  );
+  assert.match(allocated, /class="alert alert-success" role="status"/);
+  assert.match(allocated, /<span class="bid-notes">Pick up Friday<\/span>/);
+});
+
+const SELLER_DATA = {
+  currency: 'SEK',
+  canAllocate: true,
+  allocatedInstanceGroup: null,
+  bidders: [
+    { id: 3, name: 'Malmö Bilcenter AB', bid: 190000, currency: 'SEK', advertAmount: 190000 },
+    { id: 2, name: 'Fjordauto AS', bid: 191500, currency: 'NOK', advertAmount: 187012 },
+  ],
+  statuses: [
+    { value: 'published', label: 'Published', current: true, allowed: false },
+    { value: 'closed', label: 'Closed', current: false, allowed: true },
+    { value: 'draft', label: 'Draft', current: false, allowed: false },
+  ],
+};
+
+test('allocate needs a buyer, a whole price above zero and notes of at most 255 characters', () => {
+  const bidder = SELLER_DATA.bidders[0];
+  assert.equal(allocateState({ bidder, price: '190000', notes: '' }).disabled, false);
+  assert.equal(allocateState({ bidder: undefined, price: '190000', notes: '' }).disabled, true);
+  assert.equal(allocateState({ bidder, price: '0', notes: '' }).disabled, true);
+  assert.equal(allocateState({ bidder, price: '1.5', notes: '' }).disabled, true);
+  assert.equal(allocateState({ bidder, price: '190000', notes: 'x'.repeat(256) }).disabled, true);
+  assert.equal(allocateState({ bidder, price: '190000', notes: 'x'.repeat(255) }).disabled, false);
+  assert.equal(allocateState({ bidder, price: '190000', notes: '', busy: true }).disabled, true);
+  assert.equal(notesState('x'.repeat(256)).over, true);
+});
+
+test('the allocate form lists the bidders, converted where their currency differs', () => {
+  const html = renderToString(h(SellerParts, { action: 'allocate', data: SELLER_DATA, currencies: RATES, page: page(), texts: TEXTS }));
+  assert.match(html, /<legend>/);
+  assert.match(html, /<strong>Malmö Bilcenter AB<\/strong>/);
+  assert.match(html, /<span class="nowrap">\(187,012 SEK\)<\/span>/);
+  assert.equal((html.match(/type="radio"/g) || []).length, 2);
+  // A chosen buyer (kept over a reload) fills the price and the table per currency.
+  const chosen = renderToString(
+    h(SellerParts, { action: 'allocate', data: SELLER_DATA, currencies: RATES, page: page({ bidder: '2', price: '187012' }), texts: TEXTS }),
+  );
+  assert.match(chosen, /checked=""[^>]*value="2"|value="2"[^>]*checked=""/);
+  assert.match(chosen, /<tr class="is-own"><th scope="row">NOK/);
+  assert.match(chosen, /<td class="num">191,500<\/td>/, "the buyer's own bid in its currency");
+});
+
+test('a seller without bidders, or after allocating, sees why instead of the form', () => {
+  const none = renderToString(
+    h(SellerParts, { action: 'allocate', data: { ...SELLER_DATA, canAllocate: false, bidders: [], allocateMessage: 'No bids.' }, currencies: RATES, page: page(), texts: TEXTS }),
+  );
+  assert.match(none, /alert-warning[^>]*><div class="alert-body">No bids.</);
+  const done = renderToString(
+    h(SellerParts, {
+      action: 'allocate',
+      data: { ...SELLER_DATA, canAllocate: false, allocatedInstanceGroup: { name: 'Fjordauto AS' }, allocatedSalesPrice: 187012 },
+      currencies: RATES,
+      page: page(),
+      texts: TEXTS,
+    }),
+  );
+  assert.match(done, /alert-info/);
+});
+
+test('change status offers the fixed list with the current one marked, and says where it may go', () => {
+  const html = renderToString(h(SellerParts, { action: 'change-status', data: SELLER_DATA, currencies: null, page: page(), texts: TEXTS }));
+  assert.equal((html.match(/<option/g) || []).length, 4);
+  assert.match(html, /<button type="submit"[^>]*disabled=""/);
+  assert.match(html, /<option value="published">/);
+  // A status kept over a reload is chosen again; one no longer in the list is not.
+  const kept = renderToString(h(SellerParts, { action: 'change-status', data: SELLER_DATA, currencies: null, page: page({ status: 'closed' }), texts: TEXTS }));
+  assert.match(kept, /<option value="closed" selected="">/);
+  assert.doesNotMatch(kept, /<button type="submit"[^>]*disabled=""/);
+  const gone = renderToString(h(SellerParts, { action: 'change-status', data: SELLER_DATA, currencies: null, page: page({ status: 'sold' }), texts: TEXTS }));
+  assert.match(gone, /<option value="" selected="">/);
+});

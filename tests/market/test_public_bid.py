@@ -144,23 +144,52 @@ def test_a_sellers_link_loads_the_sellers_script_and_a_bidders_does_not(bidder, 
     assert "allocate-price" not in bidder_js and "status-select" not in bidder_js
 
 
-def test_the_bid_pages_script_is_the_smallest_of_all_pages(demo_app):
-    """The issue's promise, kept by the build: a bidder's phone loads one file, under 80 KB
-    gzip and smaller than any other page's (bench/market_bids.py --js-only prints the sizes)."""
+def test_the_bid_pages_script_with_react_stays_within_its_budget(demo_app):
+    """Issue 17 changed this rule: the bid form is a React component now, so the bid page loads
+    React. Its JavaScript, entry and every chunk it imports (React included), stays under 80 KB
+    gzip and below the shell pages'; React is one chunk, shared by every public page
+    (bench/market_bids.py --js-only prints the sizes). It was: one file, the smallest of all."""
     static = Path(demo_app.static_folder) / "dist"
     manifest = json.loads((static / "manifest.json").read_text())
 
     def packed(name: str) -> int:
         return len(gzip.compress((static / name).read_bytes(), 9))
 
-    bid = packed(manifest["market-bid.js"])
-    others = {
-        "invite": packed(manifest["market-invite.js"]),
-        "seller's link": packed(manifest["market-bid-seller.js"]),
-        "shell": packed(manifest["main.js"]) + sum(packed(c) for c in manifest["chunks"]),
-    }
-    assert bid < 80 * 1024
-    assert all(bid < size for size in others.values()), (bid, others)
+    def public(logical: str) -> list[str]:
+        return [manifest[logical], *manifest["publicChunks"][logical]]
+
+    bid = sum(packed(name) for name in public("market-bid.js"))
+    shell = packed(manifest["main.js"]) + sum(packed(c) for c in manifest["chunks"])
+    assert bid <= 80 * 1024, bid
+    assert bid < shell, (bid, shell)
+    # React's own chunk: one file for the public pages, loaded by the bid and seller pages.
+    react = [
+        name
+        for name in sorted({c for chunks in manifest["publicChunks"].values() for c in chunks})
+        if "__reactContainer$" in (static / name).read_text()
+    ]
+    assert len(react) == 1, react
+    for logical in ("market-bid.js", "market-bid-seller.js"):
+        assert react[0] in manifest["publicChunks"][logical]
+        assert "__reactContainer$" not in (static / manifest[logical]).read_text()
+
+
+def test_the_public_pages_preload_their_chunks_and_the_bundles_are_cached_immutable(
+    demo_app, bidder, ad, buyer_link
+):
+    html = bidder.get(page_path("bid", ad, buyer_link)).get_data(as_text=True)
+    manifest = json.loads((Path(demo_app.static_folder) / "dist" / "manifest.json").read_text())
+    for chunk in manifest["publicChunks"]["market-bid.js"]:
+        assert f'<link rel="modulepreload" href="/static/dist/{chunk}">' in html
+        answer = bidder.get(f"/static/dist/{chunk}")
+        assert answer.status_code == 200
+        assert answer.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+        answer.close()
+    assert f'<script type="module" src="/static/dist/{manifest["market-bid.js"]}">' in html
+    # What keeps its name across builds is revalidated as before.
+    answer = bidder.get("/static/dist/manifest.json")
+    assert "immutable" not in answer.headers.get("Cache-Control", "")
+    answer.close()
 
 
 def test_the_page_shows_the_vehicle_before_the_script_runs(bidder, ad, buyer_link):

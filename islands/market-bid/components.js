@@ -1,0 +1,188 @@
+// The bid page's React parts (issue 17): the bidder's form and what the seller's forms share.
+// Written with createElement so that node's test runner loads them as they are
+// (islands/tests/market-bid.test.mjs). The vehicle card, the history and the texts are the
+// server's (templates/market/bid.html, page texts); the page (page.js) loads the link's data and
+// renders these into the action card. Each form keeps its submit button disabled while it is
+// invalid or saving and hands its call to `page.send`, which shows the green or red result.
+import { createElement as h, useState } from 'react';
+import { amount, format, requestKey, t } from '../public/core.js';
+import { parseAmount } from './amounts.js';
+
+/** A green, red, yellow or blue box; success is announced politely, the others at once. */
+export function AlertBox({ kind, text, children }) {
+  return h(
+    'div',
+    { className: `alert alert-${kind}`, role: kind === 'success' ? 'status' : 'alert', tabIndex: -1 },
+    h('div', { className: 'alert-body' }, text, children),
+  );
+}
+
+/** The submit button; while saving it says so, shows a spinner and stays disabled. */
+export function SubmitButton({ label, disabled, busy }) {
+  return h(
+    'button',
+    { type: 'submit', className: 'btn btn-primary bid-submit', disabled, 'aria-busy': busy ? 'true' : 'false' },
+    busy ? [h('span', { key: 's', className: 'spinner', 'aria-hidden': 'true' }), t.saving] : label,
+  );
+}
+
+/**
+ * One call at a time: `submit(event)` sends `call()` ([method, path, body], or null while there
+ * is nothing to send) through page.send; `busy` is true meanwhile.
+ */
+export function useSending(page, call) {
+  const [busy, setBusy] = useState(false);
+  const submit = async (event) => {
+    event.preventDefault();
+    const request = call();
+    if (busy || !request) return;
+    setBusy(true);
+    try {
+      await page.send(...request);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, submit };
+}
+
+/**
+ * The currency table: currency, exchange rate and an amount per currency; the row of `highlight`
+ * is marked with `tag` (the bidder's own currency, or the chosen buyer's). `heads` are the
+ * server's column titles (the page's <template id="bid-currency-table">).
+ */
+export function CurrencyTable({ rows, title, amountLabel, highlight, tag = t.yourCurrency, heads }) {
+  return h(
+    'div',
+    { className: 'table-wrap bid-currencies' },
+    h(
+      'table',
+      { className: 'table' },
+      h('caption', null, title),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, heads.currency),
+          h('th', { scope: 'col', className: 'num' }, heads.exchangeRate),
+          h('th', { scope: 'col', className: 'num' }, amountLabel),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        rows.map((row) =>
+          h(
+            'tr',
+            { key: row.currency, className: row.currency === highlight ? 'is-own' : undefined },
+            h(
+              'th',
+              { scope: 'row' },
+              row.currency,
+              row.currency === highlight ? h('span', { className: 'bid-own-tag' }, tag) : null,
+            ),
+            h('td', { className: 'num' }, row.exchangeRate),
+            h('td', { className: 'num' }, row.amount === null ? '–' : amount(row.amount)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+// --- the bidder's form -------------------------------------------------------------------------
+
+/**
+ * The bid form's state: the amount shown (what the bidder typed, else the next bid), whether it
+ * is below the minimum, and whether the button is disabled.
+ */
+export function bidState(typed, minimum, busy = false) {
+  const text = typed ?? (minimum === null ? '' : String(minimum));
+  const value = parseAmount(text);
+  const low = value !== null && minimum !== null && value < minimum;
+  return { text, value, low, disabled: busy || value === null || minimum === null || low };
+}
+
+/** Bid: the amount in the bidder's currency, prefilled with the next bid there. */
+export function BidForm({ data, currencies, page, texts }) {
+  const currency = data.activeGroupCurrency;
+  const mine = currencies.exchangeRates.find((row) => row.currency === currency);
+  const minimum = mine ? mine.nextBid : null;
+  const [typed, setTyped] = useState(page.kept.bid);
+  const call = () => {
+    const value = parseAmount(typed ?? (minimum === null ? '' : String(minimum)));
+    return value === null ? null : ['POST', `_public/market-bid/${page.hashes}`, { bid: value, requestKey: page.kept.key }];
+  };
+  const { busy, submit } = useSending(page, call);
+  const state = bidState(typed, minimum, busy);
+  const onChange = (event) => {
+    page.kept.bid = event.target.value;
+    // A new amount after a definite answer is a new form; a retry after no answer keeps the key.
+    if (page.kept.answered) page.kept.key = requestKey();
+    page.kept.answered = false;
+    setTyped(event.target.value);
+  };
+  return [
+    h('p', { key: 'as', className: 'bid-as' }, texts.bidAs),
+    h(
+      'form',
+      { key: 'form', className: 'bid-form', noValidate: true, onSubmit: submit },
+      h(
+        'div',
+        { className: 'form-field' },
+        h('label', { htmlFor: 'bid-amount' }, texts.bidLabel),
+        h(
+          'div',
+          { className: 'bid-amount' },
+          h('input', {
+            id: 'bid-amount',
+            name: 'bid',
+            type: 'number',
+            inputMode: 'numeric',
+            autoComplete: 'off',
+            step: '1',
+            required: true,
+            'aria-describedby': 'bid-hint',
+            'aria-invalid': state.low ? 'true' : 'false',
+            min: minimum === null ? undefined : String(minimum),
+            value: state.text,
+            onChange,
+          }),
+          h('span', { className: 'bid-amount-currency', 'aria-hidden': 'true' }, currency),
+        ),
+        h(
+          'p',
+          { className: state.low ? 'field-error' : 'field-hint', id: 'bid-hint' },
+          format(state.low ? t.bidTooLow : t.bidHint, { amount: amount(minimum), currency }),
+        ),
+      ),
+      h(SubmitButton, { label: texts.placeBid, disabled: state.disabled, busy }),
+    ),
+    h(CurrencyTable, {
+      key: 'currencies',
+      rows: currencies.exchangeRates.map((row) => ({ ...row, amount: row.nextBid })),
+      title: t.currencies,
+      amountLabel: t.nextBid,
+      highlight: currency,
+      heads: texts.heads,
+    }),
+  ];
+}
+
+/** The bidder's part of the action card: allocated to you, leading, the form or closed. */
+export function BidderParts({ data, currencies, page, texts }) {
+  const parts = [];
+  if (data.allocatedToYou) {
+    const text = format(t.allocatedToYou, { amount: amount(data.allocatedSalesPrice), currency: data.currency });
+    parts.push(
+      h(AlertBox, { key: 'allocated', kind: 'success', text }, data.allocatedNotes ? h('span', { className: 'bid-notes' }, data.allocatedNotes) : null),
+    );
+  } else if (data.leading && data.biddingOpen) {
+    parts.push(h('p', { key: 'leading', className: 'bid-leading' }, t.leading));
+  }
+  if (data.biddingOpen) parts.push(h(BidForm, { key: `form-${page.kept.form}`, data, currencies, page, texts }));
+  else if (!data.allocatedToYou) parts.push(h(AlertBox, { key: 'closed', kind: 'warning', text: data.closedMessage }));
+  return parts;
+}

@@ -1,0 +1,50 @@
+"""The public market pages' React forms in Chromium (issue 17): the bid, allocate and
+change-status forms are drawn by React (its root marker on their container) beside the
+server-drawn vehicle card, the bid page's largest contentful paint on loopback stays under a
+second, and the pages load one React chunk, shared."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import DESKTOP, MOBILE
+from tests.browser.test_market_bid import new_advert
+
+pytestmark = pytest.mark.browser
+
+IS_REACT_ROOT = """(selector) => {
+  const el = document.querySelector(selector);
+  return !!el && Object.keys(el).some((key) => key.startsWith('__reactContainer$'));
+}"""
+# The largest contentful paint so far, once the page has painted it.
+LCP = """() => new Promise((resolve) => {
+  new PerformanceObserver((list) => {
+    const entries = list.getEntries();
+    resolve(entries[entries.length - 1].startTime);
+  }).observe({ type: 'largest-contentful-paint', buffered: true });
+})"""
+
+
+@pytest.mark.parametrize("size", [DESKTOP, MOBILE], ids=["1280", "375"])
+def test_the_bid_form_is_react_and_the_page_paints_within_a_second(live_server, new_page, size):
+    paths = new_advert(live_server, image=True)
+    page = new_page(viewport=size)
+    scripts = []
+    page.on("request", lambda r: scripts.append(r.url) if r.resource_type == "script" else None)
+    page.goto(paths["bid"])
+    expect(page.locator("form.bid-form")).to_be_visible()
+    assert page.evaluate(IS_REACT_ROOT, ".bid-card .bid-form-root")
+    # The vehicle card is the server's, outside React.
+    assert not page.evaluate(IS_REACT_ROOT, ".bid-advert")
+    lcp = page.evaluate(LCP)
+    assert lcp < 1000, f"largest contentful paint {lcp:.0f} ms"
+    react = [url for url in scripts if "/public/chunks/" in url]
+    assert len(react) == len(set(react)) >= 1
+
+
+@pytest.mark.parametrize("action", ["allocate", "change-status"])
+def test_the_sellers_forms_are_react(live_server, new_page, action):
+    paths = new_advert(live_server)
+    page = new_page(viewport=MOBILE)
+    page.goto(paths[action])
+    expect(page.locator("form.bid-form")).to_be_visible()
+    assert page.evaluate(IS_REACT_ROOT, ".bid-card .bid-form-root")
