@@ -162,14 +162,14 @@ def test_the_bid_pages_script_with_react_stays_within_its_budget(demo_app):
     shell = packed(manifest["main.js"]) + sum(packed(c) for c in manifest["chunks"])
     assert bid <= 80 * 1024, bid
     assert bid < shell, (bid, shell)
-    # React's own chunk: one file for the public pages, loaded by the bid and seller pages.
+    # React's own chunk: one file, loaded by every public page (bid, seller's link, invitation).
     react = [
         name
         for name in sorted({c for chunks in manifest["publicChunks"].values() for c in chunks})
         if "__reactContainer$" in (static / name).read_text()
     ]
     assert len(react) == 1, react
-    for logical in ("market-bid.js", "market-bid-seller.js"):
+    for logical in ("market-bid.js", "market-bid-seller.js", "market-invite.js"):
         assert react[0] in manifest["publicChunks"][logical]
         assert "__reactContainer$" not in (static / manifest[logical]).read_text()
 
