@@ -89,7 +89,7 @@ function manifestFrom(metafile, publicMetafile) {
   // Each island's own chunk, in case a page wants to preload the islands it is sure to mount.
   manifest.islands = {};
   for (const [entry, key] of byEntry) {
-    const match = /^islands\/([^/]+)\/index\.jsx$/.exec(entry);
+    const match = /^islands\/([^/]+)\/index\.jsx?$/.exec(entry);
     if (match) manifest.islands[match[1]] = relative(key);
   }
   return manifest;
