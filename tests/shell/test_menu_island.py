@@ -156,3 +156,21 @@ def test_the_counts_call_shows_only_the_viewers_own_instance(as_demo):
 def test_the_counts_call_needs_a_signed_in_user(demo_client):
     answer = demo_client.get(COUNTS_URL, headers={"Accept": "application/json"})
     assert answer.status_code == 401
+
+
+def test_staff_pages_load_react_once_for_all_their_islands(demo_app):
+    """React is one chunk of the shell's build, loaded (and preloaded) by main.js; the islands,
+    the menu tree among them, import it from there instead of carrying their own copy."""
+    static = Path(demo_app.static_folder) / "dist"
+    manifest = json.loads((static / "manifest.json").read_text())
+    shell_files = [
+        p for p in static.glob("**/*.js") if "public" not in p.parts and p.name != "sw.js"
+    ]
+    react = [
+        p.relative_to(static).as_posix()
+        for p in shell_files
+        if "__reactContainer$" in p.read_text()
+    ]
+    assert len(react) == 1, react
+    assert react[0] in manifest["chunks"]
+    assert "menu-tree" in manifest["islands"]
