@@ -45,6 +45,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     impersonation.init_app(app)
     security.init_app(app)
     jobs.init_app(app)
+    from app.schedule import runner as schedule_runner
+
+    schedule_runner.init_app(app)
     islands.init_app(app)
     i18n.init_app(app)
     _register_blueprints(app)
