@@ -143,12 +143,12 @@ def calendar_feed(token: str):
     who = svc.Who(user.id, modules, tuple(d.id for d in divisions))
     now = utcnow()
     zone = user_time_zone(user)
-    events = svc.events_between(
-        who, now - timedelta(days=FEED_PAST_DAYS), now + timedelta(days=FEED_FUTURE_DAYS), now
-    )
     feed.last_read_at = now
     language = to_locale((user.options or {}).get("language")) or DEFAULT_LOCALE
     with force_locale(babel_name(language)), force_time_zone(zone):
+        events = svc.events_between(
+            who, now - timedelta(days=FEED_PAST_DAYS), now + timedelta(days=FEED_FUTURE_DAYS), now
+        )
         body = ical.calendar(
             events,
             name=f"{_('My events')} · {instance.company_name}",

@@ -16,6 +16,7 @@ from datetime import date, datetime, time, timedelta
 
 import pytz
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from sqlalchemy import or_, select
 
 from app.extensions import db
@@ -144,7 +145,7 @@ def _market_events(who: Who, start: datetime, end: datetime) -> list[Event]:
             kind="market",
             at=advert.ends_at,
             title=f"{advert.brand} {advert.model} · {advert.regno}",
-            detail=_("%(count)s bids", count=advert.bid_count or 0),
+            detail=ngettext("%(num)s bid", "%(num)s bids", advert.bid_count or 0),
             href=f"/market/adverts/{advert.id}",
             uid=f"advert-{advert.id}",
         )
