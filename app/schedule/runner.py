@@ -50,8 +50,9 @@ def run_due(due: dict[str, datetime], now: datetime, schedule=SCHEDULE) -> list[
         if due.setdefault(entry.name, now if entry.every else next_run(entry, now)) > now:
             continue
         try:
-            jobs.call(entry.func)
+            result = jobs.call(entry.func)
             jobs.dispatch()  # mails the job queued run now, as after a request
+            log.info("scheduled job %s done: %s", entry.name, result)
         except Exception:
             log.exception("scheduled job %s failed", entry.name)
         finally:
@@ -64,6 +65,7 @@ def run_due(due: dict[str, datetime], now: datetime, schedule=SCHEDULE) -> list[
 def run_inline(schedule=SCHEDULE, once: bool = False) -> None:
     """Without Redis: run the table in this process (there is no RQ scheduler to do it)."""
     due: dict[str, datetime] = {}
+    log.info("running the schedule inline: %s", ", ".join(e.name for e in schedule))
     while True:
         run_due(due, datetime.now(UTC), schedule)
         if once:

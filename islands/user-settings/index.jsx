@@ -133,7 +133,7 @@ export default function UserSettings({
         hint={
           countryTimeZone
             ? gettext('Dates and times on every page and in your e-mails. Your country: %(zone)s.', {
-                zone: countryTimeZone.replace('_', ' '),
+                zone: countryTimeZone.replaceAll('_', ' '),
               })
             : gettext('Dates and times on every page and in your e-mails.')
         }
