@@ -262,3 +262,47 @@ def test_the_time_zone_hint_names_the_country(as_demo):
     client, _token = as_demo("buyer")
     text = _props(client.get("/user"))
     assert re.search(r'"countryTimeZone": "Europe/Oslo"', text)
+
+
+def test_a_bid_link_mail_gives_the_end_of_bidding_in_the_buyers_zone(demo_app):
+    """The buyer (Fjordauto, Norway, no zone chosen) reads Oslo time; the mail names it."""
+    from app.core.tenancy import activate
+    from app.mail.models import EmailMessage
+    from app.market.adverts import send_bid_links
+    from app.market.models import Advert, InstanceGroup
+
+    seller = demo_user("seller@demo.test")
+    with demo_app.test_request_context():
+        activate(seller.active_instance_id)
+        advert = db.session.scalars(select(Advert).where(Advert.status == "published")).first()
+        advert.ends_at = datetime(2026, 7, 1, 10, 0, tzinfo=pytz.utc)  # summer: Oslo is UTC+2
+        group = db.session.get(InstanceGroup, advert.seller_group_id)
+        assert send_bid_links(advert, group) >= 1
+        mail = db.session.scalars(
+            select(EmailMessage)
+            .where(EmailMessage.to_address == "buyer@demo.test")
+            .order_by(EmailMessage.id.desc())
+            .execution_options(all_instances=True)
+        ).first()
+        activate(None)
+    assert "2026-07-01 12:00 (Europe/Oslo)" in mail.body_text
+    assert "2026-07-01 12:00 (Europe/Oslo)" in mail.body_html
+
+
+def test_my_events_as_landing_page_falls_back_when_the_company_turns_it_off(as_demo):
+    client, token = as_demo("seller")
+    assert _patch(client, token, landingPage="/my-events").status_code == 200
+    assert client.get("/").headers["Location"] == "/my-events"
+    seller = demo_user("seller@demo.test")
+    instance = seller.active_instance
+    instance.options = {**instance.options, "configuration": {"enable_my_events": False}}
+    db.session.flush()
+    assert client.get("/").headers["Location"] == "/begcare"
+    assert client.get("/my-events").status_code == 404
+
+
+def test_interactions_is_no_longer_a_route(client, as_demo):
+    assert client.get("/interactions").status_code in (302, 401)  # a visitor: sign in first
+    signed_in, _token = as_demo("seller")
+    response = signed_in.get("/interactions")
+    assert response.status_code == 404  # not-found, like any unknown path
