@@ -42,6 +42,7 @@ db: setup ## Migrate the database and load the demo data into an empty one
 
 run: db ## Set up what is missing, then serve on http://127.0.0.1:$PORT with gunicorn
 	@if [ -n "$$REDIS_URL" ]; then $(FLASK) worker & fi; \
+	$(FLASK) scheduler & \
 	exec .venv/bin/gunicorn --config gunicorn.conf.py wsgi:app
 
 worker: setup ## Run the RQ worker (needs REDIS_URL)

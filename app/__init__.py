@@ -28,7 +28,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
     csrf.init_app(app)
-    babel.init_app(app, locale_selector=i18n.select_babel_locale)
+    babel.init_app(
+        app,
+        locale_selector=i18n.select_babel_locale,
+        timezone_selector=i18n.select_babel_timezone,
+    )
     login_manager.init_app(app)
     login_manager.session_protection = "basic"
     login_manager.login_view = "auth.login"
@@ -41,6 +45,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     impersonation.init_app(app)
     security.init_app(app)
     jobs.init_app(app)
+    from app.schedule import runner as schedule_runner
+
+    schedule_runner.init_app(app)
     islands.init_app(app)
     i18n.init_app(app)
     _register_blueprints(app)
@@ -60,6 +67,7 @@ def _import_models() -> None:
     import app.auth.models  # noqa: F401
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
+    import app.events.models  # noqa: F401
     import app.mail.models  # noqa: F401
     import app.market.models  # noqa: F401
     import app.preparation.models  # noqa: F401
@@ -73,8 +81,12 @@ def app_version(app: Flask) -> str:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from app.account import bp as account_bp
     from app.auth import api_bp as auth_api_bp
     from app.auth import bp as auth_bp
+
+    # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
+    from app.events import bp as events_bp
     from app.mail import bp as mail_bp
     from app.market import api_bp as market_api_bp
     from app.market import bp as market_bp
@@ -84,7 +96,8 @@ def _register_blueprints(app: Flask) -> None:
     from app.shell.api import bp as shell_api_bp
     from app.shell.planned import bp as planned_bp
 
-    # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
+    app.register_blueprint(account_bp)  # the user's own pages: settings, events
+    app.register_blueprint(events_bp)
     for blueprint in (
         auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
         market_bp, market_api_bp, planned_bp, shell_bp, shell_api_bp,

@@ -42,6 +42,9 @@ class Config:
     MAIL_URL = None
     MAIL_FROM = "DealerCare <no-reply@dealercare.test>"
     CHAT_WIDGET_URL = None
+    # Where the site is reached, for links in mails that scheduled jobs send (no request to
+    # take it from); unset: http://127.0.0.1:$PORT.
+    BASE_URL = None
     # The service worker caches the hashed bundles; off for `flask run --debug` development.
     SERVICE_WORKER = os.environ.get("FLASK_DEBUG", "") not in ("1", "true")
 
@@ -77,5 +80,8 @@ class Config:
         values["REDIS_URL"] = os.environ.get("REDIS_URL") or None
         values["MAIL_URL"] = os.environ.get("MAIL_URL") or None
         values["CHAT_WIDGET_URL"] = os.environ.get("CHAT_WIDGET_URL") or None
+        values["BASE_URL"] = (
+            os.environ.get("BASE_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or 5000}"
+        )
         values["PUBLIC_RATE_LIMIT"] = os.environ.get("PUBLIC_RATE_LIMIT") or cls.PUBLIC_RATE_LIMIT
         return values

@@ -9,7 +9,7 @@ from pydantic_core import PydanticCustomError
 from app.auth import api_bp, services
 from app.auth.session import start_session
 from app.core.api import ApiError, Schema, api_call
-from app.core.i18n import LOCALES, current_locale, to_locale
+from app.core.i18n import LOCALES, TIME_ZONES, current_locale, to_locale
 from app.core.messages import message
 from app.extensions import csrf, db
 
@@ -66,6 +66,15 @@ class NamedRef(Schema):
     name: str
 
 
+class DynamicListRefOut(Schema):
+    title: str
+    uuid: str
+
+
+class DynamicListMenuItem(Schema):
+    dynamic_list: DynamicListRefOut = Field(serialization_alias="dynamicList")
+
+
 class MeOut(Schema):
     id: int
     username: str
@@ -76,7 +85,9 @@ class MeOut(Schema):
     login_type: str = Field(serialization_alias="loginType")
     modules: list[str]
     custom_lists: list[NamedRef] = Field(serialization_alias="customLists")
-    dynamic_list_menu_items: list[dict] = Field(serialization_alias="dynamicListMenuItems")
+    dynamic_list_menu_items: list[DynamicListMenuItem] = Field(
+        serialization_alias="dynamicListMenuItems"
+    )
     is_authenticated_fully: bool = Field(serialization_alias="isAuthenticatedFully")
     is_logged_in: bool = Field(serialization_alias="isLoggedIn")
 
@@ -89,6 +100,14 @@ class LoginOut(Schema):
 class OptionsBody(Schema):
     language: str | None = Field(default=None, max_length=10)
     landing_page: str | None = Field(default=None, alias="landingPage", max_length=200)
+    time_zone: str | None = Field(default=None, alias="timeZone", max_length=64)
+
+    @field_validator("time_zone")
+    @classmethod
+    def _time_zone(cls, value: str | None) -> str | None:
+        if value and value not in TIME_ZONES:
+            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+        return value or None
 
     @field_validator("language")
     @classmethod
@@ -116,8 +135,38 @@ def throttled(exc: services.TooManyAttempts) -> ApiError:
     )
 
 
+def _lists(user) -> tuple[list[NamedRef], list[DynamicListMenuItem]]:
+    """The user's custom lists and saved filters in their active instance (global users have
+    none: spec 01 section 6). Read directly, not from the shell's snapshot: the sign-in call
+    answers before the request's tenancy is set."""
+    from sqlalchemy import select
+
+    from app.preparation.models import CustomList, DynamicList
+
+    if user.is_global or user.active_instance_id is None:
+        return [], []
+    scope = {"all_instances": True}
+    custom = db.session.execute(
+        select(CustomList.id, CustomList.name)
+        .where(CustomList.user_id == user.id, CustomList.instance_id == user.active_instance_id)
+        .order_by(CustomList.name)
+        .execution_options(**scope)
+    ).all()
+    dynamic = db.session.execute(
+        select(DynamicList.title, DynamicList.uuid)
+        .where(DynamicList.user_id == user.id, DynamicList.instance_id == user.active_instance_id)
+        .order_by(DynamicList.title)
+        .execution_options(**scope)
+    ).all()
+    return (
+        [NamedRef(id=i, name=n) for i, n in custom],
+        [DynamicListMenuItem(dynamic_list=DynamicListRefOut(title=t, uuid=u)) for t, u in dynamic],
+    )
+
+
 def me_out(user) -> MeOut:
     """Serialise the signed-in user as spec 01 section 3 names it."""
+    custom_lists, dynamic_items = _lists(user)
     return MeOut(
         id=user.id,
         username=user.username,
@@ -127,8 +176,8 @@ def me_out(user) -> MeOut:
         options=user.options or {},
         login_type=user.login_type,
         modules=list(user.modules or []),
-        custom_lists=[],
-        dynamic_list_menu_items=[],
+        custom_lists=custom_lists,
+        dynamic_list_menu_items=dynamic_items,
         is_authenticated_fully=True,
         is_logged_in=True,
     )
@@ -198,9 +247,21 @@ def me():
 
 @api_call(api_bp, "/me/options", "PATCH", body=OptionsBody, response=MeOut)
 def update_options(body: OptionsBody):
-    """Change the signed-in user's language and landing page."""
+    """Change the signed-in user's language, landing page and time zone."""
+    from app.account.services import landing_choices
+    from app.shell.viewer import viewer
+
+    if body.landing_page and body.landing_page not in {c.value for c in landing_choices(viewer())}:
+        # Only the user's own menu destinations (custom lists included) are landing pages.
+        raise ApiError(
+            422,
+            message("INVALID_VALUE"),
+            errors={"landingPage": message("INVALID_VALUE")},
+            keys={"landingPage": "INVALID_VALUE"},
+        )
     options = dict(current_user.options or {})
-    for key, field in (("language", "language"), ("landingPage", "landing_page")):
+    fields = (("language", "language"), ("landingPage", "landing_page"), ("timeZone", "time_zone"))
+    for key, field in fields:
         if field in body.model_fields_set:
             if value := getattr(body, field):
                 options[key] = value

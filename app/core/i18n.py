@@ -2,9 +2,11 @@
 
 import json
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
+import pytz
 from babel.messages.pofile import read_po
 from flask import current_app, g, has_request_context, request
 from flask_babel import lazy_gettext as _l
@@ -73,6 +75,99 @@ def current_locale() -> str:
 def select_babel_locale() -> str:
     """Flask-Babel's locale selector."""
     return babel_name(current_locale())
+
+
+# --- time zones -------------------------------------------------------------------------------
+
+# The zones a user may choose (IANA names, as pytz's maintained "common" list has them).
+TIME_ZONES: tuple[str, ...] = tuple(pytz.common_timezones)
+_TIME_ZONE_SET = frozenset(TIME_ZONES)
+DEFAULT_TIME_ZONE = "UTC"
+
+
+def country_time_zone(user) -> str | None:
+    """The zone of the user's country: the country of their first division, else of their
+    company's first country (the first zone pytz lists for it)."""
+    from sqlalchemy import select
+
+    from app.auth.models import user_divisions
+    from app.core.models import Country, Division, Region
+    from app.extensions import db
+
+    instance_id = user.active_instance_id or user.home_instance_id
+    if instance_id is None:
+        return None
+    stmt = (
+        select(Country.code)
+        .join(Region, Region.country_id == Country.id)
+        .join(Division, Division.region_id == Region.id)
+        .outerjoin(
+            user_divisions,
+            (user_divisions.c.division_id == Division.id) & (user_divisions.c.user_id == user.id),
+        )
+        .where(Country.instance_id == instance_id)
+        .order_by(user_divisions.c.user_id.is_(None), Division.id)
+        .limit(1)
+        .execution_options(all_instances=True)
+    )
+    code = db.session.scalar(stmt)
+    zones = pytz.country_timezones.get((code or "").upper()) if code else None
+    return zones[0] if zones else None
+
+
+_COUNTRY_ZONES: dict[tuple, str] = {}  # per process: (user, its version, instance) -> zone
+
+
+def user_time_zone(user) -> str:
+    """The zone a user reads times in: chosen in My settings, else their country's, else UTC.
+    The country's zone is kept per process until the user or their company's menus change
+    (the instance's menu_version moves with every country or division change)."""
+    chosen = (user.options or {}).get("timeZone")
+    if chosen in _TIME_ZONE_SET:
+        return chosen
+    instance = user.active_instance
+    key = (user.id, user.modified_at, instance.id if instance else None,
+           instance.menu_version if instance else None)  # fmt: skip
+    zone = _COUNTRY_ZONES.get(key)
+    if zone is None:
+        if len(_COUNTRY_ZONES) > 4096:
+            _COUNTRY_ZONES.clear()
+        zone = _COUNTRY_ZONES[key] = country_time_zone(user) or DEFAULT_TIME_ZONE
+    return zone
+
+
+def current_time_zone() -> str:
+    """The signed-in user's zone for this request (UTC for visitors)."""
+    if not has_request_context() or not (current_user and current_user.is_authenticated):
+        return DEFAULT_TIME_ZONE
+    if "time_zone" not in g:
+        g.time_zone = user_time_zone(current_user)
+    return g.time_zone
+
+
+def select_babel_timezone() -> str:
+    """Flask-Babel's time zone selector: every format_datetime and date filter follows it."""
+    return current_time_zone()
+
+
+@contextmanager
+def force_time_zone(zone: str | None):
+    """Render in another zone for a while (an e-mail in its recipient's zone)."""
+    from flask_babel import _get_current_context
+
+    ctx = _get_current_context()
+    if ctx is None or not zone:
+        yield
+        return
+    before = getattr(ctx, "babel_tzinfo", None)
+    ctx.babel_tzinfo = pytz.timezone(zone)
+    try:
+        yield
+    finally:
+        if before is None:
+            del ctx.babel_tzinfo
+        else:
+            ctx.babel_tzinfo = before
 
 
 def is_message_key(msgid: str) -> bool:

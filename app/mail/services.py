@@ -8,14 +8,17 @@ from flask import current_app, render_template
 from flask_babel import force_locale
 
 from app.core import jobs
-from app.core.i18n import babel_name
+from app.core.i18n import DEFAULT_TIME_ZONE, babel_name, force_time_zone
 from app.core.models import utcnow
 from app.extensions import db
 from app.mail.models import EmailMessage
 
 
-def send_mail(*, to: str, template: str, kind: str, language: str, instance_id=None, **ctx):
-    """Render templates/emails/{template}, store the mail and queue its delivery."""
+def send_mail(
+    *, to: str, template: str, kind: str, language: str, instance_id=None, time_zone=None, **ctx
+):
+    """Render templates/emails/{template} in the recipient's language and time zone (every
+    date filter follows it), store the mail and queue its delivery."""
     mail = EmailMessage(
         to_address=to,
         kind=kind,
@@ -27,8 +30,10 @@ def send_mail(*, to: str, template: str, kind: str, language: str, instance_id=N
     )
     db.session.add(mail)
     db.session.flush()
-    with force_locale(babel_name(language)):
-        ctx |= {"mail": mail, "language": language, "app_title": current_app.config["APP_TITLE"]}
+    time_zone = time_zone or DEFAULT_TIME_ZONE
+    with force_locale(babel_name(language)), force_time_zone(time_zone):
+        ctx |= {"mail": mail, "language": language, "time_zone": time_zone}
+        ctx["app_title"] = current_app.config["APP_TITLE"]
         mail.subject = render_template(f"emails/{template}.subject.txt", **ctx).strip()
         mail.body_text = render_template(f"emails/{template}.txt", **ctx)
         mail.body_html = render_template(f"emails/{template}.html", **ctx)

@@ -22,7 +22,7 @@ from sqlalchemy.orm import aliased
 
 from app.auth.models import User, user_instances
 from app.core import audit
-from app.core.i18n import to_locale
+from app.core.i18n import to_locale, user_time_zone
 from app.core.models import utcnow
 from app.core.tenancy import activate, active_instance_id
 from app.extensions import db
@@ -325,7 +325,7 @@ def send_bid_links(advert: Advert, seller_group: InstanceGroup) -> int:
             seller_name=seller_group.name,
             company_name=group.name,
             recipient_name=user.full_name,
-            ends_at_utc=aware(advert.ends_at).astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
+            time_zone=user_time_zone(user),
             bid_url=absolute(link_path(link, "bid", group.hash, advert.hash)),
         )
         link.sent_at = now

@@ -11,7 +11,7 @@ from flask import url_for
 from sqlalchemy import or_, select
 
 from app.auth.models import User
-from app.core.i18n import to_locale
+from app.core.i18n import to_locale, user_time_zone
 from app.extensions import db
 from app.mail.services import send_mail
 from app.market.models import Advert, InstanceGroup, MarketLink
@@ -80,6 +80,7 @@ def _send_to_recipients(
             template=template,
             kind=kind,
             language=_language(user),
+            time_zone=user_time_zone(user),
             instance_id=group.instance_id,
             to_buyer=link.kind == "bid",
             user_name=user.firstname or user.email,

@@ -444,3 +444,35 @@ def dynamic_counts(lists: list[DynamicList], division_ids: list[int]) -> dict[in
         values = db.session.execute(select(*(c.label(f"c{i}") for i, c in columns))).one()
         counts.update({i: int(v or 0) for (i, _c), v in zip(columns, values, strict=True)})
     return counts
+
+
+def _check_unique_title(user_id: int, title: str, except_id: int | None = None) -> None:
+    stmt = select(DynamicList.id).where(
+        DynamicList.user_id == user_id, func.lower(DynamicList.title) == title.lower()
+    )
+    if except_id is not None:
+        stmt = stmt.where(DynamicList.id != except_id)
+    if db.session.scalar(stmt) is not None:
+        raise ListError(_("You already have a list called %(name)s.", name=title))
+
+
+def create_dynamic_list(user_id: int, module: str, title: str, filters: ItemFilters) -> DynamicList:
+    """Save the overview's filters under a name (required, unique among the user's lists)."""
+    title = clean_name(title)
+    _check_unique_title(user_id, title)
+    dynamic = DynamicList(user_id=user_id, title=title, module=module, filters=filters.to_args())
+    db.session.add(dynamic)
+    db.session.flush()
+    return dynamic
+
+
+def rename_dynamic_list(dynamic: DynamicList, title: str) -> None:
+    title = clean_name(title)
+    _check_unique_title(dynamic.user_id, title, except_id=dynamic.id)
+    dynamic.title = title
+    db.session.flush()
+
+
+def delete_dynamic_list(dynamic: DynamicList) -> None:
+    db.session.delete(dynamic)
+    db.session.flush()

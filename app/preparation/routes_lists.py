@@ -10,7 +10,7 @@ from app.core.api import ApiError, Schema, api_call
 from app.extensions import db
 from app.preparation import api_bp, bp
 from app.preparation import lists as svc
-from app.preparation.queries import item_query, paginate
+from app.preparation.queries import ItemFilters, item_query, paginate
 from app.preparation.states import BY_ID
 from app.shell.viewer import viewer
 
@@ -229,12 +229,71 @@ def delete_seen(seen_id: int):
 
 
 @bp.get("/my-lists")
-def my_lists():
+def my_lists(status: int = 200, errors: dict | None = None, pending: dict | None = None):
     """The user's saved filters, each with the number of vehicles it finds now."""
     v = _me()
     lists = svc.user_dynamic_lists(v.user.id)
     counts = svc.dynamic_counts(lists, v.selected_division_ids)
-    return render_template("preparation/lists/my_lists.html", lists=lists, counts=counts)
+    return render_template(
+        "preparation/lists/my_lists.html", lists=lists, counts=counts, errors=errors or {},
+        pending=pending, name_max=svc.NAME_MAX,
+    ), status  # fmt: skip
+
+
+def _own_dynamic(v, uuid: str):
+    dynamic = svc.get_dynamic_list(uuid[:36], v.user.id)
+    if dynamic is None:
+        abort(404)
+    return dynamic
+
+
+@bp.post("/my-lists")
+def create_dynamic_list():
+    """Save the overview's current filters (posted with the name) as a list under My lists."""
+    v = _me()
+    module = request.form.get("module", "")
+    if module not in v.modules or module not in ("begcare", "newcare"):
+        abort(404)
+    fields = {k: v_ for k, v_ in request.form.items() if k not in ("csrf_token", "title", "module")}
+    title = request.form.get("title", "")
+    pending = {"module": module, "title": title, "filters": fields}
+    try:
+        filters = ItemFilters.from_args(fields)
+    except ValueError as exc:
+        return my_lists(422, {"create": str(exc)}, pending)
+    try:
+        dynamic = svc.create_dynamic_list(v.user.id, module, title, filters)
+    except svc.ListError as exc:
+        return my_lists(422, {"create": str(exc)}, pending)
+    db.session.commit()
+    flash(_("The list %(name)s was created.", name=dynamic.title), "success")
+    return redirect(url_for("preparation.my_list", uuid=dynamic.uuid))
+
+
+@bp.post("/my-lists/<uuid>/rename")
+def rename_dynamic_list(uuid: str):
+    v = _me()
+    dynamic = _own_dynamic(v, uuid)
+    title = request.form.get("title", "")
+    try:
+        svc.rename_dynamic_list(dynamic, title)
+    except svc.ListError as exc:
+        db.session.rollback()
+        return my_lists(422, {f"rename-{uuid}": (str(exc), title)})
+    db.session.commit()
+    flash(_("The list is now called %(name)s.", name=dynamic.title), "success")
+    return redirect(url_for("preparation.my_lists"))
+
+
+@bp.post("/my-lists/<uuid>/delete")
+def delete_dynamic_list(uuid: str):
+    v = _me()
+    dynamic = _own_dynamic(v, uuid)
+    title = dynamic.title
+    svc.delete_dynamic_list(dynamic)
+    db.session.commit()
+    flash(_("The list %(name)s was deleted.", name=title), "success")
+    return redirect(url_for("preparation.my_lists"))
 
 
 @bp.get("/my-lists/<uuid>")

@@ -14,7 +14,6 @@ AREAS = {
     "dashboard": _l(
         "Your own dashboard of widgets: key numbers, charts, lists and goals for the divisions you choose."
     ),
-    "events": _l("Your upcoming events."),
     "purchase": _l(
         "Purchase analyses: valuations, calculations and model analyses of vehicles you may buy."
     ),
@@ -22,7 +21,6 @@ AREAS = {
     "admin": _l("This administration screen."),
     "pdf": _l("A printable PDF view."),
     "quick_test_view": _l("A shared quick test protocol."),
-    "interactions": _l("Interactions."),
 }
 FEATURES = {
     "dashboard": _l("My dashboard"),
@@ -30,7 +28,6 @@ FEATURES = {
     "purchase": _l("Purchase analysis"),
     "quick_test": _l("Quick test"),
     "admin": _l("Administration"),
-    "events": _l("Events"),
 }
 
 
@@ -56,13 +53,6 @@ def my_dashboard():
 @bp.get("/<any(begcare, newcare):module>/dashboard")
 def module_dashboard(module: str):
     return _page(_l("Dashboard"), "dashboard", "preparation")
-
-
-@bp.get("/my-events")
-def my_events():
-    if not viewer().configuration("enable_my_events"):
-        abort(404)
-    return _page(_l("My events"), "events", "events")
 
 
 def _menu_page(path: str, area: str, feature: str):
@@ -129,9 +119,3 @@ def pdf_purchase_analysis(analysis_id: int):
 @public_page
 def quick_test_view(uuid: str | None = None):
     return _page(_l("Quick test"), "quick_test_view", "quick_test", public=True)
-
-
-@bp.get("/interactions")
-@public_page
-def interactions():
-    return _page(_l("Interactions"), "interactions", "preparation", public=True)

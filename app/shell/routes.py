@@ -1,6 +1,5 @@
 """Shell pages: the start page, my settings, error and not-found; config and catalogues."""
 
-import re
 from urllib.parse import urlencode
 
 from flask import (
@@ -21,7 +20,7 @@ from flask_login import current_user
 from app.auth import impersonation
 from app.auth.session import safe_next
 from app.core.api import openapi_document
-from app.core.i18n import LOCALES, current_locale, to_locale
+from app.core.i18n import current_locale, to_locale
 from app.core.pages import public_page
 from app.extensions import db
 from app.shell import bp
@@ -33,22 +32,12 @@ from app.shell.viewer import DIVISION_SESSION_KEY, KEBAB, viewer
 @bp.get("/")
 def root():
     """Spec 01 landing rule: the user's landing page, else the first available module."""
+    from app.account.services import landing_target
+
     target = landing_target(viewer())
     if target:
         return redirect(target)
     return render_template("shell/home.html")
-
-
-def landing_target(v) -> str | None:
-    """Where `/` sends this user, or None to stay on the start page."""
-    first = f"/{KEBAB[v.modules[0]]}" if v.modules else None
-    landing = (v.user.options or {}).get("landingPage")
-    if landing:
-        match = re.fullmatch(r"/custom-list/(\d+)(/.*)?", landing)
-        if match and int(match.group(1)) not in {c.id for c in v.custom_lists}:
-            return first
-        return landing
-    return first
 
 
 @bp.get("/<any(begcare, newcare, 'purchase-analysis', market):kebab>")
@@ -130,21 +119,17 @@ def unknown_path(unknown: str):
 
 
 @bp.get("/user")
-def settings():
-    """My settings: language and landing page."""
+def settings(password_form=None):
+    """My settings: language, landing page, time zone and password (default login type)."""
+    from app.account.forms import ChangePasswordForm
+    from app.account.routes import settings_props
+
     if current_user.login_type != "default":
         abort(404)
-    languages = [{"code": code, "label": label} for code, label in LOCALES.items()]
-    landing_pages = [{"value": "", "label": _("Start page")}]
     return render_template(
         "shell/settings.html",
-        props={
-            "language": to_locale((current_user.options or {}).get("language")) or current_locale(),
-            "languages": languages,
-            "landingPage": (current_user.options or {}).get("landingPage", ""),
-            "landingPages": landing_pages,
-            "saveUrl": "me/options",
-        },
+        props=settings_props(),
+        password_form=password_form or ChangePasswordForm(formdata=None),
     )
 
 

@@ -1,5 +1,5 @@
-// "My settings": language and landing page. A new language reloads the page shortly after
-// saving, so the server-rendered parts switch language too.
+// "My settings": language, landing page and time zone. A new language or time zone reloads the
+// page shortly after saving, so the server-rendered parts switch language and times too.
 import { useId, useRef, useState } from 'react';
 import { pushAlert } from '../lib/alerts.js';
 import { api, reportApiError } from '../lib/api.js';
@@ -7,10 +7,12 @@ import { useGettext } from '../lib/i18n.js';
 
 /** Time for the success alert to be seen before the page reloads in the new language. */
 const RELOAD_DELAY_MS = 800;
-const FIELDS = ['language', 'landingPage'];
+const FIELDS = ['language', 'landingPage', 'timeZone'];
 
-function Select({ id, name, label, value, options, error, onChange }) {
+function Select({ id, name, label, value, options, error, hint, onChange }) {
   const errorId = `${id}-error`;
+  const hintId = `${id}-hint`;
+  const described = [hint && hintId, error && errorId].filter(Boolean).join(' ');
   return (
     <div className="form-field">
       <label htmlFor={id}>{label}</label>
@@ -20,7 +22,7 @@ function Select({ id, name, label, value, options, error, onChange }) {
         value={value}
         onChange={(event) => onChange(name, event.target.value)}
         aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? errorId : undefined}
+        aria-describedby={described || undefined}
       >
         {options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -28,6 +30,11 @@ function Select({ id, name, label, value, options, error, onChange }) {
           </option>
         ))}
       </select>
+      {hint && (
+        <p id={hintId} className="field-hint">
+          {hint}
+        </p>
+      )}
       {error && (
         <p id={errorId} className="field-error">
           {error}
@@ -42,14 +49,17 @@ export default function UserSettings({
   languages = [],
   landingPage = '',
   landingPages = [],
+  timeZone = '',
+  timeZones = [],
+  countryTimeZone = '',
   saveUrl = 'me/options',
 }) {
   const gettext = useGettext();
   const ids = useId();
-  const [values, setValues] = useState({ language, landingPage: landingPage ?? '' });
+  const [values, setValues] = useState({ language, landingPage: landingPage ?? '', timeZone });
   const [errors, setErrors] = useState({});
   const [saving, setSaving] = useState(false);
-  const savedLanguage = useRef(language);
+  const saved = useRef({ language, timeZone });
   const formRef = useRef(null);
 
   const onChange = (name, value) => {
@@ -65,8 +75,9 @@ export default function UserSettings({
     try {
       await api.patch(saveUrl, values, { handleErrors: false });
       pushAlert({ type: 'success', message: gettext('Your settings have been saved.') });
-      if (values.language !== savedLanguage.current) {
-        savedLanguage.current = values.language;
+      const before = saved.current;
+      saved.current = { language: values.language, timeZone: values.timeZone };
+      if (values.language !== before.language || values.timeZone !== before.timeZone) {
         setTimeout(() => window.location.reload(), RELOAD_DELAY_MS);
       }
     } catch (failure) {
@@ -110,6 +121,22 @@ export default function UserSettings({
         value={values.landingPage}
         options={landingPages}
         error={errors.landingPage}
+        onChange={onChange}
+      />
+      <Select
+        id={`${ids}-time-zone`}
+        name="timeZone"
+        label={gettext('Time zone')}
+        value={values.timeZone}
+        options={timeZones}
+        error={errors.timeZone}
+        hint={
+          countryTimeZone
+            ? gettext('Dates and times on every page and in your e-mails. Your country: %(zone)s.', {
+                zone: countryTimeZone.replaceAll('_', ' '),
+              })
+            : gettext('Dates and times on every page and in your e-mails.')
+        }
         onChange={onChange}
       />
       <div className="form-actions">

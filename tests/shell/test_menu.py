@@ -18,7 +18,8 @@ def market(*sections: str) -> set[str]:
     return {"market", "market.dashboard", "market.adverts"} | {f"market.{s}" for s in sections}
 
 
-MOBILE = {"custom-list.manage", "user", "logout"}
+# The demo companies have configuration enable_my_events on (app/account/demo.py).
+MOBILE = {"custom-list.manage", "my-events", "user", "logout"}
 PURCHASE_ANALYSIS = {
     "purchase-analysis",
     "purchase-analysis.list",
@@ -50,16 +51,16 @@ MAIN_MENU = {
     | vehicle("begcare", "admin")
     | vehicle("newcare", "admin")
     | MOBILE,
-    "global": vehicle("begcare") | vehicle("newcare") | {"user", "logout"},
+    "global": vehicle("begcare") | vehicle("newcare") | {"my-events", "user", "logout"},
 }
 
 USER_MENU = {
-    "seller": {"custom-list.manage", "custom-list.*", "user"},
-    "admin": {"custom-list.manage", "user"},
-    "buyer": {"custom-list.manage", "user"},
-    "station": {"profile", "custom-list.manage", "user"},
-    "divadmin": {"custom-list.manage", "user", "admin"},
-    "global": {"user"},
+    "seller": {"custom-list.manage", "custom-list.*", "my-events", "user"},
+    "admin": {"custom-list.manage", "my-events", "user"},
+    "buyer": {"custom-list.manage", "my-events", "user"},
+    "station": {"profile", "custom-list.manage", "my-events", "user"},
+    "divadmin": {"custom-list.manage", "my-events", "user", "admin"},
+    "global": {"my-events", "user"},
 }
 
 

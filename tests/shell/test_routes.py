@@ -20,7 +20,6 @@ PUBLIC_PAGES = [
     "/pdf-preview/quick-test/1",
     "/pdf-preview/purchase-analysis/1",
     "/quick-test/view/0b8a4c1e",
-    "/interactions",
 ]
 LOGGED_IN_PAGES = [
     "/my-dashboard",

@@ -1,0 +1,7 @@
+"""The user's own pages: My settings (language, landing page, time zone, password)."""
+
+from flask import Blueprint
+
+bp = Blueprint("account", __name__)
+
+from app.account import routes  # noqa: E402, F401

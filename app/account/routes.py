@@ -1,0 +1,67 @@
+"""My settings: the page's props, and the password change posted from it."""
+
+from flask import abort, flash, g, redirect, url_for
+from flask_login import current_user
+
+from app.account import bp
+from app.account import services as svc
+from app.account.forms import ChangePasswordForm
+from app.auth.session import start_session
+from app.core.i18n import (
+    LOCALES,
+    TIME_ZONES,
+    country_time_zone,
+    current_locale,
+    to_locale,
+    user_time_zone,
+)
+from app.core.messages import message
+from app.extensions import db
+
+
+def settings_props() -> dict:
+    """What the preferences island of My settings shows and saves."""
+    from app.shell.viewer import viewer
+
+    options = current_user.options or {}
+    country_zone = country_time_zone(current_user)
+    return {
+        "language": to_locale(options.get("language")) or current_locale(),
+        "languages": [{"code": code, "label": label} for code, label in LOCALES.items()],
+        "landingPage": options.get("landingPage", ""),
+        "landingPages": [
+            {"value": c.value, "label": c.label} for c in svc.landing_choices(viewer())
+        ],
+        "timeZone": user_time_zone(current_user),
+        "timeZones": [{"value": zone, "label": zone.replace("_", " ")} for zone in TIME_ZONES],
+        "countryTimeZone": country_zone or "",
+        "saveUrl": "me/options",
+    }
+
+
+def _settings_allowed() -> None:
+    if current_user.login_type != "default":
+        abort(404)
+
+
+@bp.post("/user/password")
+def change_password():
+    """Change the password: the current one, then the new one twice (the reset rules)."""
+    _settings_allowed()
+    if g.get("impersonator") is not None:
+        abort(403)  # acting as someone never changes their password
+    form = ChangePasswordForm()
+    if form.validate_on_submit():
+        user = current_user._get_current_object()
+        try:
+            svc.change_password(user, form.current_password.data, form.password.data)
+        except svc.PasswordRefused as refused:
+            form.current_password.errors = [str(refused)]
+        else:
+            db.session.commit()
+            start_session(user)  # this browser stays signed in; every other session ends
+            flash(message("PASSWORD_CHANGED"), "success")
+            return redirect(url_for("shell.settings") + "#password")
+    from app.shell.routes import settings
+
+    return settings(password_form=form), 422

@@ -1,0 +1,81 @@
+"""My settings: the landing pages a user may choose, the landing rule, the password change."""
+
+import re
+import secrets
+from dataclasses import dataclass
+
+from flask_babel import gettext as _
+
+from app.auth import services as auth_services
+from app.core import audit
+
+# Main-menu entries that are no place to land on.
+_NOT_LANDING = ("logout", "user", "custom-list.manage")
+_CUSTOM_LIST = re.compile(r"/custom-list/(\d+)(/.*)?")
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str
+
+
+def landing_choices(v) -> list[Choice]:
+    """Every menu destination the user has (custom lists included), as landing pages."""
+    from app.shell.menu import main_menu, user_menu
+
+    choices = [Choice("", _("First module (default)"))]
+    seen = {""}
+
+    def add(path: str, label: str) -> None:
+        if path not in seen:
+            seen.add(path)
+            choices.append(Choice(path, label))
+
+    def walk(nodes, trail: tuple[str, ...]) -> None:
+        for node in nodes:
+            if node.entry.menu_root or node.key.split(".", 1)[0] in _NOT_LANDING:
+                continue
+            if node.key in _NOT_LANDING or node.key.startswith("custom-list."):
+                continue
+            add(node.href, " › ".join((*trail, node.title)))
+            walk(node.children, (*trail, node.title))
+
+    walk(main_menu(v, None), ())
+    for node in user_menu(v):
+        if node.key.startswith("custom-list.") and node.key != "custom-list.manage":
+            add(node.href, _("Custom list: %(name)s", name=node.title))
+        elif node.key in ("profile", "my-events"):
+            add(node.href, node.title)
+    return choices
+
+
+def landing_target(v) -> str | None:
+    """Spec 01 landing rule: the user's landing page while they may still open it, else the
+    first available module (None: stay on the start page)."""
+    from app.shell.viewer import KEBAB
+
+    first = f"/{KEBAB[v.modules[0]]}" if v.modules else None
+    landing = (v.user.options or {}).get("landingPage")
+    if not landing:
+        return first
+    match = _CUSTOM_LIST.fullmatch(landing)
+    if match and int(match.group(1)) not in {c.id for c in v.custom_lists}:
+        return first
+    if landing not in {c.value for c in landing_choices(v)}:
+        return first  # a page the user can no longer open (a role or module taken away)
+    return landing
+
+
+class PasswordRefused(ValueError):
+    pass
+
+
+def change_password(user, current: str, new: str) -> None:
+    """Set a new password after checking the current one; every other session of the user
+    ends (the caller starts a fresh one for this browser)."""
+    if not auth_services.verify_password(user, current):
+        raise PasswordRefused(_("The current password is not correct."))
+    user.password_hash = auth_services.hash_password(new)
+    user.session_nonce = secrets.token_hex(8)
+    audit.record("password_changed", user=user, by="self")

@@ -1,0 +1,166 @@
+"""My events (by day and week) and the user's calendar feed behind a secret link."""
+
+import re
+from datetime import date, timedelta
+
+from flask import (
+    abort,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_babel import force_locale
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from app.auth.models import User
+from app.core import audit
+from app.core.i18n import DEFAULT_LOCALE, babel_name, force_time_zone, to_locale, user_time_zone
+from app.core.models import utcnow
+from app.core.pages import public_page
+from app.core.ratelimit import check_public_rate
+from app.core.tenancy import activate
+from app.events import bp, feeds, ical
+from app.events import services as svc
+from app.extensions import db
+from app.shell.viewer import _division_tree, viewer
+
+_FRESH_LINK = "calendar_feed_link"  # shown once, right after it was made
+FEED_PAST_DAYS, FEED_FUTURE_DAYS = 30, 90
+
+
+def _events_on() -> None:
+    v = viewer()
+    if not v.configuration("enable_my_events"):
+        abort(404)
+
+
+def _who_signed_in() -> svc.Who:
+    v = viewer()
+    return svc.Who(v.user.id, tuple(v.modules), tuple(d.id for d in v.visible_divisions))
+
+
+def _period(zone: str) -> tuple[str, date, int]:
+    """(view, first day, number of days) from ?day=YYYY-MM-DD or ?week=YYYY-Www; this week
+    when neither is given or readable."""
+    today = utcnow().astimezone(svc.pytz.timezone(zone)).date()
+    if raw := request.args.get("day", ""):
+        try:
+            return "day", date.fromisoformat(raw[:10]), 1
+        except ValueError:
+            pass
+    if match := re.fullmatch(r"(\d{4})-W(\d{2})", request.args.get("week", "")):
+        try:
+            return "week", date.fromisocalendar(int(match[1]), int(match[2]), 1), 7
+        except ValueError:
+            pass
+    return "week", today - timedelta(days=today.weekday()), 7
+
+
+def _week_param(day: date) -> str:
+    year, week, _weekday = day.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+@bp.get("/my-events")
+def my_events():
+    """The user's events of one week (grouped by day) or of one day."""
+    _events_on()
+    zone = user_time_zone(current_user)
+    view, first, days = _period(zone)
+    start, end = svc.local_window(first, days, zone)
+    events = svc.events_between(_who_signed_in(), start, end, utcnow())
+    grouped = svc.by_day(events, zone)
+    step = timedelta(days=days)
+    nav = (
+        {"day": (first - step).isoformat()}
+        if view == "day"
+        else {"week": _week_param(first - step)},
+        {"day": (first + step).isoformat()}
+        if view == "day"
+        else {"week": _week_param(first + step)},
+    )
+    feed = feeds.feed_of(current_user.id)
+    return render_template(
+        "events/my_events.html",
+        view=view,
+        first=first,
+        days=[first + timedelta(days=n) for n in range(days)],
+        grouped=grouped,
+        count=len(events),
+        week=_week_param(first),
+        previous=nav[0],
+        following=nav[1],
+        today=utcnow().astimezone(svc.pytz.timezone(zone)).date(),
+        zone=zone,
+        feed=feed,
+        fresh_link=session.pop(_FRESH_LINK, None),
+    )
+
+
+@bp.post("/my-events/calendar-link")
+def make_calendar_link():
+    """Make (or replace) the secret calendar link; the old one stops working."""
+    _events_on()
+    token = feeds.new_link(current_user.id)
+    audit.record("calendar_feed_created")
+    db.session.commit()
+    session[_FRESH_LINK] = url_for("events.calendar_feed", token=token, _external=True)
+    flash(_("Your calendar link is ready. Older links no longer work."), "success")
+    return redirect(url_for("events.my_events") + "#calendar")
+
+
+@bp.post("/my-events/calendar-link/delete")
+def delete_calendar_link():
+    """Turn the calendar link off."""
+    _events_on()
+    if feeds.turn_off(current_user.id):
+        audit.record("calendar_feed_deleted")
+        db.session.commit()
+        flash(_("The calendar link has been turned off."), "success")
+    return redirect(url_for("events.my_events") + "#calendar")
+
+
+@bp.get("/my-events/calendar/<token>.ics")
+@public_page
+def calendar_feed(token: str):
+    """The user's events as an iCalendar feed (RFC 5545); any unknown token answers 404."""
+    check_public_rate()
+    feed = feeds.find(token)
+    user = db.session.get(User, feed.user_id) if feed is not None else None
+    if user is None or not user.active or user.active_instance is None:
+        abort(404)
+    instance = user.active_instance
+    if not instance.configuration("enable_my_events"):
+        abort(404)
+    activate(instance.id)
+    divisions, _choices = _division_tree(user, instance)
+    modules = tuple(m for m in (user.modules or []))
+    who = svc.Who(user.id, modules, tuple(d.id for d in divisions))
+    now = utcnow()
+    zone = user_time_zone(user)
+    feed.last_read_at = now
+    language = to_locale((user.options or {}).get("language")) or DEFAULT_LOCALE
+    with force_locale(babel_name(language)), force_time_zone(zone):
+        events = svc.events_between(
+            who, now - timedelta(days=FEED_PAST_DAYS), now + timedelta(days=FEED_FUTURE_DAYS), now
+        )
+        body = ical.calendar(
+            events,
+            name=f"{_('My events')} · {instance.company_name}",
+            zone=zone,
+            host=request.host.split(":", 1)[0],
+            base_url=request.host_url,
+            now=now,
+        )
+    db.session.commit()
+    response = make_response(body)
+    response.headers["Content-Type"] = "text/calendar; charset=utf-8"
+    response.headers["Content-Disposition"] = 'inline; filename="my-events.ics"'
+    response.headers["Cache-Control"] = "private, no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response

@@ -1,0 +1,102 @@
+"""The end of bidding: published adverts whose end time has passed are closed, and their
+sellers are told by e-mail (stored, previewable, sent by the mail job). Run on a schedule
+(app/schedule/table.py); an advert is closed once, whoever runs first."""
+
+from __future__ import annotations
+
+from flask import current_app, url_for
+from sqlalchemy import or_, select
+
+from app.auth.models import User
+from app.core.i18n import user_time_zone
+from app.core.models import utcnow
+from app.core.tenancy import activate
+from app.extensions import db
+from app.mail.services import send_mail
+from app.market.bidding import MarketError, change_status
+from app.market.models import Advert, InstanceGroup, MarketLink
+from app.market.notices import _language
+
+
+def _sellers(advert: Advert) -> list[tuple[User, MarketLink | None]]:
+    """Who is told: the holders of the advert's seller links and the user who made it."""
+    rows = db.session.execute(
+        select(User, MarketLink)
+        .outerjoin(
+            MarketLink,
+            (MarketLink.user_id == User.id)
+            & (MarketLink.advert_id == advert.id)
+            & (MarketLink.kind == "seller"),
+        )
+        .where(
+            User.active.is_(True),
+            or_(MarketLink.id.is_not(None), User.id == advert.created_by_id),
+        )
+        .order_by(User.id)
+        .execution_options(all_instances=True)
+    ).all()
+    seen, result = set(), []
+    for user, link in rows:
+        if user.id not in seen:
+            seen.add(user.id)
+            result.append((user, link))
+    return result
+
+
+def _advert_url(advert: Advert, link: MarketLink | None, group: InstanceGroup | None) -> str:
+    if link is not None and group is not None:
+        return url_for(
+            "market.bid_page", action="change-status", group_hash=group.hash,
+            advert_hash=advert.hash, user_hash=link.hash, _external=True,
+        )  # fmt: skip
+    return url_for("market.advert_page", advert_id=advert.id, _external=True)
+
+
+def tell_sellers(advert: Advert) -> int:
+    """Mail each seller that bidding on the advert has ended; returns the mails sent."""
+    group = db.session.get(InstanceGroup, advert.seller_group_id)
+    sent = 0
+    for user, link in _sellers(advert):
+        send_mail(
+            to=user.email,
+            template="market_ended",
+            kind="market_ended",
+            language=_language(user),
+            time_zone=user_time_zone(user),
+            instance_id=advert.instance_id,
+            advert=advert,
+            user_name=user.firstname or user.email,
+            page_url=_advert_url(advert, link, group),
+        )
+        sent += 1
+    return sent
+
+
+def close_ended_adverts() -> int:
+    """Close every published advert whose bidding has ended and tell its sellers; one
+    transaction per advert. Returns the number closed."""
+    now = utcnow()
+    ids = db.session.scalars(
+        select(Advert.id)
+        .where(Advert.status == "published", Advert.ends_at <= now)
+        .order_by(Advert.ends_at)
+        .execution_options(all_instances=True)
+    ).all()
+    db.session.commit()
+    closed = 0
+    base = current_app.config.get("BASE_URL") or "http://127.0.0.1:5000"
+    with current_app.test_request_context(base_url=base):
+        for advert_id in ids:
+            try:
+                advert = change_status(advert_id, "closed", None, None)
+            except MarketError:  # changed meanwhile (a seller closed or withdrew it)
+                db.session.rollback()
+                continue
+            activate(advert.instance_id)
+            try:
+                tell_sellers(advert)
+            finally:
+                activate(None)
+            db.session.commit()
+            closed += 1
+    return closed

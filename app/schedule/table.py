@@ -1,0 +1,21 @@
+"""What runs when. Each line is one job: a name, the job function ("module:function", run by
+app.core.jobs as one unit of work) and either `every` seconds or a `cron` expression (local
+time of the machine, as RQ's cron reads it). Adding a job is adding a line."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scheduled:
+    name: str
+    func: str
+    every: int | None = None  # seconds
+    cron: str | None = None  # "minute hour day month weekday"
+    timeout: int = 600
+
+
+SCHEDULE: tuple[Scheduled, ...] = (
+    Scheduled("overdue-warnings", "app.schedule.jobs:refresh_overdue_warnings", every=300),
+    Scheduled("advert-endings", "app.market.endings:close_ended_adverts", every=60),
+    Scheduled("reset-token-purge", "app.schedule.jobs:purge_reset_tokens", cron="17 * * * *"),
+)
