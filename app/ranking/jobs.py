@@ -1,0 +1,19 @@
+"""The ranking refresh, a plain function for the scheduler and the CLI."""
+
+import logging
+
+from app.core.tenancy import activate
+from app.extensions import db
+from app.ranking import services
+
+log = logging.getLogger(__name__)
+
+
+def refresh_rankings(every_season: bool = False) -> dict[str, int]:
+    """Recompute the current and previous season's points, tiers and positions of every
+    division of every instance, and commit; return divisions ranked per season."""
+    activate(None)  # across instances
+    result = services.refresh(every_season=every_season)
+    db.session.commit()
+    log.info("ranking refreshed: %s", result)
+    return result
