@@ -31,3 +31,10 @@ def guard(path: str, write: bool = False):
     if (write or request.method == "POST") and not can_write(v, path):
         abort(403)
     return v
+
+
+def get_row(model, object_id: int):
+    """The row with this id, or None (also for an id beyond an integer column)."""
+    from app.extensions import db
+
+    return db.session.get(model, object_id) if 0 < object_id < 2**31 else None

@@ -11,7 +11,7 @@ from app.core.models import Instance, utcnow
 from app.extensions import db
 from app.messages import bp
 from app.messages import services as S
-from app.messages.access import can_write, global_entry, guard
+from app.messages.access import can_write, get_row, global_entry, guard
 from app.messages.forms import AUDIENCE_CHOICES, TYPE_CHOICES, SystemMessageForm, local
 from app.messages.models import SystemMessage
 from app.preparation.admin_forms import ConfirmDeleteForm
@@ -36,7 +36,7 @@ def _page(template: str, v, **context):
 
 
 def _found(message_id: int) -> SystemMessage:
-    message = db.session.get(SystemMessage, message_id)
+    message = get_row(SystemMessage, message_id)
     if message is None:
         abort(404)
     return message

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from app.core.audit import record
 from app.core.models import Division, Instance
 from app.extensions import db
-from app.messages.access import can_write, global_entry, guard
+from app.messages.access import can_write, get_row, global_entry, guard
 from app.messages.forms import local, utc
 from app.preparation.admin_forms import ConfirmDeleteForm
 from app.ranking import bp
@@ -30,7 +30,7 @@ def _page(template: str, path: str, v, **context):
 
 
 def _found(model, object_id: int):
-    obj = db.session.get(model, object_id)
+    obj = get_row(model, object_id)
     if obj is None:
         abort(404)
     return obj

@@ -17,7 +17,7 @@ def tier_ranking_division_summary(divisionId: str):  # noqa: N803 - the spec's p
         division_id = int(divisionId)
     except ValueError:
         division_id = -1
-    summary = division_summary(division_id) if 0 < division_id < 2**63 else None
+    summary = division_summary(division_id)
     if summary is None:
         raise ApiError(404, _("This division has no ranking you can see."), retry=False)
     return jsonify(summary)

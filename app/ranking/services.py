@@ -301,6 +301,8 @@ def division_summary(division_id: int) -> dict | None:
     """The ranking summary of one division of the active instance (None when the division is
     in another instance or outside the signed-in user's divisions): divisionData (the current
     and the previous season's standing, when ranked), seasonData and globalStatistics."""
+    if not 0 < division_id < 2**31:  # beyond an integer id column
+        return None
     division = db.session.scalars(select(Division).where(Division.id == division_id)).first()
     visible = _visible_ids()
     if division is None or (visible is not None and division.id not in visible):

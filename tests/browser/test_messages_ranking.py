@@ -256,3 +256,30 @@ def test_the_ranking_summary_closes_on_navigation_without_marking_it_seen(new_pa
         dialog(page).get_by_role("button", name="Close").click()
     finally:
         choose_division(page, "All divisions")
+
+
+def test_the_ranking_summary_runs_on_an_item_manage_page_for_the_items_division(
+    new_page, live_server
+):
+    from app.preparation.items import manage_path
+    from app.preparation.models import PreparationItem
+
+    division_id, season, tier, _position, _overall = _row(live_server.app, "Nordbil Borås")
+    with live_server.app.app_context():
+        item = db.session.scalars(
+            select(PreparationItem)
+            .where(PreparationItem.division_id == division_id, PreparationItem.state.in_([2, 3]))
+            .order_by(PreparationItem.id)
+            .execution_options(all_instances=True)
+        ).first()
+        path = manage_path(item)
+        db.session.remove()
+    page = new_page(quiet=False)
+    page.context.add_init_script(messages_seen_script(live_server.app))
+    sign_in(page, "seller@demo.test")
+    page.goto(path)  # all divisions selected: only the item's page names a division
+    expect(dialog(page).get_by_role("heading", name="Ranking of Nordbil Borås")).to_be_visible()
+    expect(dialog(page).locator(".ranking-tier").first).to_have_text(tier)
+    dialog(page).get_by_role("button", name="Close").click()
+    viewed = json.loads(page.evaluate("localStorage.getItem('viewedTierSummaryMessages')"))
+    assert [(r["divisionId"], r["season"]) for r in viewed] == [(division_id, season)]

@@ -151,7 +151,7 @@ def test_the_viewed_call_of_a_message_for_another_audience_is_404(client):
     user = make_user(here)
     message = _message(audience="instance", audience_instance_id=elsewhere.id)
     token = sign_in(client, user)
-    for target in (message.id, 999_999):
+    for target in (message.id, 999_999, 2**40):
         response = client.post(
             f"/api/system-messages/{target}/viewed", json={}, headers={"X-CSRFToken": token}
         )
@@ -177,6 +177,17 @@ def test_reading_needs_the_read_role_and_changing_also_role_admin(client):
     assert db.session.scalars(select(SystemMessage)).first() is None
     sign_in(client, make_user(roles=["ROLE_USER"]))
     assert client.get(PATH).status_code == 403
+
+
+def test_unknown_or_huge_ids_in_the_admin_screens_are_404(client):
+    sign_in(client, make_user(roles=[R.ROLE_ADMIN, READ, R.global_read("TIER_RANKING")]))
+    for path in (
+        f"{PATH}/999999/edit",
+        f"{PATH}/{2**40}/delete",
+        f"/admin/global/ranking/seasons/{2**40}/edit",
+        f"/admin/global/ranking/tiers/{2**40}/delete",
+    ):
+        assert client.get(path).status_code == 404, path
 
 
 def test_a_refused_form_keeps_the_input_and_saves_nothing(client):
@@ -206,3 +217,12 @@ def test_the_admin_list_shows_each_message_with_its_state(client):
     html = client.get(PATH).get_data(as_text=True)
     assert "Live one" in html and "Later one" in html
     assert "Active" in html and "Scheduled" in html
+
+
+def test_the_demo_holds_an_active_alert_and_an_active_dialog_for_the_seller(demo_client):
+    from tests.shell.conftest import demo_user
+
+    sign_in(demo_client, demo_user("seller@demo.test"))
+    answer = _mine(demo_client)
+    assert {m["options"]["showAs"] for m in answer} == {"alert", "modal"}
+    assert all(m["message"] and m["description"] for m in answer)
