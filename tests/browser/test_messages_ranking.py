@@ -283,3 +283,28 @@ def test_the_ranking_summary_runs_on_an_item_manage_page_for_the_items_division(
     dialog(page).get_by_role("button", name="Close").click()
     viewed = json.loads(page.evaluate("localStorage.getItem('viewedTierSummaryMessages')"))
     assert [(r["divisionId"], r["season"]) for r in viewed] == [(division_id, season)]
+
+
+def test_a_user_left_on_a_page_sees_the_new_version_banner_after_the_next_poll(new_page):
+    page = new_page()
+    page.clock.install()
+    sign_in(page, "seller@demo.test")
+    page.goto("/user")
+    banner = page.locator("[data-new-version-banner]")
+    page.wait_for_timeout(500)
+    expect(banner).to_be_hidden()
+
+    # The server is updated meanwhile: the next poll's answer carries a new X-Cc-Version.
+    def newer_version(route):
+        response = route.fetch()
+        route.fulfill(
+            response=response, headers={**response.headers, "x-cc-version": "9.9.9+abcdef012345"}
+        )
+
+    polls = []
+    page.on("request", lambda r: polls.append(r) if "my-messages" in r.url else None)
+    page.route("**/api/system-messages/my-messages", newer_version)
+    page.clock.fast_forward("05:01")
+    expect(banner).to_be_visible()
+    assert len(polls) == 1
+    assert polls[0].headers.get("last-fetched")  # the time of the poll before
