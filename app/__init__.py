@@ -70,7 +70,9 @@ def _import_models() -> None:
     import app.events.models  # noqa: F401
     import app.mail.models  # noqa: F401
     import app.market.models  # noqa: F401
+    import app.messages.models  # noqa: F401
     import app.preparation.models  # noqa: F401
+    import app.ranking.models  # noqa: F401
 
 
 def app_version(app: Flask) -> str:
@@ -90,8 +92,12 @@ def _register_blueprints(app: Flask) -> None:
     from app.mail import bp as mail_bp
     from app.market import api_bp as market_api_bp
     from app.market import bp as market_bp
+    from app.messages.views import api_bp as messages_api_bp
+    from app.messages.views import bp as messages_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
+    from app.ranking.views import api_bp as ranking_api_bp
+    from app.ranking.views import bp as ranking_bp
     from app.shell import bp as shell_bp
     from app.shell.api import bp as shell_api_bp
     from app.shell.planned import bp as planned_bp
@@ -100,7 +106,8 @@ def _register_blueprints(app: Flask) -> None:
     app.register_blueprint(events_bp)
     for blueprint in (
         auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
-        market_bp, market_api_bp, planned_bp, shell_bp, shell_api_bp,
+        market_bp, market_api_bp, messages_bp, messages_api_bp, ranking_bp, ranking_api_bp,
+        planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)
 

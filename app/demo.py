@@ -217,7 +217,13 @@ def dashboard_link() -> str:
 
 
 # Each feature's demo part; importing it registers its seeders and links.
-FEATURE_DEMOS = ("app.market.demo", "app.preparation.demo", "app.account.demo")
+FEATURE_DEMOS = (
+    "app.market.demo",
+    "app.preparation.demo",
+    "app.account.demo",
+    "app.messages.demo",
+    "app.ranking.demo",
+)
 
 
 def _register_feature_demos() -> None:

@@ -12,6 +12,8 @@ const islands = {
   'custom-list': () => import('./custom-list/index.jsx'),
   'login-modal': () => import('./login-modal/index.jsx'),
   'statistics-chart': () => import('./statistics-chart/index.jsx'),
+  'system-messages': () => import('./system-messages/index.jsx'),
+  'tier-summary': () => import('./tier-summary/index.jsx'),
   'top-selector': () => import('./top-selector/index.jsx'),
   'user-settings': () => import('./user-settings/index.jsx'),
 };

@@ -462,6 +462,7 @@ def user_menu(v: Viewer) -> list[Node]:
             rule=lambda x: x.configuration("enable_my_events"),
         ),
         Entry("user", _l("My settings"), "/user", rule=lambda x: x.login_type == "default"),
+        Entry("ranking", _l("Ranking"), "/ranking", rule=lambda x: x.instance is not None),
         Entry("admin", _l("Administration"), "/admin", rule=lambda x: x.is_division_admin),
     ]
     return _visible(entries, v, 1, None)

@@ -15,6 +15,7 @@ from flask import Flask
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app.extensions import db
+from tests.browser.dialogs import quiet_dialogs_script
 from tests.conftest import ARTIFACTS, database_url, make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -135,14 +136,16 @@ def viewport(request):
 
 @pytest.fixture
 def new_page(live_server, browser):  # in this order: Chromium closes before the server stops
-    """Open a page in a fresh browser context: new_page(locale=..., viewport=...)."""
+    """Open a page in a fresh browser context: new_page(locale=..., viewport=..., quiet=...)."""
     contexts = []
 
-    def open_page(locale: str = "en-GB", viewport: dict = DESKTOP):
+    def open_page(locale: str = "en-GB", viewport: dict = DESKTOP, quiet: bool = True):
         context = browser.new_context(
             base_url=live_server.url, locale=locale, viewport=viewport, service_workers="block"
         )
         context.set_default_timeout(5_000)
+        if quiet:  # system messages and ranking summaries already seen (tests/browser/dialogs.py)
+            context.add_init_script(quiet_dialogs_script(live_server.app))
         contexts.append(context)
         return context.new_page()
 

@@ -62,6 +62,9 @@ USER_MENU = {
     "divadmin": {"custom-list.manage", "my-events", "user", "admin"},
     "global": {"my-events", "user"},
 }
+# The ranking's leaderboard (/ranking) is open to every user working in an instance.
+for _entries in USER_MENU.values():
+    _entries.add("ranking")
 
 
 def keys(html: str, container: str) -> set[str]:

@@ -1,0 +1,226 @@
+// System messages on every signed-in page (spec 01 sections 3, 4, 7 and 9). Polls
+// GET system-messages/my-messages every 5 minutes, starting at once; the same call's X-Cc-Version
+// header drives the new-version banner (lib/api.js). After each poll it dispatches `dc:poll`
+// on window ({detail: {messages}}) for other islands (e.g. menu counts) to refresh with.
+// Alerts go to the alert stack; closing one records it viewed (persistent ones only hide).
+// Dialogs are shown one at a time from a queue: "Do not show again" records the message viewed,
+// closing only takes it off the queue for this page. Long descriptions open a read-more dialog.
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { pushAlert, subscribe as subscribeAlerts } from '../lib/alerts.js';
+import { api } from '../lib/api.js';
+import { useGettext } from '../lib/i18n.js';
+import { useModalHost } from '../lib/modal.js';
+import {
+  alertTypeOf,
+  isViewed,
+  LONG_DESCRIPTION,
+  markViewed,
+  POLL_MS,
+  textLength,
+  versionKey,
+} from './store.js';
+
+function Dialog({ title, onClose, children, actions, className = '' }) {
+  const ids = useId();
+  const ref = useRef(null);
+  const host = useModalHost(true, () => ref.current?.focus());
+  const onKeyDown = (event) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      onClose();
+    }
+  };
+  return createPortal(
+    <div className="modal-backdrop">
+      <div
+        ref={ref}
+        className={`modal system-message-modal ${className}`}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={`${ids}-title`}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+      >
+        <h2 id={`${ids}-title`} className="modal-title">
+          {title}
+        </h2>
+        {children}
+        <div className="form-actions">{actions}</div>
+      </div>
+    </div>,
+    host,
+  );
+}
+
+function Description({ html, clamp }) {
+  // The description was sanitised on the server when it was saved (nh3).
+  return (
+    <div
+      className={`system-message-description${clamp ? ' is-clamped' : ''}`}
+      dangerouslySetInnerHTML={{ __html: html || '' }}
+    />
+  );
+}
+
+function reportViewed(message) {
+  markViewed(message);
+  api.post(`system-messages/${message.id}/viewed`, {}, { handleErrors: false }).catch(() => {});
+}
+
+export default function SystemMessages({ pollMs = POLL_MS }) {
+  const gettext = useGettext();
+  const [queue, setQueue] = useState([]);
+  const [readMore, setReadMore] = useState(null);
+  const shown = useRef(new Map()); // versionKey -> alert id, for alerts on this page
+  const dismissed = useRef(new Set()); // versionKeys closed on this page
+  const known = useRef(new Map()); // message id -> latest message
+  const lastFetched = useRef(null);
+
+  // An alert that leaves the stack was closed (by the user or its timeout).
+  useEffect(
+    () =>
+      subscribeAlerts((alerts) => {
+        const present = new Set(alerts.map((a) => a.id));
+        for (const [key, alertId] of shown.current) {
+          if (present.has(alertId)) continue;
+          shown.current.delete(key);
+          dismissed.current.add(key);
+          const message = [...known.current.values()].find((m) => versionKey(m) === key);
+          if (message && !message.options?.persistent) reportViewed(message);
+        }
+      }),
+    [],
+  );
+
+  const receive = useCallback(
+    (messages) => {
+      const list = Array.isArray(messages) ? messages : [];
+      for (const m of list) known.current.set(m.id, m);
+      const fresh = list.filter(
+        (m) => !isViewed(m) && !dismissed.current.has(versionKey(m)),
+      );
+      for (const m of fresh) {
+        if (m.options?.showAs !== 'alert' || shown.current.has(versionKey(m))) continue;
+        const alertId = pushAlert({
+          type: alertTypeOf(m.type),
+          message: m.message,
+          link: m.description ? `#system-message-${m.id}` : null,
+          linkText: m.description ? gettext('Read more') : null,
+          timeout: 0,
+        });
+        shown.current.set(versionKey(m), alertId);
+      }
+      const modals = fresh.filter((m) => m.options?.showAs === 'modal');
+      setQueue((current) => {
+        const keys = new Set(modals.map(versionKey));
+        // A message no longer active (or changed) leaves the queue; new ones join its end.
+        const kept = current.filter((m) => keys.has(versionKey(m)));
+        const have = new Set(kept.map(versionKey));
+        return [...kept, ...modals.filter((m) => !have.has(versionKey(m)))];
+      });
+    },
+    [gettext],
+  );
+
+  useEffect(() => {
+    let stopped = false;
+    let timer = null;
+    const poll = async () => {
+      const headers = lastFetched.current ? { 'last-fetched': lastFetched.current } : {};
+      const started = new Date().toISOString();
+      try {
+        const messages = await api.get('system-messages/my-messages', {
+          headers,
+          handleErrors: false,
+        });
+        lastFetched.current = started;
+        if (!stopped) receive(messages);
+        window.dispatchEvent(new CustomEvent('dc:poll', { detail: { messages } }));
+      } catch {
+        // the next poll tries again
+      }
+      if (!stopped) timer = setTimeout(poll, pollMs);
+    };
+    poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [receive, pollMs]);
+
+  // "Read more" links of alerts.
+  useEffect(() => {
+    const onClick = (event) => {
+      const link = event.target instanceof Element && event.target.closest('a[href^="#system-message-"]');
+      if (!link) return;
+      event.preventDefault();
+      const id = Number(link.getAttribute('href').slice('#system-message-'.length));
+      const message = known.current.get(id);
+      if (message) setReadMore(message);
+    };
+    document.addEventListener('click', onClick);
+    return () => document.removeEventListener('click', onClick);
+  }, []);
+
+  const current = queue[0];
+  const dequeue = (message) => {
+    dismissed.current.add(versionKey(message));
+    setQueue((q) => q.filter((m) => versionKey(m) !== versionKey(message)));
+  };
+  const stopShowing = (message) => {
+    reportViewed(message);
+    dequeue(message);
+  };
+
+  if (readMore) {
+    return (
+      <Dialog
+        title={readMore.message}
+        className="read-more-modal"
+        onClose={() => setReadMore(null)}
+        actions={
+          <button type="button" className="btn btn-primary" onClick={() => setReadMore(null)}>
+            {gettext('Close')}
+          </button>
+        }
+      >
+        <Description html={readMore.description} />
+      </Dialog>
+    );
+  }
+  if (!current) return null;
+  const long = textLength(current.description) > LONG_DESCRIPTION;
+  return (
+    <Dialog
+      key={versionKey(current)}
+      title={current.message}
+      className={`system-message-${alertTypeOf(current.type)}`}
+      onClose={() => dequeue(current)}
+      actions={
+        <>
+          {long && (
+            <button type="button" className="btn btn-secondary" onClick={() => setReadMore(current)}>
+              {gettext('Read more')}
+            </button>
+          )}
+          {!current.options?.persistent && (
+            <button type="button" className="btn btn-secondary" onClick={() => stopShowing(current)}>
+              {gettext('Do not show again')}
+            </button>
+          )}
+          <button type="button" className="btn btn-primary" onClick={() => dequeue(current)}>
+            {gettext('Close')}
+          </button>
+        </>
+      }
+    >
+      {queue.length > 1 && (
+        <p className="muted system-message-count">
+          {gettext('Message %(current)s of %(total)s', { current: 1, total: queue.length })}
+        </p>
+      )}
+      <Description html={current.description} clamp={long} />
+    </Dialog>
+  );
+}
