@@ -16,7 +16,6 @@ function meta(name) {
 export function createQueue({ send, store, onChange }) {
   // entries: [{key, kind, payload}] where payload is JSON for values, {group, information, file} for images
   let entries = store?.load() || [];
-  let running = false;
 
   function persist() {
     store?.save(entries.filter((e) => e.kind === 'value'));
@@ -30,21 +29,27 @@ export function createQueue({ send, store, onChange }) {
     return flush();
   }
 
-  async function flush() {
-    if (running) return entries.length === 0;
-    running = true;
-    try {
-      while (entries.length) {
-        const entry = entries[0];
-        const result = await send(entry);
-        if (result === 'retry') return false;
-        entries = entries.filter((e) => e !== entry);
-        persist();
+  let current = null;
+
+  /** Send what waits, in order; resolves true when the queue is empty, false when a value must
+   * wait for the connection. A call while a run is going waits for it and runs again. */
+  function flush() {
+    if (current) return current.then(() => (entries.length ? flush() : true));
+    current = (async () => {
+      try {
+        while (entries.length) {
+          const entry = entries[0];
+          const result = await send(entry);
+          if (result === 'retry') return false;
+          entries = entries.filter((e) => e !== entry);
+          persist();
+        }
+        return true;
+      } finally {
+        current = null;
       }
-      return true;
-    } finally {
-      running = false;
-    }
+    })();
+    return current;
   }
 
   return { put, flush, pending: () => entries.length, entries: () => entries };
@@ -173,15 +178,19 @@ function start() {
 
   // Going to another step: send what waits first; without a connection, stay.
   form.addEventListener('submit', async (event) => {
-    if (form.dataset.flushed === '1') return;
     event.preventDefault();
     const submitter = event.submitter;
     if (await queue.flush()) {
-      form.dataset.flushed = '1';
       // The images are sent already; the form must not send them again.
       for (const input of form.querySelectorAll('input[type=file]')) input.disabled = true;
-      if (submitter) form.requestSubmit(submitter);
-      else form.submit();
+      if (submitter?.name) {
+        const go = document.createElement('input');
+        go.type = 'hidden';
+        go.name = submitter.name;
+        go.value = submitter.value;
+        form.append(go);
+      }
+      form.submit();
     } else if (offline) {
       offline.hidden = false;
     }
