@@ -30,3 +30,23 @@ def test_or_404(test_id: int) -> StorageContainer:
     if test is None:
         abort(404)
     return test
+
+
+def can_read_file(file_object_id: int) -> bool | None:
+    """Whether the viewer may read a file object that is a quick-test image: None when it is
+    none (another owner decides), else whether they may see one of the tests holding it (the
+    quick-test module and the test's division). For the per-owner file registry."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.quicktest.models import StorageContainerValue
+
+    divisions = db.session.scalars(
+        select(StorageContainer.division_id)
+        .join(StorageContainerValue, StorageContainerValue.container_id == StorageContainer.id)
+        .where(StorageContainerValue.file_object_id == file_object_id)
+    ).all()
+    if not divisions:
+        return None
+    v = viewer()
+    return MODULE in v.modules and bool(set(divisions) & set(division_ids(v)))

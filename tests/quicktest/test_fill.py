@@ -361,3 +361,33 @@ def test_the_pages_need_a_signed_in_user(client):
     assert client.get("/quick-test").status_code == 302
     assert client.get("/pdf-preview/quick-test/1").status_code == 302
     assert client.get("/api/preparation-storage-containers/1").status_code == 401
+
+
+def test_the_file_owner_rule_follows_the_test(demo_app):
+    """For the per-owner file registry: a quick-test image is readable by who may see its test."""
+    from app.quicktest.access import can_read_file
+
+    test = finished_tests()[0]
+    file_id = db.session.scalars(
+        select(StorageContainerValue.file_object_id)
+        .where(StorageContainerValue.container_id == test.id)
+        .where(StorageContainerValue.file_object_id.is_not(None))
+        .execution_options(all_instances=True)
+    ).first()
+    seller = make_user(
+        instance("Nordbil AB"), modules=["quickTest"], divisions=[division("Nordbil Solna")]
+    )
+    outsider = make_user(
+        instance("Nordbil AB"), modules=["quickTest"], divisions=[division("Nordbil Borås")]
+    )
+    no_module = make_user(instance("Nordbil AB"), modules=["begcare"], all_divisions=True)
+    for user, expected in ((seller, True), (outsider, False), (no_module, False)):
+        with demo_app.test_request_context():
+            from flask import g
+            from flask_login import login_user
+
+            g.pop("viewer", None)  # the test's app context (and its g) outlives each request
+            login_user(user)
+            activate(user.active_instance_id)
+            assert can_read_file(file_id) is expected, (user.email, user.divisions, user.modules)
+            assert can_read_file(-1) is None
