@@ -190,7 +190,7 @@ def _form_page(slug, v, form, heading, *, list_url=None, refusal=None, template=
     context = {"form": form, "subpage": heading, "refusal": refusal}
     if list_url:
         context["list_url"] = list_url
-    html = _page(template or "preparation/admin/form.html", slug, v, **context)
+    html = _page(template or "quicktest/admin/form.html", slug, v, **context)
     return html, 422 if request.method == "POST" else 200
 
 

@@ -69,6 +69,10 @@ function start() {
   const status = (key, text, isError) => {
     const node = form.querySelector(`[data-status-for="${key}"]`);
     const error = form.querySelector(`[data-error-for="${key}"]`);
+    for (const input of form.querySelectorAll(`[name="${key}"]`)) {
+      if (isError) input.setAttribute('aria-invalid', 'true');
+      else input.removeAttribute('aria-invalid');
+    }
     if (isError) {
       if (error) {
         error.textContent = text;
