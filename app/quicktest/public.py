@@ -9,6 +9,7 @@ from sqlalchemy import select
 from app.core.api import ApiError, api_call
 from app.core.messages import message
 from app.core.pages import public_page
+from app.core.ratelimit import check_public_rate
 from app.core.tenancy import activate
 from app.extensions import db
 from app.quicktest import api_bp, bp, services
@@ -18,8 +19,11 @@ from app.quicktest.routes import image_url, stream_image
 UUID = re.compile(r"^[0-9a-f]{32}$")
 
 
-def _shared(uuid: str | None) -> StorageContainer | None:
-    """The finished test with this uuid, read in its own instance; None when there is none."""
+def _shared(uuid: str | None, count: bool = True) -> StorageContainer | None:
+    """The finished test with this uuid, read in its own instance; None when there is none.
+    A public request counts against the client's address (429 over the limit)."""
+    if count:
+        check_public_rate()
     if not uuid or not UUID.match(uuid):
         return None
     test = db.session.scalars(
@@ -51,9 +55,11 @@ def public_view(uuid: str | None = None):
 @bp.get("/quick-test/view/<uuid>/images/<file_uuid>")
 @public_page
 def public_image(uuid: str, file_uuid: str):
-    test = _shared(uuid)
+    # The images of a page already counted are free; a miss counts (guessing is limited).
+    test = _shared(uuid, count=False)
     file = services.image_of(test.id, file_uuid[:36]) if test else None
     if file is None:
+        check_public_rate()
         abort(404)
     return stream_image(file, request.args.get("variation") == "small")
 

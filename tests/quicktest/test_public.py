@@ -88,3 +88,20 @@ def test_the_public_view_reads_in_the_readers_language(demo_client):
     test = finished_tests()[0]
     text = page_text(demo_client.get(f"/quick-test/view/{test.uuid}?lang=sv-SE"))
     assert "Snabbtest" in text and "Registreringsnummer" in text
+
+
+def test_public_requests_are_rate_limited(demo_app, demo_client):
+    from app.core import ratelimit
+
+    test = finished_tests()[0]
+    demo_app.config["PUBLIC_RATE_LIMIT"] = "2/60"
+    ratelimit._local.clear()
+    try:
+        assert demo_client.get(f"/quick-test/view/{test.uuid}").status_code == 200
+        assert demo_client.get(f"/api/_public/quick-test/view/{test.uuid}").status_code == 200
+        limited = demo_client.get(f"/api/_public/quick-test/view/{test.uuid}")
+        assert limited.status_code == 429 and limited.headers["Retry-After"]
+        assert demo_client.get(f"/quick-test/view/{test.uuid}").status_code == 429
+    finally:
+        demo_app.config["PUBLIC_RATE_LIMIT"] = "1000000/60"
+        ratelimit._local.clear()
