@@ -391,3 +391,13 @@ def test_the_file_owner_rule_follows_the_test(demo_app):
             activate(user.active_instance_id)
             assert can_read_file(file_id) is expected, (user.email, user.divisions, user.modules)
             assert can_read_file(-1) is None
+
+
+def test_the_vehicle_page_shows_no_quick_tests_without_the_module(demo_client):
+    test = finished_tests()[0]
+    item = db.session.get(PreparationItem, test.item_id)
+    user = make_user(instance("Nordbil AB"), modules=["begcare"], all_divisions=True)
+    sign_in(demo_client, user)
+    page = page_text(demo_client.get(f"/{item.module}/{item.id}", follow_redirects=True))
+    assert item.regno in page
+    assert "Start a quick test" not in page and f"/quick-test/{test.id}" not in page
