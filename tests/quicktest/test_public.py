@@ -105,3 +105,15 @@ def test_public_requests_are_rate_limited(demo_app, demo_client):
     finally:
         demo_app.config["PUBLIC_RATE_LIMIT"] = "1000000/60"
         ratelimit._local.clear()
+
+
+def test_a_user_of_another_instance_opens_the_public_link_too(as_demo):
+    client, _ = as_demo("buyer")  # Fjordauto, no quick-test module
+    test = finished_tests()[0]
+    page = client.get(f"/quick-test/view/{test.uuid}")
+    assert page.status_code == 200 and test.identifier in page_text(page)
+    assert client.get(f"/api/_public/quick-test/view/{test.uuid}").json["identifier"] == (
+        test.identifier
+    )
+    # ...but not the staff pages of that test.
+    assert client.get(f"/quick-test/{test.id}").status_code == 404
