@@ -72,6 +72,7 @@ def _import_models() -> None:
     import app.market.models  # noqa: F401
     import app.messages.models  # noqa: F401
     import app.preparation.models  # noqa: F401
+    import app.quicktest.models  # noqa: F401
     import app.ranking.models  # noqa: F401
 
 
@@ -96,6 +97,8 @@ def _register_blueprints(app: Flask) -> None:
     from app.messages.views import bp as messages_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
+    from app.quicktest import api_bp as quicktest_api_bp
+    from app.quicktest import bp as quicktest_bp
     from app.ranking.views import api_bp as ranking_api_bp
     from app.ranking.views import bp as ranking_bp
     from app.shell import bp as shell_bp
@@ -107,6 +110,7 @@ def _register_blueprints(app: Flask) -> None:
     for blueprint in (
         auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
         market_bp, market_api_bp, messages_bp, messages_api_bp, ranking_bp, ranking_api_bp,
+        quicktest_bp, quicktest_api_bp,
         planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)

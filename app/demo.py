@@ -223,6 +223,7 @@ FEATURE_DEMOS = (
     "app.account.demo",
     "app.messages.demo",
     "app.ranking.demo",
+    "app.quicktest.demo",
 )
 
 

@@ -14,6 +14,7 @@ const KEEP = new Set(['i18n']);
 const ENTRIES = {
   'main.js': 'islands/main.jsx',
   'app.css': 'islands/styles/app.css',
+  'print.css': 'islands/print/print.css',
 };
 // The public market pages load only their own script (no shell): React in one chunk shared by
 // every public page (hashed, so cached immutable), the page's entry and what it shares with the
@@ -24,6 +25,8 @@ const PUBLIC_ENTRIES = {
   'market-bid.js': 'islands/market-bid/main.js',
   'market-bid-seller.js': 'islands/market-bid/seller.js',
   'market-invite.js': 'islands/market-invite/main.js',
+  'print.js': 'islands/print/print.js',
+  'quicktest-fill.js': 'islands/quicktest/fill.js',
 };
 
 async function clean() {

@@ -17,16 +17,13 @@ AREAS = {
     "purchase": _l(
         "Purchase analyses: valuations, calculations and model analyses of vehicles you may buy."
     ),
-    "quick_test": _l("Quick tests: vehicle test protocols with images, to print or share by link."),
     "admin": _l("This administration screen."),
     "pdf": _l("A printable PDF view."),
-    "quick_test_view": _l("A shared quick test protocol."),
 }
 FEATURES = {
     "dashboard": _l("My dashboard"),
     "preparation": _l("Vehicle preparation"),
     "purchase": _l("Purchase analysis"),
-    "quick_test": _l("Quick test"),
     "admin": _l("Administration"),
 }
 
@@ -80,11 +77,6 @@ def purchase_analysis(page: str):
     return _menu_page(f"/purchase-analysis/{page}", "purchase", "purchase")
 
 
-@bp.get("/quick-test")
-def quick_test():
-    return _menu_page("/quick-test", "quick_test", "quick_test")
-
-
 @bp.get("/admin/<path:page>")
 def admin(page: str):
     """An admin screen or group not built yet, behind the admin menu's rules."""
@@ -102,20 +94,7 @@ def admin(page: str):
 # --- public routes ----------------------------------------------------------------------------
 
 
-@bp.get("/pdf-preview/quick-test/<int:test_id>")
-@public_page
-def pdf_quick_test(test_id: int):
-    return _page(_l("Quick test"), "pdf", "quick_test", public=True)
-
-
 @bp.get("/pdf-preview/purchase-analysis/<int:analysis_id>")
 @public_page
 def pdf_purchase_analysis(analysis_id: int):
     return _page(_l("Purchase analysis"), "pdf", "purchase", public=True)
-
-
-@bp.get("/quick-test/view/")
-@bp.get("/quick-test/view/<uuid>")
-@public_page
-def quick_test_view(uuid: str | None = None):
-    return _page(_l("Quick test"), "quick_test_view", "quick_test", public=True)

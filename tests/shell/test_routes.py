@@ -17,7 +17,6 @@ PUBLIC_PAGES = [
     "/market-bid/bid/a/b/c",
     "/market-bid/allocate/a/b/c",
     "/market-bid/change-status/a/b/c",
-    "/pdf-preview/quick-test/1",
     "/pdf-preview/purchase-analysis/1",
     "/quick-test/view/0b8a4c1e",
 ]
