@@ -53,10 +53,14 @@ def create_app(overrides: dict | None = None) -> Flask:
     from app.demo import register_cli as register_demo_cli
 
     register_demo_cli(app)
+    from app.admin.cli import register_cli as register_admin_cli
+
+    register_admin_cli(app)
     return app
 
 
 def _import_models() -> None:
+    import app.admin.models  # noqa: F401
     import app.auth.models  # noqa: F401
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
@@ -73,6 +77,7 @@ def app_version(app: Flask) -> str:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from app.admin.routes import bp as admin_bp
     from app.auth import api_bp as auth_api_bp
     from app.auth import bp as auth_bp
     from app.mail import bp as mail_bp
@@ -87,7 +92,7 @@ def _register_blueprints(app: Flask) -> None:
     # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
     for blueprint in (
         auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
-        market_bp, market_api_bp, planned_bp, shell_bp, shell_api_bp,
+        market_bp, market_api_bp, admin_bp, planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)
 

@@ -1,0 +1,38 @@
+"""The admin screens' routes: every declared screen, plus the few actions of their own."""
+
+from flask import Blueprint, abort, flash, redirect, session
+from flask_babel import gettext as _
+from flask_login import current_user
+
+from app.admin import import_routes
+from app.admin.crud import register
+from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
+from app.admin.users import CORE_USERS, GLOBAL_USERS
+from app.core import audit
+from app.extensions import db
+from app.shell.viewer import DIVISION_SESSION_KEY, viewer
+
+bp = Blueprint("admin", __name__)
+
+for _screen in (INSTANCES, COUNTRIES, REGIONS, DIVISIONS, GROUPS, CORE_USERS, GLOBAL_USERS):
+    register(bp, _screen)
+import_routes.register(bp)
+
+
+@bp.post("/admin/global/instances/<int:row_id>/work-in")
+def work_in_instance(row_id: int):
+    """Make an instance the active one of the signed-in administrator (joining it when a
+    global instance administrator is not a member yet)."""
+    v = viewer()
+    if not INSTANCES.may_write(v):
+        abort(403)
+    instance = INSTANCES.get(v, row_id)
+    user = current_user._get_current_object()
+    if instance not in user.instances:
+        user.instances.append(instance)
+    audit.record("instance_change", from_instance=user.active_instance_id, to_instance=instance.id)
+    user.active_instance_id = instance.id
+    session.pop(DIVISION_SESSION_KEY, None)
+    db.session.commit()
+    flash(_("You now work in %(name)s.", name=instance.company_name), "success")
+    return redirect("/admin")
