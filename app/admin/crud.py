@@ -85,6 +85,11 @@ class Screen:
     snapshot: Callable | None = None  # (row) -> dict for the audit log
     extra_links: tuple = ()  # (label, url) shown above the list
     row_actions: tuple = ()  # (label, (row) -> url or None): a POST button per row
+    respond: Callable | None = None  # (row, created) -> a page to answer instead of the list
+    preview: Callable | None = None  # (row) -> Markup: a preview page per row
+    search_with: Callable | None = None  # (stmt, phrase) -> stmt, instead of `search` columns
+    history_link: bool = True
+    read_only_note: bool = True
 
     @property
     def url(self) -> str:
@@ -114,7 +119,9 @@ class Screen:
         stmt = select(self.model).where(*self.where)
         if self.scope is not None:
             stmt = self.scope(stmt, v)
-        if phrase and self.search:
+        if phrase and self.search_with is not None:
+            stmt = self.search_with(stmt, phrase)
+        elif phrase and self.search:
             like = f"%{phrase.lower()}%"
             stmt = stmt.where(
                 or_(*(func.lower(getattr(self.model, name)).like(like) for name in self.search))
@@ -311,6 +318,9 @@ def form_view(screen: Screen, row_id: int | None = None):
                 refusal = _fill_errors(form, refused)
             else:
                 db.session.commit()
+                page = screen.respond(target, created) if screen.respond else None
+                if page is not None:
+                    return page
                 flash(_("Saved."), "success")
                 return redirect(screen.url)
         return _render(
@@ -374,6 +384,18 @@ def history_view(screen: Screen, row_id: int):
     )
 
 
+def preview_view(screen: Screen, row_id: int):
+    v = _viewer_for(screen)
+    row = screen.get(v, row_id)
+    return _render(
+        screen,
+        "preview.html",
+        row=row,
+        body=screen.preview(row),
+        subpage=_("Preview of %(name)s", name=screen.label(row)),
+    )
+
+
 def _user_names(entries) -> dict[int, str]:
     from app.auth.models import User
 
@@ -412,6 +434,12 @@ def register(bp: Blueprint, screen: Screen) -> Screen:
         f"{name}_history",
         lambda row_id: history_view(screen, row_id),
     )
+    if screen.preview is not None:
+        bp.add_url_rule(
+            f"{url}/<int:row_id>/preview",
+            f"{name}_preview",
+            lambda row_id: preview_view(screen, row_id),
+        )
     return screen
 
 

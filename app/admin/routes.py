@@ -4,9 +4,11 @@ from flask import Blueprint, abort, flash, redirect, session
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from app.admin import import_routes
+from app.admin import configuration, import_routes, reports
 from app.admin.crud import register
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
+from app.admin.records import RECORD_SCREENS
+from app.admin.settings import SETTING_SCREENS
 from app.admin.users import CORE_USERS, GLOBAL_USERS
 from app.core import audit
 from app.extensions import db
@@ -14,9 +16,12 @@ from app.shell.viewer import DIVISION_SESSION_KEY, viewer
 
 bp = Blueprint("admin", __name__)
 
-for _screen in (INSTANCES, COUNTRIES, REGIONS, DIVISIONS, GROUPS, CORE_USERS, GLOBAL_USERS):
+CORE_SCREENS = (INSTANCES, COUNTRIES, REGIONS, DIVISIONS, GROUPS, CORE_USERS, GLOBAL_USERS)
+for _screen in (*CORE_SCREENS, *RECORD_SCREENS, *SETTING_SCREENS):
     register(bp, _screen)
 import_routes.register(bp)
+bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
+bp.add_url_rule(reports.URL, "reports", reports.view)
 
 
 @bp.post("/admin/global/instances/<int:row_id>/work-in")
