@@ -6,7 +6,7 @@ import csv
 import io
 from datetime import UTC, datetime, time, timedelta
 
-from flask import Response, render_template, request, stream_with_context
+from flask import Response, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -55,28 +55,34 @@ class ReportForm(FlaskForm):
             raise ValidationError(_("The end date must not be before the start date."))
 
 
-def _value(row, name):
-    value = getattr(row, name)
-    if name == "state" and isinstance(row, PreparationItem):
-        return str(BY_ID[value].title) if value in BY_ID else value
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
-    return "" if value is None else value
-
-
-def _rows(model, columns, start, end):
+def _rows(model, columns, start, end, instance_id, state_titles) -> list[list]:
+    """The report's rows, read in the request (the CSV is written out after it) with a Core
+    statement, so the instance filter is explicit."""
+    table = model.__table__
     stmt = (
-        select(model)
-        .where(model.created_at >= start, model.created_at < end)
-        .order_by(model.id)
-        .execution_options(yield_per=1000)
+        select(*(table.c[name] for name in columns))
+        .where(
+            table.c.instance_id == instance_id,
+            table.c.created_at >= start,
+            table.c.created_at < end,
+        )
+        .order_by(table.c.id)
     )
-    for row in db.session.scalars(stmt):
-        yield [_value(row, c) for c in columns]
+    state_index = columns.index("state") if model is PreparationItem else None
+    rows = []
+    for row in db.session.execute(stmt):
+        values = ["" if v is None else v for v in row]
+        for i, value in enumerate(values):
+            if isinstance(value, datetime):
+                values[i] = value.strftime("%Y-%m-%d %H:%M")
+        if state_index is not None:
+            values[state_index] = state_titles.get(values[state_index], values[state_index])
+        rows.append(values)
+    return rows
 
 
 def view():
-    guard(PATH)
+    v = guard(PATH)
     form = ReportForm(request.args, meta={"csrf": False})
     form.report.choices = [(key, str(title)) for key, (title, *_rest) in REPORTS.items()]
     form.format.choices = [("csv", "CSV"), ("xlsx", "XLSX")]
@@ -99,13 +105,15 @@ def view():
     )
     db.session.commit()
     name = f"{form.report.data}-{form.start.data}-{form.end.data}"
+    titles = {state_id: str(state.title) for state_id, state in BY_ID.items()}
+    rows = _rows(model, columns, start, end, v.instance.id, titles)
     if form.format.data == "xlsx":
         from openpyxl import Workbook
 
         book = Workbook(write_only=True)
         sheet = book.create_sheet(form.report.data)
         sheet.append(list(columns))
-        for count, values in enumerate(_rows(model, columns, start, end)):
+        for count, values in enumerate(rows):
             if count >= XLSX_MAX:
                 break
             sheet.append([str(v) if not isinstance(v, int | float | str) else v for v in values])
@@ -121,7 +129,7 @@ def view():
         buffer = io.StringIO()
         writer = csv.writer(buffer, delimiter=";")
         writer.writerow(columns)
-        for values in _rows(model, columns, start, end):
+        for values in rows:
             writer.writerow(values)
             if buffer.tell() > 64_000:
                 yield buffer.getvalue()
@@ -130,7 +138,7 @@ def view():
         yield buffer.getvalue()
 
     return Response(
-        stream_with_context(generate()),
+        generate(),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
     )

@@ -5,11 +5,12 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from app.admin import configuration, import_routes, reports
-from app.admin.crud import register
+from app.admin.crud import SCREENS, register
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
 from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
 from app.admin.users import CORE_USERS, GLOBAL_USERS
+from app.auth import impersonation
 from app.core import audit
 from app.extensions import db
 from app.shell.viewer import DIVISION_SESSION_KEY, viewer
@@ -22,6 +23,31 @@ for _screen in (*CORE_SCREENS, *RECORD_SCREENS, *SETTING_SCREENS):
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
 bp.add_url_rule(reports.URL, "reports", reports.view)
+
+
+def act_as(path: str, row_id: int):
+    """Act as a user found on a users screen (IS_IMPERSONATOR; a global user admin finds the
+    users of every instance on admin/global/users)."""
+    screen = SCREENS[path]
+    v = viewer()
+    if not screen.may_read(v):
+        abort(403)
+    target = screen.get(v, row_id)
+    actor = current_user._get_current_object()
+    if not impersonation.can_impersonate(actor, target):
+        abort(404)
+    impersonation.start(actor, target)
+    db.session.commit()
+    return redirect("/")
+
+
+for _path in ("core/users", "global/users"):
+    bp.add_url_rule(
+        f"/admin/{_path}/<int:row_id>/act-as",
+        f"{_path.replace('/', '_')}_act_as",
+        (lambda p: lambda row_id: act_as(p, row_id))(_path),
+        methods=["POST"],
+    )
 
 
 @bp.post("/admin/global/instances/<int:row_id>/work-in")

@@ -238,6 +238,21 @@ def _write_users(v: Viewer) -> bool:
     return v.has(R.ROLE_ADMIN) or v.is_division_admin
 
 
+def _act_as_url(path: str):
+    def url(row: User) -> str | None:
+        from flask_login import current_user
+
+        if (
+            row.id == current_user.id
+            or not row.active
+            or not current_user.has_role(R.IS_IMPERSONATOR)
+        ):
+            return None
+        return f"/admin/{path}/{row.id}/act-as"
+
+    return url
+
+
 def user_screen(path: str, scope, write, intro) -> Screen:
     return Screen(
         path=path,
@@ -260,6 +275,7 @@ def user_screen(path: str, scope, write, intro) -> Screen:
             "The user can no longer sign in. Everything they did stays in the history, and you can activate them again."
         ),
         snapshot=user_snapshot,
+        row_actions=((_l("Act as"), _act_as_url(path)),),
     )
 
 
