@@ -2,21 +2,16 @@
 // so any web or worker process answers the same) and reloads the page for the report when done.
 import { useEffect, useState } from 'react';
 import { useGettext } from '../lib/i18n.js';
+import { finished, label } from './progress.js';
 
 const INTERVAL_MS = 700;
-
-export function label(gettext, state) {
-  if (state.status === 'done') return gettext('The import is done.');
-  if (state.status === 'failed') return gettext('The import failed. Nothing after the last saved step was stored; try again.');
-  return gettext('%(processed)s of %(total)s rows', { processed: state.processed, total: state.total });
-}
 
 export default function ImportProgress({ url, initial }) {
   const gettext = useGettext();
   const [state, setState] = useState(initial);
 
   useEffect(() => {
-    if (state.status === 'done' || state.status === 'failed') {
+    if (finished(state)) {
       const timer = setTimeout(() => window.location.reload(), 600);
       return () => clearTimeout(timer);
     }
