@@ -155,3 +155,28 @@ def test_rights_a_plain_user_gets_403(client):
     assert client.get("/admin/general/countries").status_code == 200
     response = client.post("/admin/general/countries/new", data={"csrf_token": token, "name": "X"})
     assert response.status_code == 403
+
+
+def test_division_admin_reaches_only_users_of_their_divisions_and_grants_only_own_roles(client):
+    instance = make_instance(divisions=2)
+    activate(instance.id)
+    mine, other = db.session.scalars(select(Division).order_by(Division.id)).all()
+    activate(None)
+    divadmin = make_user(
+        instance, roles=["ROLE_USER", R.ROLE_USER_DIVISION_ADMIN], divisions=[mine]
+    )
+    colleague = make_user(instance, divisions=[mine])
+    stranger = make_user(instance, divisions=[other])
+    token = sign_in(client, divadmin)
+    listing = table(client.get("/admin/core/users"))
+    assert colleague.email in listing and stranger.email not in listing
+    assert client.get(f"/admin/core/users/{stranger.id}/edit").status_code == 404
+    form = page_text(client.get("/admin/core/users/new"))
+    assert R.ROLE_ADMIN not in form and other.name not in form and mine.name in form
+    response = client.post(
+        "/admin/core/users/new",
+        data={"csrf_token": token, "email": "x@example.test", "firstname": "X", "lastname": "Y",
+              "language": "en-GB", "roles": [R.ROLE_ADMIN], "divisions": [mine.id]},
+    )  # fmt: skip
+    assert response.status_code == 422  # ROLE_ADMIN is not one of the offered roles
+    assert db.session.scalar(select(User.id).where(User.email == "x@example.test")) is None

@@ -172,3 +172,33 @@ def test_global_user_admin_searches_every_instance_and_acts_as_a_user(client):
         ).status_code
         == 404
     )
+
+
+def test_an_active_template_replaces_the_invite_mail_in_its_language(client):
+    from app.mail.models import EmailMessage
+
+    admin = make_user(make_instance(), roles=ADMIN, all_divisions=True)
+    token = sign_in(client, admin)
+    client.post(
+        "/admin/general/template-engine/new",
+        data={"csrf_token": token, "template": "admin_invite", "language": "sv-SE",
+              "subject": "Välkommen till {company}", "active": "y",
+              "body": "<p>Hej {user_name}!</p><p><a href=\"{reset_url}\">Välj lösenord</a></p>"},
+    )  # fmt: skip
+    for email, language in (("sv@example.test", "sv-SE"), ("en@example.test", "en-GB")):
+        client.post(
+            "/admin/core/users/new",
+            data={"csrf_token": token, "email": email, "firstname": "Nils", "lastname": "Holm",
+                  "language": language, "active": "y"},
+        )  # fmt: skip
+    swedish = db.session.scalars(
+        select(EmailMessage).where(EmailMessage.to_address == "sv@example.test")
+    ).one()
+    instance = db.session.get(Instance, admin.active_instance_id)
+    assert swedish.subject == f"Välkommen till {instance.company_name}"
+    assert "Hej Nils Holm!" in swedish.body_html and "/reset-password/" in swedish.body_html
+    assert "Välj lösenord: http" in swedish.body_text
+    english = db.session.scalars(
+        select(EmailMessage).where(EmailMessage.to_address == "en@example.test")
+    ).one()
+    assert "Välkommen" not in english.subject  # no English text: the product's own
