@@ -1,9 +1,11 @@
 """The core admin screens on the shared mechanism: list, search, create, edit, validation,
 delete with confirmation, audit history, scope and rights."""
 
+import re
+
 from sqlalchemy import select
 
-from app.auth.models import User
+from app.auth.models import Group, User
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.models import Country, Division, Region
@@ -180,3 +182,42 @@ def test_division_admin_reaches_only_users_of_their_divisions_and_grants_only_ow
     )  # fmt: skip
     assert response.status_code == 422  # ROLE_ADMIN is not one of the offered roles
     assert db.session.scalar(select(User.id).where(User.email == "x@example.test")) is None
+
+
+def test_editing_a_user_shows_and_keeps_groups_divisions_and_other_roles(client):
+    instance = make_instance()
+    activate(instance.id)
+    division = db.session.scalars(select(Division).order_by(Division.id)).first()
+    group = Group(name="Sales", roles=["ROLE_STATISTICS"])
+    db.session.add(group)
+    db.session.flush()
+    activate(None)
+    admin = make_user(instance, roles=ADMIN_ROLES, all_divisions=True)
+    person = make_user(
+        instance, roles=["ROLE_USER", "ROLE_SOMETHING_ELSE"], groups=[group], divisions=[division]
+    )
+    token = sign_in(client, admin)
+    form = client.get(f"/admin/core/users/{person.id}/edit")
+    assert form.status_code == 200
+    text = page_text(form)
+    assert re.search(
+        rf'<input checked id="groups-\d+" name="groups" type="checkbox" value="{group.id}"', text
+    )
+    assert re.search(
+        rf'<input checked id="divisions-\d+" name="divisions" type="checkbox" value="{division.id}"',
+        text,
+    )
+    response = client.post(
+        f"/admin/core/users/{person.id}/edit",
+        data={"csrf_token": token, "email": person.email, "firstname": "Per", "lastname": "Son",
+              "language": "de-DE", "roles": ["ROLE_USER"], "groups": [], "divisions": [division.id],
+              "active": "y"},
+    )  # fmt: skip
+    assert response.status_code == 302
+    db.session.expire_all()
+    person = db.session.get(User, person.id)
+    assert person.groups == [] and [d.id for d in person.divisions] == [division.id]
+    assert set(person.roles) == {"ROLE_USER", "ROLE_SOMETHING_ELSE"}  # not offered: kept
+    assert person.options["language"] == "de-DE"
+    history = page_text(client.get(f"/admin/core/users/{person.id}/history"))
+    assert "Sales" in history and "de-DE" in history
