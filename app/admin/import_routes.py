@@ -122,20 +122,20 @@ def start(run_id: int):
     return redirect(f"{URL}/{run.id}")
 
 
-def _run_in_thread(app, run_id: int) -> None:
+def _run_in_thread(app, run_id: int, func: str = "app.admin.imports:run_import") -> None:
     """Without Redis (a development server), the import still runs beside the request, so the
     page shows its progress; with REDIS_URL it is an RQ job like every other."""
 
     def work():
         with app.app_context():
             try:
-                jobs.call("app.admin.imports:run_import", run_id)
+                jobs.call(func, run_id)
             except Exception:  # the run is marked failed; the log has the cause
-                app.logger.exception("import %s failed", run_id)
+                app.logger.exception("%s %s failed", func, run_id)
             finally:
                 db.session.remove()
 
-    threading.Thread(target=work, name=f"import-{run_id}", daemon=True).start()
+    threading.Thread(target=work, name=f"job-{run_id}", daemon=True).start()
 
 
 def progress_json(run_id: int):

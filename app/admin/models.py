@@ -89,3 +89,23 @@ class GlobalSettingRow(db.Model):
     description: Mapped[str] = mapped_column(Text, default="")
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     data: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class ExportRun(InstanceScoped, db.Model):
+    """A large report written by a job: its progress, then the file to download."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    report: Mapped[str] = mapped_column(String(20))
+    start: Mapped[date] = mapped_column(Date)
+    end: Mapped[date] = mapped_column(Date)
+    format: Mapped[str] = mapped_column(String(4))
+    language: Mapped[str] = mapped_column(String(5), default="en-GB")
+    status: Mapped[str] = mapped_column(
+        String(10), default="queued"
+    )  # queued, running, done, failed
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    processed: Mapped[int] = mapped_column(Integer, default=0)
+    content: Mapped[bytes | None] = mapped_column(LargeBinary)

@@ -23,6 +23,10 @@ for _screen in (*CORE_SCREENS, *RECORD_SCREENS, *SETTING_SCREENS):
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
 bp.add_url_rule(reports.URL, "reports", reports.view)
+bp.add_url_rule(f"{reports.URL}/exports/<int:run_id>", "export_run", reports.show_export)
+bp.add_url_rule(
+    f"{reports.URL}/exports/<int:run_id>/download", "export_download", reports.download_export
+)
 
 
 def act_as(path: str, row_id: int):

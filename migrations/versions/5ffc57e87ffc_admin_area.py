@@ -1,8 +1,8 @@
-"""admin area: imports, api users, tags, holidays, addresses, settings
+"""admin area: imports, exports, api users, tags, holidays, addresses, settings
 
 Revision ID: 5ffc57e87ffc
 Revises: 9cb80753ce6d
-Create Date: 2026-11-24 08:05:44.620986
+Create Date: 2026-11-24 08:46:18.716115
 
 """
 from alembic import op
@@ -71,6 +71,28 @@ def upgrade():
     )
     with op.batch_alter_table('tag', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_tag_instance_id'), ['instance_id'], unique=False)
+
+    op.create_table('export_run',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('user_id', sa.Integer(), nullable=True),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('report', sa.String(length=20), nullable=False),
+    sa.Column('start', sa.Date(), nullable=False),
+    sa.Column('end', sa.Date(), nullable=False),
+    sa.Column('format', sa.String(length=4), nullable=False),
+    sa.Column('language', sa.String(length=5), nullable=False),
+    sa.Column('status', sa.String(length=10), nullable=False),
+    sa.Column('total', sa.Integer(), nullable=False),
+    sa.Column('processed', sa.Integer(), nullable=False),
+    sa.Column('content', sa.LargeBinary(), nullable=True),
+    sa.Column('instance_id', sa.Integer(), nullable=False),
+    sa.ForeignKeyConstraint(['instance_id'], ['instance.id'], name=op.f('fk_export_run_instance_id_instance'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['user_id'], ['user.id'], name=op.f('fk_export_run_user_id_user'), ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_export_run'))
+    )
+    with op.batch_alter_table('export_run', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_export_run_instance_id'), ['instance_id'], unique=False)
 
     op.create_table('holiday',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -141,6 +163,10 @@ def downgrade():
         batch_op.drop_index(batch_op.f('ix_holiday_instance_id'))
 
     op.drop_table('holiday')
+    with op.batch_alter_table('export_run', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_export_run_instance_id'))
+
+    op.drop_table('export_run')
     with op.batch_alter_table('tag', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_tag_instance_id'))
 

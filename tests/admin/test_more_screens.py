@@ -113,7 +113,9 @@ def test_reports_export_the_period_as_csv_and_xlsx(client):
     response = client.get(
         f"/admin/general/reports?report=vehicles&start={today}&end={today}&format=csv"
     )
-    rows = list(csv.reader(io.StringIO(response.get_data(as_text=True)), delimiter=";"))
+    rows = list(
+        csv.reader(io.StringIO(response.get_data(as_text=True).lstrip("\ufeff")), delimiter=";")
+    )
     assert rows[0][:3] == ["id", "module", "regno"] and rows[1][2] == "ABC123"
     xlsx = client.get(
         f"/admin/general/reports?report=vehicles&start={today}&end={today}&format=xlsx"
@@ -202,3 +204,37 @@ def test_an_active_template_replaces_the_invite_mail_in_its_language(client):
         select(EmailMessage).where(EmailMessage.to_address == "en@example.test")
     ).one()
     assert "Välkommen" not in english.subject  # no English text: the product's own
+
+
+def test_a_large_report_is_written_by_a_job_with_progress_and_a_download(client, monkeypatch):
+    from app.admin import reports
+
+    monkeypatch.setattr(reports, "JOB_THRESHOLD", 0)
+    instance = make_instance()
+    admin = make_user(instance, roles=ADMIN, all_divisions=True)
+    activate(instance.id)
+    division = db.session.scalars(select(Division)).first()
+    for regno in ("ABC123", "ABC124"):
+        add_item(
+            PreparationItem(
+                instance_id=instance.id, module="begcare", division_id=division.id, state=2,
+                regno=regno, brand="Volvo", model="V60",
+            )
+        )  # fmt: skip
+    activate(None)
+    sign_in(client, admin)
+    today = date.today().isoformat()
+    response = client.get(
+        f"/admin/general/reports?report=vehicles&start={today}&end={today}&format=csv"
+    )
+    assert response.status_code == 302
+    run_url = response.headers["Location"]
+    assert client.get(f"{run_url}?progress=1").json == {
+        "status": "done", "total": 2, "processed": 2, "percent": 100
+    }  # fmt: skip
+    assert "The file is ready." in page_text(client.get(run_url))
+    rows = client.get(f"{run_url}/download").get_data(as_text=True).lstrip("\ufeff").splitlines()
+    assert len(rows) == 3 and "ABC124" in rows[2]
+    other = make_user(instance, roles=ADMIN)
+    sign_in(client, other)
+    assert client.get(f"{run_url}/download").status_code == 404  # someone else's export

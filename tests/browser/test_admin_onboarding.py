@@ -37,7 +37,7 @@ def live_server(tmp_path_factory):
         server.server_close()
         thread.join(timeout=5)
         for handler in threading.enumerate():
-            if handler.name.startswith(("process_request_thread", "import-")):
+            if handler.name.startswith(("process_request_thread", "job-")):
                 handler.join(timeout=10)
         with app.app_context():
             db.engine.dispose()
