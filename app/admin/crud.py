@@ -27,7 +27,12 @@ from app.shell.menu import ADMIN_MENU, Entry, can_administer
 from app.shell.viewer import Viewer, viewer
 
 PER_PAGE = 25
-OPS = {"create": _l("Created"), "update": _l("Changed"), "delete": _l("Deleted or deactivated")}
+OPS = {
+    "create": _l("Created"),
+    "update": _l("Changed"),
+    "delete": _l("Deleted or deactivated"),
+    "invite": _l("Invitation sent"),
+}
 SECRET_COLUMNS = {"password_hash", "token_hash", "content", "session_nonce"}
 
 
@@ -374,12 +379,13 @@ def delete_view(screen: Screen, row_id: int):
 def history_view(screen: Screen, row_id: int):
     v = _viewer_for(screen)
     row = screen.get(v, row_id)
+    entries = history(screen, row_id)
     return _render(
         screen,
         "history.html",
         row=row,
-        entries=history(screen, row_id),
-        users=_user_names(history(screen, row_id)),
+        entries=entries,
+        users=_user_names(entries),
         subpage=_("History of %(name)s", name=screen.label(row)),
     )
 

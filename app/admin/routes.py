@@ -9,7 +9,7 @@ from app.admin.crud import SCREENS, register
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
 from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
-from app.admin.users import CORE_USERS, GLOBAL_USERS
+from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
 from app.auth import impersonation
 from app.core import audit
 from app.extensions import db
@@ -45,11 +45,35 @@ def act_as(path: str, row_id: int):
     return redirect("/")
 
 
+def reinvite(path: str, row_id: int):
+    """Mail a user who has not chosen a password yet a new set-password link."""
+    screen = SCREENS[path]
+    v = viewer()
+    if not screen.may_write(v):
+        abort(403)
+    target = screen.get(v, row_id)
+    if target.password_hash or not target.active:
+        abort(404)
+    invite(target)
+    audit.record(f"admin:{path}:{target.id}:invite", record_id=target.id, name=target.email)
+    db.session.commit()
+    flash(
+        _("An invitation to choose a password was sent to %(email)s.", email=target.email), "info"
+    )
+    return redirect(screen.url)
+
+
 for _path in ("core/users", "global/users"):
     bp.add_url_rule(
         f"/admin/{_path}/<int:row_id>/act-as",
         f"{_path.replace('/', '_')}_act_as",
         (lambda p: lambda row_id: act_as(p, row_id))(_path),
+        methods=["POST"],
+    )
+    bp.add_url_rule(
+        f"/admin/{_path}/<int:row_id>/invite",
+        f"{_path.replace('/', '_')}_invite",
+        (lambda p: lambda row_id: reinvite(p, row_id))(_path),
         methods=["POST"],
     )
 

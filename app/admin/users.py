@@ -253,12 +253,21 @@ def _act_as_url(path: str):
     return url
 
 
-def user_screen(path: str, scope, write, intro) -> Screen:
+def _reinvite_url(path: str):
+    def url(row: User) -> str | None:
+        if row.password_hash or not row.active or row.login_type != "default":
+            return None
+        return f"/admin/{path}/{row.id}/invite"
+
+    return url
+
+
+def user_screen(path: str, scope, write, intro, columns=USER_COLUMNS) -> Screen:
     return Screen(
         path=path,
         model=User,
         form=UserForm,
-        columns=USER_COLUMNS,
+        columns=columns,
         intro=intro,
         search=("email", "firstname", "lastname"),
         write=write,
@@ -275,7 +284,10 @@ def user_screen(path: str, scope, write, intro) -> Screen:
             "The user can no longer sign in. Everything they did stays in the history, and you can activate them again."
         ),
         snapshot=user_snapshot,
-        row_actions=((_l("Act as"), _act_as_url(path)),),
+        row_actions=(
+            (_l("Send the invitation again"), _reinvite_url(path)),
+            (_l("Act as"), _act_as_url(path)),
+        ),
     )
 
 
@@ -296,4 +308,9 @@ GLOBAL_USERS = user_screen(
     scope_global_users,
     lambda v: global_user_admin(v) and v.has(R.ROLE_ADMIN),
     _l("Every user of every instance. A user added here belongs to your active instance."),
+    columns=(
+        *USER_COLUMNS[:2],
+        Column(_l("Instances"), lambda u: [i.company_name for i in u.instances]),
+        USER_COLUMNS[3],
+    ),
 )

@@ -221,3 +221,22 @@ def test_editing_a_user_shows_and_keeps_groups_divisions_and_other_roles(client)
     assert person.options["language"] == "de-DE"
     history = page_text(client.get(f"/admin/core/users/{person.id}/history"))
     assert "Sales" in history and "de-DE" in history
+
+
+def test_a_user_without_a_password_can_be_invited_again(client):
+    boss = admin()
+    invited = make_user(boss.instances[0], password_hash=None)
+    token = sign_in(client, boss)
+    listing = page_text(client.get("/admin/core/users"))
+    assert f"/admin/core/users/{invited.id}/invite" in listing
+    assert f"/admin/core/users/{boss.id}/invite" not in listing  # has a password
+    response = client.post(f"/admin/core/users/{invited.id}/invite", data={"csrf_token": token})
+    assert response.status_code == 302
+    mails = db.session.scalars(
+        select(EmailMessage).where(EmailMessage.to_address == invited.email)
+    ).all()
+    assert len(mails) == 1 and "/reset-password/" in mails[0].body_text
+    history = page_text(client.get(f"/admin/core/users/{invited.id}/history"))
+    assert "Invitation sent" in history
+    again = client.post(f"/admin/core/users/{boss.id}/invite", data={"csrf_token": token})
+    assert again.status_code == 404
