@@ -362,6 +362,7 @@ def logs_screen(module: str) -> Screen:
         can_create=False,
         can_delete=False,
         history_link=False,
+        read_only_note=False,
     )
 
 
