@@ -60,10 +60,14 @@ def create_app(overrides: dict | None = None) -> Flask:
     from app.demo import register_cli as register_demo_cli
 
     register_demo_cli(app)
+    from app.admin.cli import register_cli as register_admin_cli
+
+    register_admin_cli(app)
     return app
 
 
 def _import_models() -> None:
+    import app.admin.models  # noqa: F401
     import app.auth.models  # noqa: F401
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
@@ -85,10 +89,9 @@ def app_version(app: Flask) -> str:
 
 def _register_blueprints(app: Flask) -> None:
     from app.account import bp as account_bp
+    from app.admin.routes import bp as admin_bp
     from app.auth import api_bp as auth_api_bp
     from app.auth import bp as auth_bp
-
-    # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
     from app.events import bp as events_bp
     from app.mail import bp as mail_bp
     from app.market import api_bp as market_api_bp
@@ -105,12 +108,12 @@ def _register_blueprints(app: Flask) -> None:
     from app.shell.api import bp as shell_api_bp
     from app.shell.planned import bp as planned_bp
 
-    app.register_blueprint(account_bp)  # the user's own pages: settings, events
-    app.register_blueprint(events_bp)
+    # Feature blueprints come before `planned`, whose pages stand in for screens not built yet
+    # (its admin catch-all serves every admin screen that has no route of its own).
     for blueprint in (
-        auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
+        account_bp, events_bp, auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
         market_bp, market_api_bp, messages_bp, messages_api_bp, ranking_bp, ranking_api_bp,
-        quicktest_bp, quicktest_api_bp,
+        quicktest_bp, quicktest_api_bp, admin_bp,
         planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)

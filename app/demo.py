@@ -224,6 +224,7 @@ FEATURE_DEMOS = (
     "app.messages.demo",
     "app.ranking.demo",
     "app.quicktest.demo",
+    "app.admin.demo",
 )
 
 

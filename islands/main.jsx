@@ -8,6 +8,7 @@ import { enhanceMenus } from './lib/menu.js';
 import { enhanceShell } from './lib/shell.js';
 
 const islands = {
+  'admin-import-progress': () => import('./admin-import-progress/index.jsx'),
   alerts: () => import('./alerts/index.jsx'),
   'custom-list': () => import('./custom-list/index.jsx'),
   'login-modal': () => import('./login-modal/index.jsx'),

@@ -37,6 +37,10 @@ def send_mail(
         mail.subject = render_template(f"emails/{template}.subject.txt", **ctx).strip()
         mail.body_text = render_template(f"emails/{template}.txt", **ctx)
         mail.body_html = render_template(f"emails/{template}.html", **ctx)
+    from app.admin.mail_templates import override  # the template engine's own texts (admin)
+
+    if (custom := override(template, language, instance_id, ctx)) is not None:
+        mail.subject, mail.body_html, mail.body_text = custom
     jobs.enqueue("app.mail.services:deliver", mail.id)
     return mail
 

@@ -3,14 +3,14 @@
 from flask import Blueprint, session
 from flask_login import current_user
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.auth import impersonation
 from app.auth.models import User, user_instances
 from app.core import audit
 from app.core.api import ApiError, Schema, api_call
 from app.core.messages import message
-from app.core.roles import IS_IMPERSONATOR, ROLE_MANAGER_ADMIN
+from app.core.roles import IS_IMPERSONATOR, ROLE_MANAGER_ADMIN, global_read
 from app.extensions import db
 from app.shell.viewer import DIVISION_SESSION_KEY
 
@@ -43,6 +43,7 @@ class UserList(Schema):
 
 class UsersQuery(Schema):
     pagination: str | None = Field(default=None, max_length=5)
+    search: str | None = Field(default=None, max_length=100)
 
 
 def _instances_out() -> InstanceList:
@@ -83,14 +84,21 @@ def users_detailed_list(query: UsersQuery):
     """Users of the active instance, for acting as one of them."""
     if not (current_user.has_role(IS_IMPERSONATOR) or current_user.has_role(ROLE_MANAGER_ADMIN)):
         raise ApiError(403, message("ERROR.FORBIDDEN"))
-    users = db.session.scalars(
-        select(User)
-        .join(user_instances, user_instances.c.user_id == User.id)
-        .where(
-            user_instances.c.instance_id == current_user.active_instance_id, User.active.is_(True)
+    stmt = select(User).where(User.active.is_(True)).order_by(User.firstname, User.lastname)
+    phrase = (query.search or "").strip().lower()
+    if phrase and current_user.has_role(global_read("USER")):
+        # A global user admin finds users of every instance by name or e-mail (issue 13).
+        like = f"%{phrase}%"
+        stmt = stmt.where(
+            func.lower(User.email).like(like)
+            | func.lower(User.firstname + " " + User.lastname).like(like)
+        ).limit(50)
+    else:
+        members = select(user_instances.c.user_id).where(
+            user_instances.c.instance_id == current_user.active_instance_id
         )
-        .order_by(User.firstname, User.lastname)
-    )
+        stmt = stmt.where(User.id.in_(members))
+    users = db.session.scalars(stmt)
     return UserList(
         items=[
             UserOut(

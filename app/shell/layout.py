@@ -144,7 +144,9 @@ def build_shell() -> Shell | None:
         user_menu=_once(v, "user_menu", user_menu),
         show_chat=bool(chat_url) and not any(v.has(r) for r in R.NO_CHAT_ROLES),
         chat_url=chat_url,
-        show_top_selector=v.has(R.ROLE_MANAGER_ADMIN) or v.impersonator is not None,
+        show_top_selector=v.has(R.ROLE_MANAGER_ADMIN)
+        or v.has(R.IS_IMPERSONATOR)  # the act-as selector (issue 13)
+        or v.impersonator is not None,
         nav=nav_html(v, menu, counts_key, trail, admin_mode),
     )
     shell.menu_props = island_props(shell, generate_csrf())

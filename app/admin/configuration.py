@@ -1,0 +1,124 @@
+"""admin/general/configuration: the instance's flags and module options, in one place.
+
+They are stored where the product reads them (Instance.options, read through
+Instance.configuration and Instance.module_option by app.shell.viewer and the menus): one source.
+Today the menus read enable_my_events, leads, soldFlow and showApprovalRequestsList; pool, flow
+and measureToDelivered are kept for the screens that will read them (spec 01 section 3).
+"""
+
+from flask import flash, redirect, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import BooleanField
+
+from app.admin.crud import admin_only, guard, page_title
+from app.core import audit
+from app.core.models import Instance
+from app.core.modules import MODULE_NAMES
+from app.extensions import db
+
+PATH = "general/configuration"
+URL = f"/admin/{PATH}"
+
+FLAGS = (
+    (
+        "configuration",
+        "enable_my_events",
+        _l("My events"),
+        _l("Users see My events in their menu."),
+        False,
+    ),
+)
+MODULE_OPTIONS = {
+    "begcare": (
+        ("leads", _l("Leads"), _l("Vehicles can start as leads, before they come in.")),
+        ("pool", _l("Pool"), _l("Vehicles can be shared in a pool between the divisions.")),
+        ("flow", _l("Flow"), _l("Vehicles go through the preparation flow of stations.")),
+        ("measureToDelivered", _l("Measure to delivered"), _l("Stock days are counted until delivery, not until sale.")),
+        ("soldFlow", _l("Delivery flow"), _l("Sold vehicles go through a delivery flow before they are archived.")),
+    ),
+    "purchaseAnalysis": (
+        ("showApprovalRequestsList", _l("Approval requests"), _l("The list of analyses waiting for approval is shown.")),
+    ),
+}  # fmt: skip
+MODULE_OPTIONS["newcare"] = MODULE_OPTIONS["begcare"]
+
+
+def field_name(section: str, key: str) -> str:
+    return f"{section}__{key}"
+
+
+def _form_class():
+    fields = {}
+    for section, key, label, hint, _default in FLAGS:
+        fields[field_name(section, key)] = BooleanField(label, description=hint)
+    for module, options in MODULE_OPTIONS.items():
+        for key, label, hint in options:
+            fields[field_name(module, key)] = BooleanField(label, description=hint)
+    return type("ConfigurationForm", (FlaskForm,), fields)
+
+
+ConfigurationForm = _form_class()
+
+
+def sections():
+    """(heading, [field names]) per section, in the order the page shows them."""
+    yield _("General"), [field_name(s, k) for s, k, *_rest in FLAGS]
+    for module, options in MODULE_OPTIONS.items():
+        yield MODULE_NAMES[module], [field_name(module, key) for key, *_rest in options]
+
+
+def current_values(instance: Instance) -> dict[str, bool]:
+    values = {}
+    for section, key, _label, _hint, default in FLAGS:
+        values[field_name(section, key)] = instance.configuration(key, default)
+    for module, options in MODULE_OPTIONS.items():
+        for key, *_rest in options:
+            values[field_name(module, key)] = instance.module_option(module, key)
+    return values
+
+
+def view():
+    from flask import render_template
+
+    v = guard(PATH)
+    instance = db.session.get(Instance, v.instance.id)
+    form = (
+        ConfigurationForm(data=current_values(instance))
+        if request.method == "GET"
+        else ConfigurationForm()
+    )
+    if request.method == "POST":
+        guard(PATH, admin_only)
+        if form.validate_on_submit():
+            before = current_values(instance)
+            options = {
+                section: dict(values) for section, values in (instance.options or {}).items()
+            }
+            for name in before:
+                section, key = name.split("__", 1)
+                options.setdefault(section, {})[key] = bool(form[name].data)
+            instance.options = options  # a new dict: the change is seen and the menus renewed
+            after = current_values(instance)
+            changed = sorted(k for k in after if after[k] != before[k])
+            if changed:
+                audit.record(
+                    f"admin:{PATH}:{instance.id}:update",
+                    screen=PATH,
+                    record_id=instance.id,
+                    name=instance.company_name,
+                    before={k: before[k] for k in changed},
+                    after={k: after[k] for k in changed},
+                )
+            db.session.commit()
+            flash(_("Saved."), "success")
+            return redirect(URL)
+    return render_template(
+        "admin/configuration.html",
+        screen_title=page_title(PATH),
+        form=form,
+        sections=list(sections()),
+        can_change=admin_only(v),
+        list_url=URL,
+    )

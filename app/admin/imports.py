@@ -1,0 +1,349 @@
+"""The vehicle import: read a CSV or XLSX file, check every row with the add-vehicle rules of
+app/preparation (regno and VIN formats, required brand and model, one live vehicle per regno and
+VIN), then insert the new rows in bulk as a job whose progress is stored on the ImportRun row.
+
+Importing the same file twice changes nothing: a row whose regno or VIN is already on a live
+vehicle of the instance counts as unchanged. The per-state counters (item_state_count) are
+rebuilt once at the end with app.preparation.services.recount.
+"""
+
+import csv
+import io
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from flask_babel import force_locale
+from flask_babel import gettext as _
+from sqlalchemy import insert, select
+
+from app.admin.models import ImportRun
+from app.auth.models import User
+from app.core import audit
+from app.core.i18n import babel_name
+from app.core.models import Country, Division, Region, utcnow
+from app.core.tenancy import activate
+from app.extensions import db
+from app.preparation.items import normalise_regno, normalise_vin, regno_error, vin_error
+from app.preparation.models import ItemStateEvent, PreparationItem
+from app.preparation.services import _bump, bump_counts_version
+from app.preparation.states import STATES
+
+ARCHIVED = 9
+DEFAULT_STATE = 2  # incoming, as a vehicle added by hand
+CHUNK = 1000
+MAX_ROWS = 200_000
+MAX_ERRORS_KEPT = 500
+# Column names the file may use (lower case, spaces and dashes as underscores).
+ALIASES = {
+    "regno": "regno", "registration": "regno", "registration_number": "regno", "regnr": "regno",
+    "reg_no": "regno", "vin": "vin", "chassis": "vin", "brand": "brand", "make": "brand",
+    "marke": "brand", "märke": "brand", "model": "model", "modell": "model",
+    "model_series": "model_series", "series": "model_series", "model_year": "model_year",
+    "year": "model_year", "arsmodell": "model_year", "årsmodell": "model_year",
+    "fuel_type": "fuel_type", "fuel": "fuel_type", "color": "color", "colour": "color",
+    "mileage": "mileage", "miltal": "mileage", "state": "state", "status": "state",
+    "division": "division", "purchase_price": "purchase_price", "sales_price": "sales_price",
+    "price": "sales_price",
+}  # fmt: skip
+NUMBER = re.compile(r"[\s\u00a0]")
+
+
+class FileRefused(ValueError):
+    """The file as a whole cannot be read (translated message)."""
+
+
+@dataclass
+class Checked:
+    """The outcome of checking every row of a file."""
+
+    total: int = 0
+    new: list[dict] = field(default_factory=list)
+    unchanged: int = 0
+    errors: list[dict] = field(default_factory=list)  # {"row": n, "messages": [...]}
+    failed: int = 0
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def _header(name) -> str | None:
+    key = re.sub(r"[\s\-]+", "_", str(name or "").strip().lower())
+    return ALIASES.get(key)
+
+
+def read_rows(filename: str, content: bytes) -> list[dict]:
+    """The file's rows as dicts keyed by our column names; FileRefused when unreadable."""
+    if filename.lower().endswith(".xlsx"):
+        raw_rows = _xlsx_rows(content)
+    elif filename.lower().endswith((".csv", ".txt")):
+        raw_rows = _csv_rows(content)
+    else:
+        raise FileRefused(_("Choose a CSV or XLSX file."))
+    try:
+        header = next(raw_rows)
+    except StopIteration:
+        raise FileRefused(_("The file is empty.")) from None
+    columns = [_header(h) for h in header]
+    if "regno" not in columns and "vin" not in columns:
+        raise FileRefused(_("The file needs a column regno or vin in its first row."))
+    rows = []
+    for raw in raw_rows:
+        if not any(str(v or "").strip() for v in raw):
+            continue
+        rows.append(
+            {
+                c: ("" if v is None else str(v).strip())
+                for c, v in zip(columns, raw, strict=False)
+                if c
+            }
+        )
+        if len(rows) > MAX_ROWS:
+            raise FileRefused(_("A file may hold at most %(max)s rows.", max=MAX_ROWS))
+    return rows
+
+
+def _csv_rows(content: bytes):
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            text = content.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    sample = text[:4096]
+    delimiter = ";" if sample.count(";") > sample.count(",") else ","
+    yield from csv.reader(io.StringIO(text), delimiter=delimiter)
+
+
+def _xlsx_rows(content: bytes):
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+    except Exception:  # openpyxl raises many kinds for a file that is not a workbook
+        raise FileRefused(_("The file is not a readable XLSX workbook.")) from None
+    try:
+        for row in book.active.iter_rows(values_only=True):
+            yield [_cell(v) for v in row]
+    finally:
+        book.close()
+
+
+def _cell(value):
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# --- checking --------------------------------------------------------------------------------
+
+
+def _divisions() -> dict[str, tuple[int, str | None]]:
+    """Division name, slug and id (lower case) → (id, country code), of the active instance."""
+    rows = db.session.execute(
+        select(Division.id, Division.name, Division.slug, Country.code)
+        .join(Region, Division.region_id == Region.id)
+        .join(Country, Region.country_id == Country.id)
+    ).all()
+    found = {}
+    for division_id, name, slug, code in rows:
+        for key in (name.lower(), slug.lower(), str(division_id)):
+            found[key] = (division_id, code)
+    return found
+
+
+def _states() -> dict[str, int]:
+    found = {}
+    for s in STATES:
+        for key in (str(s.id), s.key, s.segment, str(s.title).lower()):
+            found[key.lower()] = s.id
+    return found
+
+
+def _live_numbers(module: str) -> tuple[set[str], set[str]]:
+    rows = db.session.execute(
+        select(PreparationItem.regno, PreparationItem.vin).where(PreparationItem.state != ARCHIVED)
+    ).all()
+    return {r for r, _v in rows}, {v for _r, v in rows if v}
+
+
+def _int(value: str, low: int, high: int) -> int | None:
+    cleaned = NUMBER.sub("", value)
+    if not re.fullmatch(r"\d+", cleaned) or not low <= int(cleaned) <= high:
+        raise ValueError
+    return int(cleaned)
+
+
+def _money(value: str) -> Decimal:
+    cleaned = NUMBER.sub("", value).replace(",", ".")
+    try:
+        amount = Decimal(cleaned)
+    except InvalidOperation:
+        raise ValueError from None
+    if amount < 0 or amount >= Decimal("1e10"):
+        raise ValueError
+    return amount.quantize(Decimal("0.01"))
+
+
+def check_rows(rows: list[dict], module: str) -> Checked:
+    """Check every row with the add-vehicle rules; the new ones keep their insert values."""
+    divisions, states = _divisions(), _states()
+    regnos, vins = _live_numbers(module)
+    seen_regnos: set[str] = set()
+    seen_vins: set[str] = set()
+    result = Checked(total=len(rows))
+    for number, row in enumerate(rows, start=2):  # row 1 is the header
+        messages = []
+        regno = normalise_regno(row.get("regno"))
+        vin = normalise_vin(row.get("vin")) or None
+        division_raw = (row.get("division") or "").strip().lower()
+        division = divisions.get(division_raw)
+        if division is None:
+            messages.append(
+                _(
+                    "Division %(name)s is not one of the instance's divisions.",
+                    name=row.get("division") or "–",
+                )
+                if division_raw
+                else _("Enter the division.")
+            )
+        elif message := regno_error(regno, division[1]):
+            messages.append(message)
+        if vin and (message := vin_error(vin)):
+            messages.append(message)
+        if ((regno and regno in regnos) or (vin and vin in vins)) and not messages:
+            result.unchanged += 1
+            continue
+        if regno and regno in seen_regnos:
+            messages.append(_("%(value)s appears more than once in the file.", value=regno))
+        if vin and vin in seen_vins:
+            messages.append(_("%(value)s appears more than once in the file.", value=vin))
+        brand = " ".join((row.get("brand") or "").split())
+        model = " ".join((row.get("model") or "").split())
+        if not brand:
+            messages.append(_("Enter the brand."))
+        if not model:
+            messages.append(_("Enter the model."))
+        state_raw = (row.get("state") or "").strip().lower()
+        state = states.get(state_raw, None) if state_raw else DEFAULT_STATE
+        if state is None:
+            messages.append(_("State %(state)s is unknown.", state=row.get("state")))
+        values = {}
+        for name, parse, label in (
+            ("model_year", lambda v: _int(v, 1900, 2100), _("Model year")),
+            ("mileage", lambda v: _int(v, 0, 9_999_999), _("Mileage")),
+            ("purchase_price", _money, _("Purchase price")),
+            ("sales_price", _money, _("Sales price")),
+        ):
+            raw = (row.get(name) or "").strip()
+            if not raw:
+                continue
+            try:
+                values[name] = parse(raw)
+            except ValueError:
+                messages.append(
+                    _("%(field)s: %(value)s is not a valid number.", field=label, value=raw)
+                )
+        if messages:
+            result.failed += 1
+            if len(result.errors) < MAX_ERRORS_KEPT:
+                result.errors.append({"row": number, "regno": regno, "messages": messages})
+            continue
+        seen_regnos.add(regno)
+        if vin:
+            seen_vins.add(vin)
+        result.new.append(
+            {
+                "module": module, "division_id": division[0], "state": state, "regno": regno,
+                "vin": vin, "brand": brand[:60], "model": model[:80],
+                "model_series": (row.get("model_series") or None) and row["model_series"][:80],
+                "fuel_type": (row.get("fuel_type") or None) and row["fuel_type"][:30],
+                "color": (row.get("color") or None) and row["color"][:40],
+                "warning": False, **values,
+            }
+        )  # fmt: skip
+    return result
+
+
+# --- the job ---------------------------------------------------------------------------------
+
+
+def run_import(run_id: int) -> str:
+    """Job: import a previewed file; progress is committed after every chunk."""
+    run = db.session.scalars(
+        select(ImportRun).where(ImportRun.id == run_id).execution_options(all_instances=True)
+    ).first()
+    if run is None or run.status not in ("queued",):
+        return "skipped"
+    activate(run.instance_id)
+    instance_id, module, user_id = run.instance_id, run.module, run.user_id
+    run.status = "running"
+    db.session.commit()
+    try:
+        with force_locale(babel_name(run.language)):
+            checked = check_rows(read_rows(run.filename, run.content), module)
+        run.total, run.unchanged, run.failed = checked.total, checked.unchanged, checked.failed
+        run.errors = checked.errors
+        run.processed = checked.unchanged + checked.failed
+        db.session.commit()
+        now = utcnow()
+        items = PreparationItem.__table__
+        events = ItemStateEvent.__table__
+        for start in range(0, len(checked.new), CHUNK):
+            chunk = checked.new[start : start + CHUNK]
+            for values in chunk:
+                values |= {"instance_id": instance_id, "state_changed_at": now,
+                           "created_at": now, "modified_at": now}  # fmt: skip
+            ids = db.session.execute(
+                insert(items).returning(items.c.id, items.c.state), chunk
+            ).all()
+            db.session.execute(
+                insert(events),
+                [
+                    {"instance_id": instance_id, "item_id": item_id, "from_state": None,
+                     "to_state": state, "user_id": user_id, "created_at": now}
+                    for item_id, state in ids
+                ],
+            )  # fmt: skip
+            # The per-state counters move with every chunk (as add_item does per vehicle).
+            groups = Counter((values["division_id"], values["state"]) for values in chunk)
+            for (division_id, state), count in sorted(groups.items()):
+                _bump(instance_id, module, division_id, state, count)
+            bump_counts_version(instance_id)
+            run.created += len(chunk)
+            run.processed += len(chunk)
+            db.session.commit()
+        run.status, run.finished_at = "done", utcnow()
+        audit.record(
+            f"admin:general/import:{run.id}:import",
+            user=db.session.get(User, user_id) if user_id else None,
+            instance_id=instance_id,
+            created=run.created,
+            unchanged=run.unchanged,
+            failed=run.failed,
+            filename=run.filename,
+        )
+        db.session.commit()
+    except Exception:
+        db.session.rollback()
+        run = db.session.get(ImportRun, run_id)
+        run.status, run.finished_at = "failed", utcnow()
+        db.session.commit()
+        raise
+    return run.status
+
+
+def progress(run: ImportRun) -> dict:
+    percent = (
+        100 if run.status == "done" else int(run.processed * 100 / run.total) if run.total else 0
+    )
+    return {
+        "status": run.status,
+        "total": run.total,
+        "processed": run.processed,
+        "created": run.created,
+        "unchanged": run.unchanged,
+        "failed": run.failed,
+        "percent": min(100, percent),
+    }

@@ -1,0 +1,111 @@
+"""The administration area's own records: imports, API users, and the settings rows of the
+screens that have no model of their own elsewhere (tags, holidays, providers, ...)."""
+
+from datetime import date, datetime
+
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.models import InstanceScoped, UTCDateTime, utcnow
+from app.extensions import db
+
+
+class ImportRun(InstanceScoped, db.Model):
+    """One vehicle import: the uploaded file, then the job's progress and report. Progress lives
+    in the database, so every web and worker process reads the same numbers."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    filename: Mapped[str] = mapped_column(String(200))
+    module: Mapped[str] = mapped_column(String(10), default="begcare")
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    language: Mapped[str] = mapped_column(String(5), default="en-GB")
+    # previewed, queued, running, done, failed
+    status: Mapped[str] = mapped_column(String(10), default="previewed")
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    processed: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[int] = mapped_column(Integer, default=0)
+    unchanged: Mapped[int] = mapped_column(Integer, default=0)
+    failed: Mapped[int] = mapped_column(Integer, default=0)
+    errors: Mapped[list] = mapped_column(JSON, default=list)
+
+
+class ApiUser(InstanceScoped, db.Model):
+    """A machine caller of the core API: only the SHA-256 of its token is kept."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    token_hint: Mapped[str] = mapped_column(String(12))
+    calls: Mapped[list] = mapped_column(JSON, default=list)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Tag(InstanceScoped, db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(60))
+    color: Mapped[str] = mapped_column(String(7), default="#4a6fa5")
+
+
+class Holiday(InstanceScoped, db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    day: Mapped[date] = mapped_column(Date)
+    name: Mapped[str] = mapped_column(String(100))
+    country_id: Mapped[int | None] = mapped_column(ForeignKey("country.id", ondelete="CASCADE"))
+
+
+class Address(InstanceScoped, db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    street: Mapped[str] = mapped_column(String(200), default="")
+    postcode: Mapped[str] = mapped_column(String(20), default="")
+    city: Mapped[str] = mapped_column(String(100), default="")
+    division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="SET NULL"))
+
+
+class SettingRow(InstanceScoped, db.Model):
+    """A named, described setting of one of the instance's simpler admin screens (providers,
+    event rules, booking calendars, actions, ...): `kind` is the screen, `data` its details."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(40), index=True)
+    name: Mapped[str] = mapped_column(String(120))
+    description: Mapped[str] = mapped_column(Text, default="")
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    data: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class GlobalSettingRow(db.Model):
+    """The same for the global screens (properties, categories, service schedule): shared by
+    every instance, changed only by holders of the screen's global role."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(40), index=True)
+    name: Mapped[str] = mapped_column(String(120))
+    description: Mapped[str] = mapped_column(Text, default="")
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    data: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class ExportRun(InstanceScoped, db.Model):
+    """A large report written by a job: its progress, then the file to download."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    report: Mapped[str] = mapped_column(String(20))
+    start: Mapped[date] = mapped_column(Date)
+    end: Mapped[date] = mapped_column(Date)
+    format: Mapped[str] = mapped_column(String(4))
+    language: Mapped[str] = mapped_column(String(5), default="en-GB")
+    status: Mapped[str] = mapped_column(
+        String(10), default="queued"
+    )  # queued, running, done, failed
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    processed: Mapped[int] = mapped_column(Integer, default=0)
+    content: Mapped[bytes | None] = mapped_column(LargeBinary)

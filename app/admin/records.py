@@ -1,0 +1,377 @@
+"""Tags, holidays, addresses, API users, the template engine and the logs: screens on the shared
+mechanism with models of their own."""
+
+import hashlib
+import re
+import secrets
+
+import nh3
+from flask import render_template
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from markupsafe import Markup
+from sqlalchemy import or_, select
+from wtforms import DateField, SelectField, StringField
+from wtforms.validators import InputRequired, Optional, Regexp
+
+from app.admin.crud import Column, FormRefused, Screen
+from app.admin.fields import choice, flag, long_text, many, optional_int, text
+from app.admin.models import Address, ApiUser, Holiday, SettingRow, Tag
+from app.auth.models import User
+from app.core import roles as R
+from app.core.audit import AuditLog
+from app.core.i18n import LOCALES
+from app.core.messages import KEYS
+from app.core.models import Country, Division, utcnow
+from app.extensions import db
+from app.shell.viewer import Viewer
+
+# --- tags, holidays, addresses --------------------------------------------------------------
+
+
+class TagForm(FlaskForm):
+    name = text(_l("Name"), 60)
+    color = StringField(
+        _l("Colour"),
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]),
+            Regexp(r"^#[0-9a-fA-F]{6}$", message=_l("Choose a colour.")),
+        ],
+        render_kw={"type": "color"},
+        default="#4a6fa5",
+    )
+
+
+TAGS = Screen(
+    path="general/tags",
+    model=Tag,
+    form=TagForm,
+    columns=(Column(_l("Name"), "name"), Column(_l("Colour"), "color")),
+    intro=_l("Tags are short labels users put on vehicles, such as “Campaign” or “Export”."),
+    search=("name",),
+    order_by=(Tag.name,),
+)
+
+
+class HolidayForm(FlaskForm):
+    day = DateField(_l("Date"), validators=[InputRequired(KEYS["FIELD_REQUIRED"])])
+    name = text(_l("Name"))
+    country_id = SelectField(_l("Country"), coerce=optional_int, validators=[Optional()])
+
+
+def _prepare_holiday(form, v, row) -> None:
+    form.country_id.choices = [(None, _("Every country"))] + [
+        (c.id, c.name) for c in db.session.scalars(select(Country).order_by(Country.name))
+    ]
+
+
+HOLIDAYS = Screen(
+    path="general/holidays",
+    model=Holiday,
+    form=HolidayForm,
+    columns=(
+        Column(_l("Name"), "name"),
+        Column(_l("Date"), "day"),
+        Column(
+            _l("Country"),
+            lambda h: db.session.get(Country, h.country_id).name if h.country_id else None,
+        ),
+    ),
+    intro=_l("Days off: they are not counted as stock days or in booking calendars."),
+    search=("name",),
+    order_by=(Holiday.day,),
+    prepare=_prepare_holiday,
+)
+
+
+class AddressForm(FlaskForm):
+    name = text(_l("Name"))
+    street = text(_l("Street"), 200, required=False)
+    postcode = text(_l("Postcode"), 20, required=False)
+    city = text(_l("City"), required=False)
+    division_id = SelectField(_l("Division"), coerce=optional_int, validators=[Optional()])
+
+
+def _prepare_address(form, v, row) -> None:
+    form.division_id.choices = [(None, "–")] + [
+        (d.id, d.name) for d in db.session.scalars(select(Division).order_by(Division.name))
+    ]
+
+
+ADDRESSES = Screen(
+    path="general/address",
+    model=Address,
+    form=AddressForm,
+    columns=(
+        Column(_l("Name"), "name"),
+        Column(_l("Street"), "street"),
+        Column(_l("City"), "city"),
+    ),
+    intro=_l(
+        "Addresses of the divisions and of places vehicles go to (pick-up, delivery, workshop)."
+    ),
+    search=("name", "street", "city"),
+    order_by=(Address.name,),
+    prepare=_prepare_address,
+)
+
+
+# --- API users ------------------------------------------------------------------------------
+
+API_CALLS = (
+    ("vehicles:read", _l("Read vehicles")),
+    ("vehicles:write", _l("Add and change vehicles")),
+    ("adverts:read", _l("Read adverts")),
+    ("users:read", _l("Read users")),
+    ("statistics:read", _l("Read statistics")),
+)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def api_user_for(token: str) -> ApiUser | None:
+    """The active API user a bearer token belongs to (any instance), for the core API."""
+    if not token or len(token) > 200:
+        return None
+    row = db.session.scalars(
+        select(ApiUser)
+        .where(ApiUser.token_hash == hash_token(token), ApiUser.active.is_(True))
+        .execution_options(all_instances=True)
+    ).first()
+    return row
+
+
+class ApiUserForm(FlaskForm):
+    name = text(_l("Name"), hint=_l("Who or what calls with this token, such as the website."))
+    calls = many(_l("Calls it may make"))
+
+
+def _prepare_api_user(form, v, row) -> None:
+    form.calls.choices = [(value, str(label)) for value, label in API_CALLS]
+
+
+def _save_api_user(row: ApiUser, form, v) -> None:
+    row.name, row.calls = form.name.data, list(form.calls.data)
+    if row.id is None:
+        token = "dc_" + secrets.token_urlsafe(32)
+        row.token_hash, row.token_hint = hash_token(token), token[:10]
+        row._new_token = token  # shown once, on the answer to this request
+
+
+def _show_token(row: ApiUser, created: bool):
+    token = getattr(row, "_new_token", None)
+    if not (created and token):
+        return None
+    return render_template(
+        "admin/api_token.html",
+        screen_title=str(_("API users")),
+        subpage=row.name,
+        list_url="/admin/core/core-api-users",
+        row=row,
+        token=token,
+    )
+
+
+def _revoke(row: ApiUser, v) -> None:
+    row.active, row.revoked_at = False, utcnow()
+
+
+API_USERS = Screen(
+    path="core/core-api-users",
+    model=ApiUser,
+    form=ApiUserForm,
+    columns=(
+        Column(_l("Name"), "name"),
+        Column(_l("Token begins"), lambda a: f"{a.token_hint}…"),
+        Column(_l("Calls it may make"), "calls"),
+        Column(_l("Active"), "active"),
+    ),
+    intro=_l(
+        "Machine callers of the API. The token is shown once when the user is created and stored only as a hash; revoke it when it leaks."
+    ),
+    search=("name",),
+    order_by=(ApiUser.name,),
+    prepare=_prepare_api_user,
+    save=_save_api_user,
+    respond=_show_token,
+    delete=_revoke,
+    delete_blocked=lambda a: None if a.active else _("This token is already revoked."),
+    delete_label=_l("Revoke"),
+    delete_question=_l(
+        "Calls with this token are refused from now on. This cannot be undone: create a new API user for a new token."
+    ),
+)
+
+
+# --- the template engine --------------------------------------------------------------------
+
+TEMPLATES = (
+    ("admin_invite", _l("Invitation to a new user")),
+    ("password_reset", _l("Password reset")),
+    ("market_invite", _l("Market invitation")),
+    ("market_bid_link", _l("Market bid link")),
+    ("market_allocated", _l("Market allocation")),
+    ("market_status", _l("Market status change")),
+)
+ALLOWED_TAGS = {"p", "br", "strong", "em", "a", "ul", "ol", "li", "h2", "h3"}
+
+
+class TemplateForm(FlaskForm):
+    template = choice(_l("E-mail"))
+    language = choice(_l("Language"))
+    subject = text(_l("Subject"), 200)
+    body = long_text(
+        _l("Text"),
+        hint=_l(
+            "Placeholders in braces are filled in when the e-mail is sent, such as {user_name} and {reset_url}. Simple HTML is kept: paragraphs, bold, links and lists."
+        ),
+    )
+    active = flag(
+        _l("Active"), _l("An active template replaces the product's own text in this language.")
+    )
+
+
+def _prepare_template(form, v, row) -> None:
+    form.template.choices = [(value, str(label)) for value, label in TEMPLATES]
+    form.language.choices = list(LOCALES.items())
+    if row is None and not form.is_submitted():
+        form.active.data = True
+
+
+def _load_template(form, row) -> None:
+    data = row.data or {}
+    form.template.data, form.language.data = data.get("template"), data.get("language")
+    form.subject.data, form.body.data, form.active.data = row.name, row.description, row.active
+
+
+def _save_template(row: SettingRow, form, v) -> None:
+    template, language = form.template.data, form.language.data
+    other = db.session.scalar(
+        select(SettingRow.id).where(
+            SettingRow.kind == "email_template",
+            SettingRow.id != (row.id or 0),
+            SettingRow.data["template"].as_string() == template,
+            SettingRow.data["language"].as_string() == language,
+        )
+    )
+    if other:
+        raise FormRefused(
+            {"language": _("This e-mail already has a text in this language: edit that one.")}
+        )
+    row.name, row.active = form.subject.data, form.active.data
+    row.description = nh3.clean(form.body.data or "", tags=ALLOWED_TAGS)
+    row.data = {"template": template, "language": language}
+
+
+def preview(row: SettingRow) -> Markup:
+    """The body as the recipient sees it, with example values in the placeholders."""
+    examples = {"user_name": "Anna Berg", "reset_url": "https://example.test/reset-password/…",
+                "company": "Nordic Cars AB", "app": "DealerCare"}  # fmt: skip
+    body = re.sub(
+        r"\{(\w+)\}", lambda m: examples.get(m.group(1), m.group(0)), row.description or ""
+    )
+    return Markup(nh3.clean(body, tags=ALLOWED_TAGS))  # noqa: S704 (cleaned by nh3)
+
+
+TEMPLATE_ENGINE = Screen(
+    path="general/template-engine",
+    model=SettingRow,
+    form=TemplateForm,
+    columns=(
+        Column(_l("Subject"), "name"),
+        Column(_l("E-mail"), lambda r: dict(TEMPLATES).get((r.data or {}).get("template"), "")),
+        Column(_l("Language"), lambda r: LOCALES.get((r.data or {}).get("language"), "")),
+        Column(_l("Active"), "active"),
+    ),
+    intro=_l(
+        "The e-mails the product sends, with your own text per language. Open one to see a preview."
+    ),
+    search=("name",),
+    write=lambda v: v.has(R.ROLE_ADMIN) or v.has("ROLE_TENANT_TEMPLATE_ENGINE_ADMIN"),
+    where=(SettingRow.kind == "email_template",),
+    order_by=(SettingRow.name,),
+    new=lambda v: SettingRow(kind="email_template", data={}),
+    prepare=_prepare_template,
+    load=_load_template,
+    save=_save_template,
+    preview=preview,
+)
+
+
+# --- the logs -------------------------------------------------------------------------------
+
+
+class NoForm(FlaskForm):
+    pass
+
+
+def _scope_logs(stmt, v: Viewer):
+    stmt = stmt.where(AuditLog.instance_id == (v.instance.id if v.instance else None))
+    return stmt
+
+
+def _search_logs(stmt, phrase: str):
+    like = f"%{phrase.lower()}%"
+    users = select(User.id).where(User.email.ilike(like))
+    return stmt.where(
+        or_(
+            AuditLog.action.ilike(like),
+            AuditLog.user_id.in_(users),
+            AuditLog.acting_user_id.in_(users),
+        )
+    )
+
+
+def _who(entry: AuditLog) -> str:
+    user = db.session.get(User, entry.user_id) if entry.user_id else None
+    acting = db.session.get(User, entry.acting_user_id) if entry.acting_user_id else None
+    name = user.email if user else "–"
+    return _("%(user)s acting as %(other)s", user=name, other=acting.email) if acting else name
+
+
+def logs_screen(module: str) -> Screen:
+    return Screen(
+        path=f"{module}/logs",
+        model=AuditLog,
+        form=NoForm,
+        columns=(
+            Column(_l("When"), lambda e: e.created_at.strftime("%Y-%m-%d %H:%M:%S")),
+            Column(_l("Who"), _who),
+            Column(_l("What"), "action"),
+            Column(
+                _l("Details"),
+                lambda e: ", ".join(
+                    f"{k}: {v}"
+                    for k, v in (e.details or {}).items()
+                    if k not in ("before", "after")
+                )[:200],
+            ),
+        ),
+        intro=_l(
+            "Every change in the instance: who did it (and on whose behalf when acting as someone), when, and what. Search by e-mail address or by what was done, such as “admin:general/divisions” or “impersonation”."
+        ),
+        search=("action",),
+        search_with=_search_logs,
+        write=lambda v: False,
+        scope=_scope_logs,
+        order_by=(AuditLog.created_at.desc(), AuditLog.id.desc()),
+        label=lambda e: e.action,
+        can_create=False,
+        can_delete=False,
+        history_link=False,
+        read_only_note=False,
+    )
+
+
+RECORD_SCREENS = [
+    TAGS,
+    HOLIDAYS,
+    ADDRESSES,
+    API_USERS,
+    TEMPLATE_ENGINE,
+    logs_screen("begcare"),
+    logs_screen("newcare"),
+]

@@ -1,0 +1,286 @@
+"""admin/general/reports: CSV or XLSX exports of the instance's vehicles and adverts for a
+period. CSV streams row by row, so even a large export starts at once and holds little memory;
+XLSX is written in openpyxl's write-only mode."""
+
+import csv
+import io
+from datetime import UTC, datetime, time, timedelta
+
+from flask import Response, abort, current_app, jsonify, redirect, render_template, request
+from flask_babel import force_locale
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_login import current_user
+from flask_wtf import FlaskForm
+from sqlalchemy import func, select
+from wtforms import DateField, SelectField
+from wtforms.validators import InputRequired
+
+from app.admin.crud import guard, page_title
+from app.admin.models import ExportRun
+from app.core import audit, jobs
+from app.core.i18n import babel_name, current_locale
+from app.core.messages import KEYS
+from app.core.models import utcnow
+from app.core.tenancy import activate
+from app.extensions import db
+from app.market.models import Advert
+from app.preparation.models import PreparationItem
+from app.preparation.states import BY_ID
+
+PATH = "general/reports"
+JOB_THRESHOLD = 20_000  # more rows than this: a job writes the file, the page shows progress
+EXPORT_CHUNK = 5_000
+URL = f"/admin/{PATH}"
+XLSX_MAX = 200_000
+
+REPORTS = {
+    "vehicles": (
+        _l("Vehicles added in the period"),
+        PreparationItem,
+        ("id", "module", "regno", "vin", "brand", "model", "model_year", "mileage", "state",
+         "division_id", "purchase_price", "sales_price", "created_at"),
+    ),
+    "adverts": (
+        _l("Adverts created in the period"),
+        Advert,
+        ("id", "regno", "brand", "model", "model_year", "mileage", "currency", "start_price",
+         "highest_bid", "bid_count", "status", "created_at", "ends_at"),
+    ),
+}  # fmt: skip
+
+
+class ReportForm(FlaskForm):
+    report = SelectField(_l("Report"))
+    start = DateField(_l("From"), validators=[InputRequired(KEYS["FIELD_REQUIRED"])])
+    end = DateField(_l("To"), validators=[InputRequired(KEYS["FIELD_REQUIRED"])])
+    format = SelectField(_l("Format"))
+
+    def validate_end(self, field) -> None:
+        from wtforms import ValidationError
+
+        if self.start.data and field.data and field.data < self.start.data:
+            raise ValidationError(_("The end date must not be before the start date."))
+
+
+def _rows(
+    model, columns, start, end, instance_id, state_titles, offset=0, limit=None
+) -> list[list]:
+    """The report's rows, read in the request (the CSV is written out after it) with a Core
+    statement, so the instance filter is explicit."""
+    table = model.__table__
+    stmt = (
+        select(*(table.c[name] for name in columns))
+        .where(
+            table.c.instance_id == instance_id,
+            table.c.created_at >= start,
+            table.c.created_at < end,
+        )
+        .order_by(table.c.id)
+        .offset(offset)
+        .limit(limit)
+    )
+    state_index = columns.index("state") if model is PreparationItem else None
+    rows = []
+    for row in db.session.execute(stmt):
+        values = ["" if v is None else v for v in row]
+        for i, value in enumerate(values):
+            if isinstance(value, datetime):
+                values[i] = value.strftime("%Y-%m-%d %H:%M")
+        if state_index is not None:
+            values[state_index] = state_titles.get(values[state_index], values[state_index])
+        rows.append(values)
+    return rows
+
+
+def _csv_bytes(columns, rows) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=";")
+    writer.writerow(columns)
+    writer.writerows(rows)
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def _xlsx_bytes(name, columns, rows) -> bytes:
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet(name)
+    sheet.append(list(columns))
+    for count, values in enumerate(rows):
+        if count >= XLSX_MAX:
+            break
+        sheet.append([v if isinstance(v, int | float | str) else str(v) for v in values])
+    data = io.BytesIO()
+    book.save(data)
+    return data.getvalue()
+
+
+def _period(start_day, end_day):
+    start = datetime.combine(start_day, time.min, UTC)
+    return start, datetime.combine(end_day, time.min, UTC) + timedelta(days=1)
+
+
+def _count(model, instance_id, start, end) -> int:
+    table = model.__table__
+    return db.session.scalar(
+        select(func.count()).where(
+            table.c.instance_id == instance_id,
+            table.c.created_at >= start,
+            table.c.created_at < end,
+        )
+    )
+
+
+def run_export(run_id: int) -> str:
+    """Job: write a large report into its ExportRun row, with progress on the way."""
+    run = db.session.scalars(
+        select(ExportRun).where(ExportRun.id == run_id).execution_options(all_instances=True)
+    ).first()
+    if run is None or run.status != "queued":
+        return "skipped"
+    activate(run.instance_id)
+    run.status = "running"
+    db.session.commit()
+    try:
+        _title, model, columns = REPORTS[run.report]
+        start, end = _period(run.start, run.end)
+        with force_locale(babel_name(run.language)):
+            titles = {state_id: str(state.title) for state_id, state in BY_ID.items()}
+        run.total = _count(model, run.instance_id, start, end)
+        db.session.commit()
+        rows = []
+        for chunk_start in range(0, max(run.total, 1), EXPORT_CHUNK):
+            chunk = _rows(
+                model, columns, start, end, run.instance_id, titles, chunk_start, EXPORT_CHUNK
+            )
+            rows += chunk
+            run.processed = min(run.total, len(rows))
+            db.session.commit()
+        name = f"{run.report}-{run.start}-{run.end}"
+        run.content = (
+            _xlsx_bytes(run.report, columns, rows)
+            if run.format == "xlsx"
+            else _csv_bytes(columns, rows)
+        )
+        run.status, run.finished_at = "done", utcnow()
+        db.session.commit()
+        return name
+    except Exception:
+        db.session.rollback()
+        run = db.session.get(ExportRun, run_id)
+        run.status, run.finished_at = "failed", utcnow()
+        db.session.commit()
+        raise
+
+
+def _queue(v, form) -> ExportRun:
+    run = ExportRun(
+        user_id=current_user.id, report=form.report.data, start=form.start.data, end=form.end.data,
+        format=form.format.data, language=current_locale(), status="queued",
+    )  # fmt: skip
+    db.session.add(run)
+    db.session.flush()
+    if current_app.config["REDIS_URL"] or current_app.testing:
+        jobs.enqueue("app.admin.reports:run_export", run.id)
+        db.session.commit()
+    else:
+        db.session.commit()
+        from app.admin.import_routes import _run_in_thread
+
+        _run_in_thread(current_app._get_current_object(), run.id, "app.admin.reports:run_export")
+    return run
+
+
+def _export(run_id: int) -> ExportRun:
+    run = db.session.scalars(select(ExportRun).where(ExportRun.id == run_id)).first()
+    if run is None or run.user_id != current_user.id:
+        abort(404)
+    return run
+
+
+def show_export(run_id: int):
+    guard(PATH)
+    run = _export(run_id)
+    state = {"status": run.status, "total": run.total, "processed": run.processed,
+             "percent": 100 if run.status == "done" else int(run.processed * 100 / run.total) if run.total else 0}  # fmt: skip
+    if request.args.get("progress"):
+        response = jsonify(state)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    return render_template(
+        "admin/export_run.html", screen_title=page_title(PATH), list_url=URL, run=run,
+        state=state, subpage=str(REPORTS[run.report][0]),
+    )  # fmt: skip
+
+
+def download_export(run_id: int):
+    guard(PATH)
+    run = _export(run_id)
+    if run.status != "done" or run.content is None:
+        abort(404)
+    name = f"{run.report}-{run.start}-{run.end}.{run.format}"
+    mimetype = (
+        "text/csv" if run.format == "csv"
+        else "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    )  # fmt: skip
+    return Response(
+        run.content,
+        mimetype=mimetype,
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+def view():
+    v = guard(PATH)
+    form = ReportForm(request.args, meta={"csrf": False})
+    form.report.choices = [(key, str(title)) for key, (title, *_rest) in REPORTS.items()]
+    form.format.choices = [("csv", "CSV"), ("xlsx", "XLSX")]
+    if not request.args:
+        return render_template(
+            "admin/reports.html", screen_title=page_title(PATH), form=form, list_url=URL
+        )
+    if not form.validate():
+        return render_template(
+            "admin/reports.html", screen_title=page_title(PATH), form=form, list_url=URL
+        ), 422
+    _title, model, columns = REPORTS[form.report.data]
+    start, end = _period(form.start.data, form.end.data)
+    audit.record(
+        f"admin:{PATH}:0:export",
+        report=form.report.data,
+        start=str(form.start.data),
+        end=str(form.end.data),
+    )
+    if _count(model, v.instance.id, start, end) > JOB_THRESHOLD:
+        run = _queue(v, form)
+        return redirect(f"{URL}/exports/{run.id}")
+    db.session.commit()
+    name = f"{form.report.data}-{form.start.data}-{form.end.data}"
+    titles = {state_id: str(state.title) for state_id, state in BY_ID.items()}
+    rows = _rows(model, columns, start, end, v.instance.id, titles)
+    if form.format.data == "xlsx":
+        return Response(
+            _xlsx_bytes(form.report.data, columns, rows),
+            mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            headers={"Content-Disposition": f'attachment; filename="{name}.xlsx"'},
+        )
+
+    def generate():
+        yield "\ufeff"  # a byte order mark: spreadsheet programs then read UTF-8
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, delimiter=";")
+        writer.writerow(columns)
+        for values in rows:
+            writer.writerow(values)
+            if buffer.tell() > 64_000:
+                yield buffer.getvalue()
+                buffer.seek(0)
+                buffer.truncate()
+        yield buffer.getvalue()
+
+    return Response(
+        generate(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
+    )

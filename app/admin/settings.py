@@ -1,0 +1,222 @@
+"""The simpler admin screens, declared as data on the shared mechanism: each is a SettingRow
+(or GlobalSettingRow) kind with a name, a description, an active flag and a few fields of its
+own stored in `data`. docs/decisions.md says what each screen is for."""
+
+from dataclasses import dataclass
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import IntegerField, SelectField, StringField
+from wtforms.validators import Length, NumberRange, Optional
+
+from app.admin.crud import Column, Screen, admin_only
+from app.admin.fields import flag, long_text, text
+from app.admin.models import GlobalSettingRow, SettingRow
+from app.core import roles as R
+from app.core.messages import KEYS
+from app.shell.viewer import Viewer
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A field of one kind, stored in the row's `data`."""
+
+    key: str
+    label: object
+    kind: str = "text"  # text, int, choice
+    choices: tuple = ()  # (value, label) for choice
+    low: int = 0
+    high: int = 100_000
+
+    def field(self):
+        if self.kind == "int":
+            return IntegerField(
+                self.label,
+                validators=[
+                    Optional(),
+                    NumberRange(
+                        self.low, self.high, _l("Enter a whole number from %(min)s to %(max)s.")
+                    ),
+                ],
+                render_kw={"inputmode": "numeric", "min": self.low, "max": self.high},
+            )
+        if self.kind == "choice":
+            return SelectField(self.label)  # choices: set by _prepare
+        return StringField(
+            self.label,
+            validators=[Optional(), Length(max=300, message=KEYS["FIELD_TOO_LONG"])],
+            render_kw={"maxlength": 300},
+        )
+
+
+def _form(extras: tuple[Extra, ...]) -> type[FlaskForm]:
+    fields = {
+        "name": text(_l("Name"), 120),
+        "description": long_text(_l("Description")),
+        **{f"x_{e.key}": e.field() for e in extras},
+        "active": flag(_l("Active")),
+    }
+    return type("SettingForm", (FlaskForm,), fields)
+
+
+def _load(extras):
+    def load(form, row) -> None:
+        for e in extras:
+            getattr(form, f"x_{e.key}").data = (row.data or {}).get(e.key)
+
+    return load
+
+
+def _prepare(extras):
+    def prepare(form, v, row) -> None:
+        for e in extras:
+            if e.kind == "choice":
+                getattr(form, f"x_{e.key}").choices = [
+                    (value, str(label)) for value, label in e.choices
+                ]
+        if row is None and not form.is_submitted():
+            form.active.data = True
+
+    return prepare
+
+
+def _save(extras):
+    def save(row, form, v) -> None:
+        row.name, row.description, row.active = (
+            form.name.data,
+            form.description.data or "",
+            form.active.data,
+        )
+        row.data = {**(row.data or {}), **{e.key: getattr(form, f"x_{e.key}").data for e in extras}}
+
+    return save
+
+
+def setting_screen(
+    path: str,
+    kind: str,
+    intro,
+    extras: tuple[Extra, ...] = (),
+    write=admin_only,
+    global_rows: bool = False,
+) -> Screen:
+    model = GlobalSettingRow if global_rows else SettingRow
+    columns = [Column(_l("Name"), "name")]
+    columns += [
+        Column(e.label, (lambda key: lambda r: (r.data or {}).get(key))(e.key)) for e in extras[:2]
+    ]
+    columns.append(Column(_l("Active"), "active"))
+    return Screen(
+        path=path,
+        model=model,
+        form=_form(extras),
+        columns=tuple(columns),
+        intro=intro,
+        search=("name", "description"),
+        write=write,
+        where=(model.kind == kind,),
+        order_by=(model.name,),
+        new=lambda v: model(kind=kind, data={}),
+        prepare=_prepare(extras),
+        load=_load(extras),
+        save=_save(extras),
+    )
+
+
+def _global_write(subject: str):
+    return lambda v: v.has(R.global_read(subject)) and v.has(R.ROLE_ADMIN)
+
+
+def _module_write(v: Viewer) -> bool:
+    return v.has(R.ROLE_ADMIN) or v.is_division_admin
+
+
+EVENTS = (
+    ("vehicle_added", _l("A vehicle is added")),
+    ("state_changed", _l("A vehicle changes state")),
+    ("vehicle_sold", _l("A vehicle is sold")),
+    ("advert_published", _l("An advert is published")),
+)
+EVENT_ACTIONS = (
+    ("email", _l("Send an e-mail")),
+    ("notify", _l("Notify the users of the division")),
+    ("webhook", _l("Call a web address")),
+)
+WEEKDAYS = tuple((str(n), str(n)) for n in range(1, 8))
+
+SETTING_SCREENS = [
+    setting_screen(
+        "general/providers", "provider",
+        _l("Data providers deliver vehicle data (registration look-up, valuations, adverts) to the instance."),
+        (Extra("url", _l("Web address")), Extra("provider", _l("Provider"))),
+    ),
+    setting_screen(
+        "general/event-engine", "event",
+        _l("Event rules: when something happens to a vehicle, what the system does."),
+        (Extra("event", _l("When"), "choice", EVENTS), Extra("action", _l("Then"), "choice", EVENT_ACTIONS),
+         Extra("target", _l("Recipient or address"))),
+    ),
+    setting_screen(
+        "general/seller-users", "seller",
+        _l("Salespeople who sell vehicles but do not sign in; they are chosen on sold vehicles."),
+        (Extra("email", _l("E-mail")), Extra("phone", _l("Phone number")), Extra("division", _l("Division"))),
+    ),
+    setting_screen(
+        "general/booking-calendars", "booking_calendar",
+        _l("Calendars in which customers and staff book times, such as deliveries and test drives."),
+        (Extra("slot_minutes", _l("Minutes per booking"), "int", low=5, high=480),
+         Extra("division", _l("Division"))),
+    ),
+    setting_screen(
+        "general/booking-calendar-locations", "booking_location",
+        _l("The places a booking calendar books: a delivery bay, a workshop, a showroom."),
+        (Extra("calendar", _l("Booking calendar")), Extra("address", _l("Address"))),
+    ),
+    setting_screen(
+        "general/actions", "action",
+        _l("Actions are the buttons users can run on a vehicle, such as ordering a valuation or a transport."),
+        (Extra("label", _l("Button text")), Extra("url", _l("Web address"))),
+    ),
+    setting_screen(
+        "global/properties", "property",
+        _l("Vehicle properties shared by every instance (equipment and specification fields)."),
+        (Extra("unit", _l("Unit")),), write=_global_write("ENHANCED_PROPERTY"), global_rows=True,
+    ),
+    setting_screen(
+        "global/categories", "category",
+        _l("Categories that group the shared vehicle properties."),
+        write=_global_write("ENHANCED_CATEGORIES"), global_rows=True,
+    ),
+    setting_screen(
+        "global/service-schedule", "service_schedule",
+        _l("Service intervals by brand: after how many kilometres or months a vehicle needs a service."),
+        (Extra("brand", _l("Brand")), Extra("interval_km", _l("Kilometres"), "int", high=1_000_000),
+         Extra("interval_months", _l("Months"), "int", high=240)),
+        write=_global_write("SERVICE_SCHEDULE"), global_rows=True,
+    ),
+    setting_screen(
+        "global/service-schedule/checkup-tasks", "checkup_task",
+        _l("The tasks of a check-up, done at every service of the schedule."),
+        (Extra("schedule", _l("Service schedule")),),
+        write=_global_write("SERVICE_SCHEDULE"), global_rows=True,
+    ),
+]  # fmt: skip
+
+for _module in ("begcare", "newcare"):
+    SETTING_SCREENS += [
+        setting_screen(
+            f"{_module}/rules", f"{_module}.rule",
+            _l("Rules move or flag vehicles automatically, for example: parked longer than 30 days gets a warning."),
+            (Extra("condition", _l("When")), Extra("effect", _l("Then"))), write=_module_write,
+        ),
+        setting_screen(
+            f"{_module}/rule-interaction", f"{_module}.interaction",
+            _l("How rules interact: which rule wins when two apply to the same vehicle."),
+            (Extra("priority", _l("Priority"), "int", high=1000),), write=_module_write,
+        ),
+        setting_screen(
+            f"{_module}/add-wizards", f"{_module}.wizard",
+            _l("Add wizards: the steps and fields a user fills in when adding a vehicle."),
+            (Extra("steps", _l("Steps")),), write=_module_write,
+        ),
+    ]  # fmt: skip
