@@ -60,6 +60,7 @@ def _import_models() -> None:
     import app.auth.models  # noqa: F401
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
+    import app.dashboard.models  # noqa: F401
     import app.mail.models  # noqa: F401
     import app.market.models  # noqa: F401
     import app.preparation.models  # noqa: F401
@@ -75,6 +76,8 @@ def app_version(app: Flask) -> str:
 def _register_blueprints(app: Flask) -> None:
     from app.auth import api_bp as auth_api_bp
     from app.auth import bp as auth_bp
+    from app.dashboard import api_bp as dashboard_api_bp
+    from app.dashboard import bp as dashboard_bp
     from app.mail import bp as mail_bp
     from app.market import api_bp as market_api_bp
     from app.market import bp as market_bp
@@ -87,7 +90,8 @@ def _register_blueprints(app: Flask) -> None:
     # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
     for blueprint in (
         auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
-        market_bp, market_api_bp, planned_bp, shell_bp, shell_api_bp,
+        market_bp, market_api_bp, dashboard_bp, dashboard_api_bp,
+        planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)
 

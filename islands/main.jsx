@@ -10,6 +10,7 @@ import { enhanceShell } from './lib/shell.js';
 const islands = {
   alerts: () => import('./alerts/index.jsx'),
   'custom-list': () => import('./custom-list/index.jsx'),
+  dashboard: () => import('./dashboard/index.jsx'),
   'login-modal': () => import('./login-modal/index.jsx'),
   'statistics-chart': () => import('./statistics-chart/index.jsx'),
   'top-selector': () => import('./top-selector/index.jsx'),

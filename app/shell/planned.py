@@ -11,9 +11,6 @@ from app.shell.viewer import viewer
 bp = Blueprint("planned", __name__)
 
 AREAS = {
-    "dashboard": _l(
-        "Your own dashboard of widgets: key numbers, charts, lists and goals for the divisions you choose."
-    ),
     "events": _l("Your upcoming events."),
     "purchase": _l(
         "Purchase analyses: valuations, calculations and model analyses of vehicles you may buy."
@@ -25,7 +22,6 @@ AREAS = {
     "interactions": _l("Interactions."),
 }
 FEATURES = {
-    "dashboard": _l("My dashboard"),
     "preparation": _l("Vehicle preparation"),
     "purchase": _l("Purchase analysis"),
     "quick_test": _l("Quick test"),
@@ -44,18 +40,6 @@ def _page(title, area: str, feature: str, public: bool = False):
 
 
 # --- logged-in routes ---------------------------------------------------------------------------
-
-
-@bp.get("/my-dashboard")
-def my_dashboard():
-    if viewer().is_global:
-        abort(404)
-    return _page(_l("My dashboard"), "dashboard", "dashboard")
-
-
-@bp.get("/<any(begcare, newcare):module>/dashboard")
-def module_dashboard(module: str):
-    return _page(_l("Dashboard"), "dashboard", "preparation")
 
 
 @bp.get("/my-events")
