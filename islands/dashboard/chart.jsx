@@ -140,6 +140,9 @@ export function ChartWidget({ widget }) {
             ))}
           </tbody>
         </table>
+        <p className="muted widget-period">
+          {chart.tickSpan === 'week' ? gettext('The last twelve weeks') : gettext('The last twelve months')}
+        </p>
         {hasGoal && <p className="widget-goal">{goalText}</p>}
       </div>
     </div>

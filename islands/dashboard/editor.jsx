@@ -1,6 +1,6 @@
 // The widget editor: every field of a widget, checked by the server (422 with a message per
 // field, shown under the field, everything typed kept).
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { api } from '../lib/api.js';
 import { useGettext } from '../lib/i18n.js';
@@ -39,6 +39,7 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
   const [errors, setErrors] = useState({});
   const [saving, setSaving] = useState(false);
   const firstRef = useRef(null);
+  const alertRef = useRef(null);
   const host = useModalHost(true, () => firstRef.current?.focus());
   const set = (name) => (event) => {
     const target = event.target;
@@ -80,6 +81,11 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
     }
   };
 
+  // a refused save: the focus goes to the summary above the fields, which the reader hears
+  useEffect(() => {
+    if (Object.keys(errors).length) alertRef.current?.focus();
+  }, [errors]);
+
   const onKeyDown = (event) => {
     if (event.key === 'Escape') {
       event.preventDefault();
@@ -99,7 +105,7 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
         </h2>
         <form onSubmit={submit} noValidate>
           {errorCount > 0 && (
-            <div className="alert alert-danger" role="alert">
+            <div className="alert alert-danger" role="alert" tabIndex={-1} ref={alertRef}>
               {errors.form || gettext('Check the fields marked below.')}
             </div>
           )}

@@ -206,3 +206,29 @@ def test_the_custom_list_widget_toggles_seen_markers(page, live_server, seller):
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_have_count(0)
     expect(second.get_by_role("button")).to_have_attribute("aria-pressed", "true")
+
+
+@WIDTHS
+def test_editing_a_widget_shows_each_refusal_keeps_the_input_and_saves(page, live_server, seller):
+    sign_in(page)
+    open_dashboard(page)
+    card = page.locator(".widget-card").first
+    widget_id = card.get_attribute("data-widget-id")
+    card.get_by_role("button", name=re.compile(r"^Edit")).click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    dialog.get_by_label("Label").fill("Flödet nu")
+    dialog.get_by_label("Auto-update (seconds)").fill("5")
+    dialog.get_by_role("button", name="Save widget").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("Check the fields marked below.")
+    expect(dialog.locator("#we-auto-error")).to_contain_text("between 10 and 3600 seconds")
+    expect(dialog.get_by_label("Label")).to_have_value("Flödet nu")  # the input is kept
+    expect(dialog.get_by_label("Auto-update (seconds)")).to_have_value("5")
+    dialog.get_by_label("Auto-update (seconds)").fill("30")
+    dialog.get_by_role("button", name="Save widget").click()
+    expect(dialog).to_have_count(0)
+    card = page.locator(f'.widget-card[data-widget-id="{widget_id}"]')
+    expect(card.locator(".widget-label")).to_contain_text("Flödet nu")
+    expect(card.locator('[data-testid="widget-value"]')).to_be_visible()
+    page.reload()
+    expect(page.locator(f'.widget-card[data-widget-id="{widget_id}"] .widget-label')).to_contain_text("Flödet nu")  # fmt: skip
