@@ -223,7 +223,7 @@ def time_browser(port: int, rounds: int) -> list[float]:
         browser = p.chromium.launch(
             executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
         )
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         page.goto(f"http://127.0.0.1:{port}/login")
         page.get_by_label("E-mail").fill("seller@demo.test")
         page.get_by_label("Password").fill("demo-pass-1")
@@ -260,30 +260,26 @@ def main() -> None:
 
     analyze(url)
     user_id, widgets = bench_dashboard(app)
+    js = page_javascript()
+    print(f"dashboard page JavaScript: {js['files']} files, {js['bytes'] / 1024:.1f} KB, {js['gzip'] / 1024:.1f} KB gzip")  # fmt: skip
     cold = time_cold(app, user_id, widgets, args.rounds)
-    warm, page_times = {}, []
+    print(f"\n{args.items} vehicles, {url.split('://')[0]}; cold: value cache emptied per request")
+    for name, result in cold.items():
+        report(f"{name} (cold)", result)
+        print(f"{'':28s} {result['statements']} SQL statements")
+    slowest = max(cold, key=lambda n: cold[n]["p95_ms"])
+    print(f"\nslowest widget (cold): {slowest}, p95 {cold[slowest]['p95_ms']:.1f} ms")
+    print("target slowest p95 < 200 ms:", "met" if cold[slowest]["p95_ms"] < 200 else "missed")
+    print("\nwarm: through gunicorn, value cache at work", flush=True)
     with gunicorn("wsgi:app", args.port, {"DATABASE_URL": url, "PYTHONPATH": "."}, workers=2):
         cookie = sign_in(args.port, "seller@demo.test")
         for name, widget_id in widgets:
             path = f"/api/dashboard-widgets/{widget_id}"
             load(args.port, path, cookie=cookie, clients=1, seconds=0.3)
-            warm[name] = load(args.port, path, cookie=cookie, clients=1, seconds=args.seconds)
+            report(f"{name} (warm)", load(args.port, path, cookie=cookie, clients=1, seconds=args.seconds))  # fmt: skip
         if args.browser:
-            page_times = time_browser(args.port, 5)
-    js = page_javascript()
-    print(f"\n{args.items} vehicles, {url.split('://')[0]}; cold: value cache emptied per request")
-    for name, result in cold.items():
-        report(f"{name} (cold)", result)
-        print(f"{'':28s} {result['statements']} SQL statements")
-    print("\nwarm: through gunicorn, value cache at work")
-    for name, result in warm.items():
-        report(f"{name} (warm)", result)
-    slowest = max(cold, key=lambda n: cold[n]["p95_ms"])
-    print(f"\nslowest widget (cold): {slowest}, p95 {cold[slowest]['p95_ms']:.1f} ms")
-    print("target slowest p95 < 200 ms:", "met" if cold[slowest]["p95_ms"] < 200 else "missed")
-    if page_times:
-        print(f"whole dashboard in Chromium: median {statistics.median(page_times):.2f} s, worst {page_times[-1]:.2f} s")  # fmt: skip
-    print(f"dashboard page JavaScript: {js['files']} files, {js['bytes'] / 1024:.1f} KB, {js['gzip'] / 1024:.1f} KB gzip")  # fmt: skip
+            times = time_browser(args.port, 5)
+            print(f"whole dashboard in Chromium: median {statistics.median(times):.2f} s, worst {times[-1]:.2f} s")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.models import InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
+from app.preparation.models import ItemStateEvent
 
 
 class DashboardWidget(InstanceScoped, TimestampMixin, db.Model):
@@ -49,3 +50,14 @@ class Goal(InstanceScoped, db.Model):
     country_id: Mapped[int | None] = mapped_column(ForeignKey("country.id", ondelete="CASCADE"))
     translate: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# The dashboard's period figures (sold or entering the flow this week, month or year; the charts'
+# twelve months) read the state events by target state and time: without this index every widget
+# scans all events of all instances.
+Index(
+    "ix_state_event_instance_to_state_created",
+    ItemStateEvent.instance_id,
+    ItemStateEvent.to_state,
+    ItemStateEvent.created_at,
+)

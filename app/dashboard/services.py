@@ -14,10 +14,11 @@ from datetime import date, datetime, timedelta
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import Float, and_, cast, func, literal, or_, select
+from sqlalchemy import Float, cast, func, literal, or_, select
 
 from app.core.models import Division, Region, UTCDateTime, utcnow
 from app.core.modules import MODULE_NAMES
+from app.core.tenancy import active_instance_id
 from app.dashboard.models import DashboardWidget, Goal
 from app.extensions import db
 from app.preparation import lists as list_svc
@@ -166,42 +167,56 @@ def _average_days(scope: Scope, column, *, stock: bool = False) -> float | None:
     return None if value is None else round(float(value), 1)
 
 
+def _first_event_at(item_id_column):
+    """When an item entered the module: its first state event (a correlated lookup on the
+    (item_id, created_at) index, one per item), else None."""
+    first = ItemStateEvent.__table__.alias("first_event")
+    return (
+        select(func.min(first.c.created_at))
+        .where(first.c.item_id == item_id_column)
+        .correlate_except(first)
+        .scalar_subquery()
+    )
+
+
 def _stock_days(scope: Scope) -> float | None:
     """Average days since the vehicles in stock entered the module (their first state event,
     else their creation), as the statistics count stock days."""
-    first = ItemStateEvent.__table__.alias("first_event")
-    entered = func.coalesce(first.c.created_at, PreparationItem.created_at)
+    entered = func.coalesce(_first_event_at(PreparationItem.id), PreparationItem.created_at)
     now = literal(utcnow(), UTCDateTime)
     stmt = item_query(scope.module, list(scope.division_ids), filters=scope.filters)
     value = db.session.scalar(
         stmt.where(PreparationItem.state.in_(IN_STOCK))
         .order_by(None)
-        .outerjoin(first, and_(first.c.item_id == PreparationItem.id, first.c.from_state.is_(None)))
         .with_only_columns(func.avg(cast(_days_between(now, entered), Float)))
     )
     return None if value is None else round(float(value), 1)
 
 
 def _lead_time(scope: Scope, since: datetime) -> float | None:
-    """Average days from entering the flow to being sold, for the items sold in the period."""
-    flow = ItemStateEvent.__table__.alias("flow_event")
+    """Average days from entering the flow to being sold, for the items sold in the period:
+    the sold events come from the (to_state, created_at) index, each one's flow entry from the
+    (item_id, created_at) index."""
     sold = ItemStateEvent.__table__.alias("sold_event")
+    flow = ItemStateEvent.__table__.alias("flow_event")
     entered = (
-        select(flow.c.item_id, func.min(flow.c.created_at).label("at"))
-        .where(flow.c.to_state == FLOW)
-        .group_by(flow.c.item_id)
-        .subquery()
+        select(func.min(flow.c.created_at))
+        .where(flow.c.item_id == sold.c.item_id, flow.c.to_state == FLOW)
+        .correlate_except(flow)
+        .scalar_subquery()
     )
-    value = db.session.scalar(
-        select(func.avg(cast(_days_between(sold.c.created_at, entered.c.at), Float)))
+    stmt = (
+        select(func.avg(cast(_days_between(sold.c.created_at, entered), Float)))
         .select_from(sold)
-        .join(entered, entered.c.item_id == sold.c.item_id)
         .where(
             sold.c.to_state == SOLD,
             sold.c.created_at >= since,
             sold.c.item_id.in_(_items(scope)),
         )
     )
+    if (instance_id := active_instance_id()) is not None:  # the index leads with the instance
+        stmt = stmt.where(sold.c.instance_id == instance_id)
+    value = db.session.scalar(stmt)
     return None if value is None else round(float(value), 1)
 
 

@@ -64,9 +64,19 @@ def upgrade():
         batch_op.create_index(batch_op.f('ix_goal_instance_id'), ['instance_id'], unique=False)
         batch_op.create_index('ix_goal_lookup', ['instance_id', 'name', 'module'], unique=False)
 
+    with op.batch_alter_table('item_state_event', schema=None) as batch_op:
+        batch_op.create_index(
+            'ix_state_event_instance_to_state_created',
+            ['instance_id', 'to_state', 'created_at'],
+            unique=False,
+        )
+
 
 
 def downgrade():
+    with op.batch_alter_table('item_state_event', schema=None) as batch_op:
+        batch_op.drop_index('ix_state_event_instance_to_state_created')
+
     with op.batch_alter_table('goal', schema=None) as batch_op:
         batch_op.drop_index('ix_goal_lookup')
         batch_op.drop_index(batch_op.f('ix_goal_instance_id'))

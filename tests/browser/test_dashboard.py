@@ -232,3 +232,13 @@ def test_editing_a_widget_shows_each_refusal_keeps_the_input_and_saves(page, liv
     expect(card.locator('[data-testid="widget-value"]')).to_be_visible()
     page.reload()
     expect(page.locator(f'.widget-card[data-widget-id="{widget_id}"] .widget-label')).to_contain_text("Flödet nu")  # fmt: skip
+
+
+def test_the_begcare_dashboard_shows_the_modules_own_widgets(page, live_server, seller):
+    sign_in(page)
+    page.goto("/begcare/dashboard")
+    expect(page.locator(".widget-card").first).to_be_visible()
+    expect(page.locator(".widget-skeleton")).to_have_count(0)
+    assert page.locator('.widget-card[data-widget-type="error"]').count() == 0
+    labels = page.locator(".widget-label").all_inner_texts()
+    assert labels and not any("New vehicles" in label for label in labels)

@@ -297,3 +297,19 @@ def test_a_station_user_without_newcare_gets_404_on_its_dashboard(as_demo):
     assert client.get("/newcare/dashboard").status_code == 404
     props = page_props(client.get("/my-dashboard"))
     assert [m["value"] for m in props["choices"]["modules"]] == ["begcare"]
+
+
+@pytest.mark.parametrize("name", ["divadmin", "station", "admin"])
+def test_the_other_staff_demo_users_have_dashboards_that_fit_their_roles(as_demo, name):
+    client, _token = as_demo(name)
+    props = page_props(client.get("/my-dashboard"))
+    assert props["widgets"]
+    for meta in props["widgets"]:
+        body = client.get(f"{API}/{meta['id']}").get_json()
+        assert body["type"] != "error", (name, meta["title"])
+
+
+def test_a_market_buyer_has_an_empty_dashboard_without_vehicle_modules(as_demo):
+    client, _token = as_demo("buyer")
+    props = page_props(client.get("/my-dashboard"))
+    assert props["widgets"] == [] and props["choices"]["modules"] == []
