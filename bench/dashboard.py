@@ -153,7 +153,7 @@ def time_cold(app, user_id: str, widgets, rounds: int) -> dict:
     """Per widget: p50/p95 of the whole GET with the value cache emptied, and its statements."""
     from sqlalchemy import event
 
-    from app.dashboard.services import VALUES
+    from app.dashboard.services import AVERAGES, VALUES
     from app.extensions import db
 
     client = app.test_client()
@@ -169,6 +169,7 @@ def time_cold(app, user_id: str, widgets, rounds: int) -> dict:
         latencies, statements = [], []
         for _ in range(rounds):
             VALUES.clear()
+            AVERAGES.clear()
             count = [0]
 
             def counter(*_args, count=count):

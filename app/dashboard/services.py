@@ -53,6 +53,11 @@ SUMMARY_SECTIONS = (
 )
 LIST_LIMIT = 10
 VALUES = FiguresCache(size=2048, ttl=60.0)
+# Averages over thousands of vehicles (stock days, lead time, days in state) barely move when one
+# vehicle does, and each costs an index lookup per vehicle: they are kept for five minutes
+# whatever moves, so a busy instance's auto-updates do not recompute them on every move.
+AVERAGES = FiguresCache(size=1024, ttl=300.0)
+SLOW_METRICS = frozenset({"stockDays", "leadTime", "avgDaysInState"})
 
 
 class NotAllowed(Exception):
@@ -509,10 +514,16 @@ def _cache_key(widget: DashboardWidget, v, scope: Scope | None) -> tuple:
         sort_keys=True, default=str,
     )  # fmt: skip
     instance = v.instance
+    slow = widget.type == "number" and (widget.options or {}).get("metric") in SLOW_METRICS
     return (
-        instance.id, instance.counts_version, definition,
+        instance.id, None if slow else instance.counts_version, definition,
         scope.division_ids if scope else None, utcnow().date(),
     )  # fmt: skip
+
+
+def _cache_for(widget: DashboardWidget) -> FiguresCache:
+    slow = widget.type == "number" and (widget.options or {}).get("metric") in SLOW_METRICS
+    return AVERAGES if slow else VALUES
 
 
 def widget_payload(widget: DashboardWidget, v) -> dict:
@@ -529,10 +540,11 @@ def widget_payload(widget: DashboardWidget, v) -> dict:
         else:
             scope = scope_of(widget, v)
             key = _cache_key(widget, v, scope)
-            value = VALUES.get(key)
+            cache = _cache_for(widget)
+            value = cache.get(key)
             if value is None:
                 value = _compute(widget, scope)
-                VALUES.put(key, value)
+                cache.put(key, value)
             meta["value"] = value
             if widget.type in ("number", "chart"):
                 site = goal_site(options.get("divisions") or ["all"], bool(widget.config.get("hideGoals")))  # fmt: skip
