@@ -22,6 +22,7 @@ from app.core.tenancy import active_instance_id
 from app.dashboard.models import DashboardWidget, Goal
 from app.extensions import db
 from app.preparation import lists as list_svc
+from app.preparation.items import buttons_for
 from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationItem
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, division_scope, item_query
 from app.preparation.states import BY_ID, MODULES
@@ -365,14 +366,13 @@ def custom_list_value(widget: DashboardWidget, v, rows_limit: int) -> dict:
     visible = [d.id for d in v.visible_divisions]
     rows = list_svc.list_rows(custom_list, v.user.id, visible)
     shown = rows[:rows_limit]
-    links = {
-        item_id: (hub, central)
-        for item_id, hub, central in db.session.execute(
-            select(
-                PreparationItem.id, PreparationItem.hub_item_id, PreparationItem.central_item_id
-            ).where(PreparationItem.id.in_([r.id for r in shown]))
-        )
-    } if shown else {}  # fmt: skip
+    objects = (
+        list(db.session.scalars(select(PreparationItem).where(PreparationItem.id.in_([r.id for r in shown]))))
+        if shown else []
+    )  # fmt: skip
+    links = {i.id: (i.hub_item_id, i.central_item_id) for i in objects}
+    config = widget.config or {}
+    buttons = buttons_for(objects) if config.get("showStateInteractionButtons") else {}
     items = [
         {
             "id": r.id,
@@ -395,6 +395,9 @@ def custom_list_value(widget: DashboardWidget, v, rows_limit: int) -> dict:
             "centralItem": bool(links.get(r.id, (None, None))[1]),
             "centralItemId": links.get(r.id, (None, None))[1],
             "customListSeenId": r.seen_id,
+            "stateButtons": [
+                {"toState": b.to_state, "title": b.title} for b in buttons.get(r.id, [])
+            ],
         }  # fmt: skip
         for r in shown
     ]

@@ -222,6 +222,15 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
                     <option value="central">{gettext('The central vehicle')}</option>
                   </select>
                 </Field>
+                <div className="form-field form-check">
+                  <input
+                    id="we-state-buttons"
+                    type="checkbox"
+                    checked={form.showStateInteractionButtons}
+                    onChange={set('showStateInteractionButtons')}
+                  />{' '}
+                  <label htmlFor="we-state-buttons">{gettext('Show the state buttons')}</label>
+                </div>
               </>
             )}
             {type === 'number' && (

@@ -15,6 +15,7 @@ export function initialForm(widget, fixedModule, choices = {}) {
     groupBy: o.groupBy || 'state',
     customListId: o.customListId ? String(o.customListId) : '',
     manage: widget?.config?.manage || '',
+    showStateInteractionButtons: Boolean(widget?.config?.showStateInteractionButtons),
     colorConditions: (o.colorConditions || []).map((c) => ({ ...c, value: String(c.value) })),
     gauge: Boolean(o.gauge),
     minimum: o.minimum === null || o.minimum === undefined ? '' : String(o.minimum),
@@ -48,6 +49,7 @@ export function editorPayload(form, dashboard) {
     groupBy: form.groupBy,
     customListId: form.customListId === '' ? null : numberOrText(form.customListId),
     manage: form.manage || null,
+    showStateInteractionButtons: Boolean(form.showStateInteractionButtons),
     colorConditions: form.colorConditions.map((c) => ({
       operator: c.operator,
       value: numberOrText(c.value),

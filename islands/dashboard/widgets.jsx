@@ -146,6 +146,28 @@ export function ListWidget({ widget }) {
   );
 }
 
+/** The item's state buttons (config.showStateInteractionButtons): one form per allowed move,
+ * coming back to this dashboard afterwards. */
+function StateButtons({ item }) {
+  const gettext = useGettext();
+  const token = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') || '';
+  if (!item.stateButtons?.length) return null;
+  return (
+    <div className="state-buttons" role="group" aria-label={gettext('Move the vehicle')}>
+      {item.stateButtons.map((button) => (
+        <form key={button.toState} method="post" action={`/${item.module}/items/${item.id}/move`}>
+          <input type="hidden" name="csrf_token" value={token} />
+          <input type="hidden" name="to_state" value={button.toState} />
+          <input type="hidden" name="next" value={window.location.pathname} />
+          <button type="submit" className="btn btn-secondary btn-small">
+            {button.title}
+          </button>
+        </form>
+      ))}
+    </div>
+  );
+}
+
 export function CustomListWidget({ widget }) {
   const gettext = useGettext();
   const value = widget.value || {};
@@ -159,6 +181,7 @@ export function CustomListWidget({ widget }) {
     setItems(value.items || []);
   }
   const listIri = `/preparation-custom-lists/${value.listId}`;
+  const stateButtons = Boolean(value.config?.showStateInteractionButtons);
   const toggle = async (item) => {
     if (running.current.has(item.id)) return;
     running.current.add(item.id);
@@ -196,6 +219,7 @@ export function CustomListWidget({ widget }) {
                 <th scope="col">{gettext('Registration number')}</th>
                 <th scope="col">{gettext('Vehicle')}</th>
                 <th scope="col">{gettext('State')}</th>
+                {stateButtons && <th scope="col">{gettext('State buttons')}</th>}
               </tr>
             </thead>
             <tbody>
@@ -220,6 +244,11 @@ export function CustomListWidget({ widget }) {
                       <a href={manageLink(item, value.config)}>{item.fullModelName}</a>
                     </td>
                     <td>{item.stateTitle}</td>
+                    {stateButtons && (
+                      <td>
+                        <StateButtons item={item} />
+                      </td>
+                    )}
                   </tr>
                 );
               })}

@@ -314,3 +314,22 @@ def test_a_market_buyer_has_an_empty_dashboard_without_vehicle_modules(as_demo):
     client, _token = as_demo("buyer")
     props = page_props(client.get("/my-dashboard"))
     assert props["widgets"] == [] and props["choices"]["modules"] == []
+
+
+def test_the_custom_list_widget_offers_state_buttons_only_when_configured(as_demo):
+    client, token = as_demo("seller")
+    widget = widget_titled("seller@demo.test", "Kampanj")
+    body = client.get(f"{API}/{widget.id}").get_json()
+    assert all(item["stateButtons"] == [] for item in body["value"]["items"])
+    answer = client.put(
+        f"{API}/{widget.id}",
+        json=new_widget(type="customList", customListId=widget.options["customListId"],
+                        showStateInteractionButtons=True, manage="hub"),
+        headers={"X-CSRFToken": token},
+    )  # fmt: skip
+    assert answer.status_code == 200
+    body = client.get(f"{API}/{widget.id}").get_json()
+    assert body["value"]["config"]["showStateInteractionButtons"] is True
+    assert body["value"]["config"]["manage"] == "hub"
+    buttons = body["value"]["items"][0]["stateButtons"]
+    assert buttons and all({"toState", "title"} <= set(b) for b in buttons)
