@@ -53,7 +53,7 @@ function WidgetCard({ meta, multipleModules, canEditDashboard, currency, onEdit,
     <li
       ref={setNodeRef}
       style={style}
-      className={`widget-card widget-${widget.type}${isDragging ? ' is-dragging' : ''}`}
+      className={`widget-card widget-type-${widget.type}${isDragging ? ' is-dragging' : ''}`}
       data-widget-id={meta.id}
       data-widget-type={widget.type}
       aria-busy={state.loading}
