@@ -225,6 +225,7 @@ FEATURE_DEMOS = (
     "app.ranking.demo",
     "app.quicktest.demo",
     "app.admin.demo",
+    "app.dashboard.demo",
 )
 
 

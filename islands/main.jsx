@@ -11,6 +11,7 @@ const islands = {
   'admin-import-progress': () => import('./admin-import-progress/index.jsx'),
   alerts: () => import('./alerts/index.jsx'),
   'custom-list': () => import('./custom-list/index.jsx'),
+  dashboard: () => import('./dashboard/index.jsx'),
   'login-modal': () => import('./login-modal/index.jsx'),
   'statistics-chart': () => import('./statistics-chart/index.jsx'),
   'system-messages': () => import('./system-messages/index.jsx'),

@@ -285,6 +285,7 @@ GENERAL_ADMIN = (
     ("actions", _l("Actions"), _tenant("ACTIONS")),
     ("reports", _l("Reports"), _tenant("REPORTS")),
     ("tags", _l("Tags"), _tenant("TAGS")),
+    ("goals", _l("Goals"), any_of(has(R.ROLE_ADMIN), has(R.ROLE_MANAGER_ADMIN))),
 )  # fmt: skip
 MODULE_ADMIN = (
     ("states", _l("States"), "STATES"),

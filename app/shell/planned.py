@@ -11,9 +11,6 @@ from app.shell.viewer import viewer
 bp = Blueprint("planned", __name__)
 
 AREAS = {
-    "dashboard": _l(
-        "Your own dashboard of widgets: key numbers, charts, lists and goals for the divisions you choose."
-    ),
     "purchase": _l(
         "Purchase analyses: valuations, calculations and model analyses of vehicles you may buy."
     ),
@@ -21,8 +18,6 @@ AREAS = {
     "pdf": _l("A printable PDF view."),
 }
 FEATURES = {
-    "dashboard": _l("My dashboard"),
-    "preparation": _l("Vehicle preparation"),
     "purchase": _l("Purchase analysis"),
     "admin": _l("Administration"),
 }
@@ -38,18 +33,6 @@ def _page(title, area: str, feature: str, public: bool = False):
 
 
 # --- logged-in routes ---------------------------------------------------------------------------
-
-
-@bp.get("/my-dashboard")
-def my_dashboard():
-    if viewer().is_global:
-        abort(404)
-    return _page(_l("My dashboard"), "dashboard", "dashboard")
-
-
-@bp.get("/<any(begcare, newcare):module>/dashboard")
-def module_dashboard(module: str):
-    return _page(_l("Dashboard"), "dashboard", "preparation")
 
 
 def _menu_page(path: str, area: str, feature: str):

@@ -8,7 +8,7 @@ import { useGettext } from '../lib/i18n.js';
 import { useModalHost } from '../lib/modal.js';
 import { rowClasses, toggleSeen } from './seen.js';
 
-function InfoModal({ text, onClose }) {
+export function InfoModal({ text, onClose }) {
   const gettext = useGettext();
   const closeRef = useRef(null);
   // the focus returns to the vehicle button that was activated
