@@ -63,6 +63,7 @@ def _import_models() -> None:
     import app.mail.models  # noqa: F401
     import app.market.models  # noqa: F401
     import app.preparation.models  # noqa: F401
+    import app.purchase.models  # noqa: F401
 
 
 def app_version(app: Flask) -> str:
@@ -80,6 +81,8 @@ def _register_blueprints(app: Flask) -> None:
     from app.market import bp as market_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
+    from app.purchase import api_bp as purchase_api_bp
+    from app.purchase import bp as purchase_bp
     from app.shell import bp as shell_bp
     from app.shell.api import bp as shell_api_bp
     from app.shell.planned import bp as planned_bp
@@ -87,7 +90,7 @@ def _register_blueprints(app: Flask) -> None:
     # Feature blueprints come before `planned`, whose pages stand in for screens not built yet.
     for blueprint in (
         auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
-        market_bp, market_api_bp, planned_bp, shell_bp, shell_api_bp,
+        market_bp, market_api_bp, purchase_bp, purchase_api_bp, planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)
 

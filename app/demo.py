@@ -217,7 +217,7 @@ def dashboard_link() -> str:
 
 
 # Each feature's demo part; importing it registers its seeders and links.
-FEATURE_DEMOS = ("app.market.demo", "app.preparation.demo")
+FEATURE_DEMOS = ("app.market.demo", "app.preparation.demo", "app.purchase.demo")
 
 
 def _register_feature_demos() -> None:

@@ -23,6 +23,7 @@ const PUBLIC_ENTRIES = {
   'market-bid.js': 'islands/market-bid/main.js',
   'market-bid-seller.js': 'islands/market-bid/seller.js',
   'market-invite.js': 'islands/market-invite/main.js',
+  'purchase-print.js': 'islands/purchase-print/main.js',
 };
 
 async function clean() {

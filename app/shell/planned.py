@@ -15,9 +15,6 @@ AREAS = {
         "Your own dashboard of widgets: key numbers, charts, lists and goals for the divisions you choose."
     ),
     "events": _l("Your upcoming events."),
-    "purchase": _l(
-        "Purchase analyses: valuations, calculations and model analyses of vehicles you may buy."
-    ),
     "quick_test": _l("Quick tests: vehicle test protocols with images, to print or share by link."),
     "admin": _l("This administration screen."),
     "pdf": _l("A printable PDF view."),
@@ -27,7 +24,6 @@ AREAS = {
 FEATURES = {
     "dashboard": _l("My dashboard"),
     "preparation": _l("Vehicle preparation"),
-    "purchase": _l("Purchase analysis"),
     "quick_test": _l("Quick test"),
     "admin": _l("Administration"),
     "events": _l("Events"),
@@ -85,11 +81,6 @@ def _menu_trail(entries, path: str) -> list:
     return []
 
 
-@bp.get("/purchase-analysis/<any(list, 'approval-requests', statistics, create):page>")
-def purchase_analysis(page: str):
-    return _menu_page(f"/purchase-analysis/{page}", "purchase", "purchase")
-
-
 @bp.get("/quick-test")
 def quick_test():
     return _menu_page("/quick-test", "quick_test", "quick_test")
@@ -116,12 +107,6 @@ def admin(page: str):
 @public_page
 def pdf_quick_test(test_id: int):
     return _page(_l("Quick test"), "pdf", "quick_test", public=True)
-
-
-@bp.get("/pdf-preview/purchase-analysis/<int:analysis_id>")
-@public_page
-def pdf_purchase_analysis(analysis_id: int):
-    return _page(_l("Purchase analysis"), "pdf", "purchase", public=True)
 
 
 @bp.get("/quick-test/view/")

@@ -18,7 +18,6 @@ PUBLIC_PAGES = [
     "/market-bid/allocate/a/b/c",
     "/market-bid/change-status/a/b/c",
     "/pdf-preview/quick-test/1",
-    "/pdf-preview/purchase-analysis/1",
     "/quick-test/view/0b8a4c1e",
     "/interactions",
 ]
@@ -46,7 +45,9 @@ def test_public_routes_answer_without_sign_in(client, path):
 
 
 @pytest.mark.parametrize(
-    "path", LOGGED_IN_PAGES + ["/file-download/12/report.pdf", "/anything/else"]
+    "path",
+    LOGGED_IN_PAGES
+    + ["/file-download/12/report.pdf", "/anything/else", "/pdf-preview/purchase-analysis/1"],
 )
 def test_logged_in_routes_send_anonymous_users_to_login(client, path):
     response = client.get(path)
