@@ -4,6 +4,7 @@ Seeing a screen follows its admin menu entry (ROLE_ADMIN or ROLE_TENANT_PURCHASE
 ROLE_TENANT_CALCULATOR_READ); a change needs ROLE_ADMIN. Each screen lists its rows with an
 add form, an edit form (?edit=id) and a delete button."""
 
+import re
 from decimal import Decimal, InvalidOperation
 
 from flask import abort, flash, redirect, render_template, request, url_for
@@ -16,6 +17,7 @@ from app.core.audit import record
 from app.extensions import db
 from app.purchase import bp
 from app.purchase.models import FIELD_TYPES, Calculator, PurchaseDynamicField, PurchasePriority
+from app.purchase.services import as_id
 from app.shell.viewer import viewer
 
 SCREENS = {
@@ -61,9 +63,10 @@ def _screen(key: str) -> dict:
 
 def _get(model, raw: str):
     """A row of the active instance by its id in a form or query value, else None."""
-    if not raw.isdigit() or len(raw) > 12:
+    row_id = as_id(raw)
+    if row_id is None:
         return None
-    return db.session.scalars(select(model).where(model.id == int(raw))).first()
+    return db.session.scalars(select(model).where(model.id == row_id)).first()
 
 
 def _can_change() -> bool:
@@ -86,7 +89,7 @@ def _text(form, name: str, limit: int, errors: dict, required: bool = True) -> s
 
 def _ordering(form, errors: dict) -> int:
     raw = (form.get("ordering") or "0").strip()
-    if not raw.lstrip("-").isdigit() or abs(int(raw)) > 10_000:
+    if not re.fullmatch(r"-?[0-9]{1,6}", raw) or abs(int(raw)) > 10_000:
         errors["ordering"] = _("Enter a number from %(low)s to %(high)s.", low=-10000, high=10000)
         return 0
     return int(raw)

@@ -145,7 +145,7 @@ def _divisions(raw) -> list[int]:
     values = raw if isinstance(raw, list) else [raw]
     ids = []
     for value in values:
-        if not str(value).isdigit() or int(value) not in visible:
+        if svc.as_id(value) not in visible:
             abort(404)
         ids.append(int(value))
     return ids

@@ -23,6 +23,7 @@ from app.purchase import services as svc
 from app.purchase.api import full_payload
 from app.purchase.models import PurchaseAnalysis
 from app.purchase.rules import axis_suggestions, interval_bar
+from app.purchase.services import digits as svc_digits
 
 Y_AXES = ("salesPrice", "averagePAM", "averageGrossMargin")
 CONTENTS = ("analysis", "calculation")
@@ -51,8 +52,9 @@ def parse_params(args, analysis: PurchaseAnalysis, visible: list[int]) -> PrintP
     divisions = []
     for part in (args.get("divisions") or "").split(","):
         part = part.strip()
-        if part.isdigit() and int(part) in visible and int(part) not in divisions:
-            divisions.append(int(part))
+        found = svc.as_id(part)
+        if found in visible and found not in divisions:
+            divisions.append(found)
     y_axis = args.get("yAxis") if args.get("yAxis") in Y_AXES else "salesPrice"
     language = to_locale(args.get("language")) or current_locale()
     currency = (args.get("currency") or "").strip().upper()
@@ -61,7 +63,7 @@ def parse_params(args, analysis: PurchaseAnalysis, visible: list[int]) -> PrintP
     locale = _babel_locale(args.get("locale")) or babel_name(country.locale or language)
     unit = args.get("milageUnit") if args.get("milageUnit") in UNITS else None
     raw = args.get("itemsPerPage") or ""
-    per_page = int(raw) if raw.isdigit() and 1 <= int(raw) <= ITEMS_PER_PAGE_MAX else None
+    per_page = int(raw) if svc_digits(raw) and 1 <= int(raw) <= ITEMS_PER_PAGE_MAX else None
     return PrintParams(
         content=content, divisions=divisions or visible, y_axis=y_axis, language=language,
         currency=currency, locale=locale, milage_unit=unit or country.milage_unit or "km",

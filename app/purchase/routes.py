@@ -18,6 +18,7 @@ from app.purchase.models import (
     PurchasePriority,
     PurchaseValuation,
 )
+from app.purchase.services import digits as svc_digits
 from app.shell.viewer import viewer
 
 PER_PAGE = 25
@@ -49,7 +50,7 @@ def _list(title: str, where=(), template="purchase/list.html", **extra):
             )
         )
     raw = request.args.get("page", "1")
-    page = int(raw) if raw.isdigit() and 0 < int(raw) < 10_000 else 1
+    page = int(raw) if svc_digits(raw) and 0 < int(raw) < 10_000 else 1
     total = db.session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
     rows = db.session.scalars(
         stmt.order_by(PurchaseAnalysis.created_at.desc(), PurchaseAnalysis.id.desc())
@@ -184,14 +185,14 @@ def create():
                            ("brand", _("Enter the brand.")), ("model", _("Enter the model."))):  # fmt: skip
             if not values[name]:
                 errors[name] = text
-        division = form.get("division_id", "")
-        if not division.isdigit() or int(division) not in {d.id for d in divisions}:
+        division = str(svc.as_id(form.get("division_id")) or "")
+        if not division or int(division) not in {d.id for d in divisions}:
             errors["division_id"] = _("Choose one of your divisions.")
         numbers = {}
         for name, low, high in (("model_year", 1900, 2100), ("mileage", 0, 5_000_000)):
             raw = (form.get(name) or "").replace(" ", "")
             if raw:
-                if raw.isdigit() and low <= int(raw) <= high:
+                if svc_digits(raw) and low <= int(raw) <= high:
                     numbers[name] = int(raw)
                 else:
                     errors[name] = _("Enter a number from %(low)s to %(high)s.", low=low, high=high)
@@ -199,7 +200,7 @@ def create():
         if fuel and fuel not in FUEL_TYPES:
             errors["fuel_type"] = _("Choose one of the options.")
         priority = form.get("priority_id") or ""
-        if priority and not (priority.isdigit() and int(priority) in {p.id for p in priorities}):
+        if priority and svc.as_id(priority) not in {p.id for p in priorities}:
             errors["priority_id"] = _("Choose one of the options.")
         inputs = _read_inputs(fields, form, errors)
         if not errors:
@@ -251,7 +252,7 @@ def show(analysis_id: int):
 
 
 @bp.post(
-    "/purchase-analysis/<int:analysis_id>/<any(valuation, comment, calculation, status, buy):action>"
+    "/purchase-analysis/<int:analysis_id>/<any(valuation, market, prediction, comment, calculation, status, buy):action>"
 )
 def act(analysis_id: int, action: str):
     analysis = svc.analysis_or_404(analysis_id)
@@ -260,6 +261,12 @@ def act(analysis_id: int, action: str):
         if action == "valuation":
             svc.add_valuation(analysis, request.form, user)
             done = _("The valuation was added.")
+        elif action == "market":
+            svc.set_market_valuation(analysis, request.form, user)
+            done = _("The valuation was saved.")
+        elif action == "prediction":
+            svc.add_prediction(analysis, request.form, user)
+            done = _("The price prediction was added.")
         elif action == "comment":
             uploads = [
                 (f.read(), f.filename) for f in request.files.getlist("images") if f and f.filename
@@ -267,10 +274,10 @@ def act(analysis_id: int, action: str):
             svc.add_comment(analysis, request.form.get("content", ""), uploads, user)
             done = _("The comment was added.")
         elif action == "calculation":
-            raw = request.form.get("calculator_id", "")
             svc.run_calculation(
-                analysis, int(raw) if raw.isdigit() else None, request.form.get("input_value"), user
-            )
+                analysis, svc.as_id(request.form.get("calculator_id")),
+                request.form.get("input_value"), user,
+            )  # fmt: skip
             done = _("The calculation was saved.")
         elif action == "status":
             status = request.form.get("status", "")

@@ -51,6 +51,20 @@ CONTENT_MAX = 5000
 SOURCE_MAX = 100
 
 
+MAX_ID = 2**31 - 1  # the id columns are 32-bit integers
+
+
+def digits(text: str) -> bool:
+    """Only the digits 0-9 (str.isdigit also takes '²', which int() refuses)."""
+    return text.isascii() and text.isdigit()
+
+
+def as_id(raw) -> int | None:
+    """A form or query value as a row id, or None when it cannot be one."""
+    text = str(raw if raw is not None else "").strip()
+    return int(text) if digits(text) and 0 < int(text) <= MAX_ID else None
+
+
 def visible_division_ids() -> list[int]:
     return [d.id for d in viewer().visible_divisions]
 
@@ -63,6 +77,8 @@ def require_module() -> None:
 def analysis_or_404(analysis_id: int) -> PurchaseAnalysis:
     """An analysis of the active instance in a division the viewer may see; else 404."""
     require_module()
+    if as_id(analysis_id) is None:
+        abort(404)
     found = db.session.scalars(
         select(PurchaseAnalysis)
         .where(
@@ -312,6 +328,81 @@ def add_valuation(analysis: PurchaseAnalysis, form: dict, user) -> PurchaseValua
     db.session.flush()
     audit.record("purchase.valuation.added", user=user, analysis_id=analysis.id)
     return valuation
+
+
+PRICE_FIELDS = ("priceMin", "priceMax", "priceAvg", "pricePrediction")
+BASIC_TEXT = {"chassis": 60, "segment": 60}
+
+
+def set_market_valuation(analysis: PurchaseAnalysis, form, user) -> None:
+    """The analysis' valuation (lowest, highest and average price, prediction, source) and its
+    basic knowledge (annual tax and malus, chassis, segment, equipment, trim packages)."""
+    errors: dict[str, str] = {}
+    valuation = {}
+    for name in PRICE_FIELDS:
+        value = _money(form.get(name), name, errors)
+        if value is not None:
+            valuation[name] = float(value)
+    if (
+        "priceMin" in valuation
+        and "priceMax" in valuation
+        and valuation["priceMin"] > valuation["priceMax"]
+    ):
+        errors["priceMax"] = _("The highest price cannot be below the lowest.")
+    source = " ".join((form.get("source") or "").split())
+    if len(source) > SOURCE_MAX:
+        errors["source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
+    elif source:
+        valuation["source"] = source
+    basic: dict = {}
+    for name in ("annualTax", "annualMalus"):
+        value = _money(form.get(name), name, errors)
+        if value is not None:
+            basic[name] = float(value)
+    for name, limit in BASIC_TEXT.items():
+        value = " ".join((form.get(name) or "").split())
+        if len(value) > limit:
+            errors[name] = _("At most %(max)s characters.", max=limit)
+        elif value:
+            basic[name] = value
+    for name in ("equipment", "trimPackages"):
+        values = [" ".join(v.split()) for v in (form.get(name) or "").split(",") if v.strip()]
+        if len(values) > 50 or any(len(v) > 80 for v in values):
+            errors[name] = _("At most %(max)s characters.", max=80)
+        elif values:
+            basic[name] = values
+    if errors:
+        raise PurchaseError(errors)
+    analysis.valuation, analysis.basic = valuation, basic
+    analysis.modified_at = utcnow()
+    audit.record("purchase.market_valuation", user=user, analysis_id=analysis.id)
+
+
+def add_prediction(analysis: PurchaseAnalysis, form, user) -> None:
+    """A price prediction: a date, a price and its source, kept in date order."""
+    from datetime import date
+
+    errors: dict[str, str] = {}
+    try:
+        when = date.fromisoformat((form.get("prediction_date") or "").strip()).isoformat()
+    except ValueError:
+        errors["prediction_date"] = _("Enter a date as yyyy-mm-dd.")
+    price = _money(form.get("prediction_price"), "prediction_price", errors)
+    if price is None and "prediction_price" not in errors:
+        errors["prediction_price"] = _("Enter an amount.")
+    source = " ".join((form.get("prediction_source") or "").split())
+    if len(source) > SOURCE_MAX:
+        errors["prediction_source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
+    if len(analysis.price_predictions or []) >= 50:
+        errors["prediction_date"] = _("At most %(max)s price predictions.", max=50)
+    if errors:
+        raise PurchaseError(errors)
+    entries = [
+        *(analysis.price_predictions or []),
+        {"date": when, "price": float(price), "source": source},
+    ]
+    analysis.price_predictions = sorted(entries, key=lambda e: e["date"])
+    audit.record("purchase.prediction", user=user, analysis_id=analysis.id)
 
 
 def add_comment(analysis: PurchaseAnalysis, content: str, uploads: list, user) -> PurchaseComment:

@@ -121,3 +121,19 @@ def test_the_chart_is_drawn_with_the_axis_rules(live_server, new_page):
     assert axis["drawn"]
     assert axis["axis"]["suggestedMax"] == pytest.approx(axis["first"] * 1.5)
     assert axis["axis"]["suggestedMin"] == pytest.approx(axis["first"] / 1.5)
+
+
+def test_the_module_pages_at_desktop_and_phone_width(live_server, new_page, snap):
+    page = new_page()
+    sign_in(page, "seller@demo.test")
+    page.goto("/purchase-analysis/list")
+    snap(page, "purchase-list")
+    page.get_by_role("link", name=re.compile(r"PA-\d{4}-0002")).click()
+    expect(page.get_by_role("heading", name="Valuations")).to_be_visible()
+    snap(page, "purchase-show")
+    page.goto("/purchase-analysis/create")
+    expect(page.get_by_label("Registration number")).to_be_visible()
+    snap(page, "purchase-create")
+    page.goto(f"{demo_link(live_server)}?language=sv")
+    expect(page.locator("body")).to_have_attribute("data-ready", "true", timeout=15_000)
+    snap(page, "purchase-print")

@@ -341,3 +341,96 @@ def test_an_admin_adds_a_priority_and_a_field(client, world):
         ).status_code
         == 302
     )
+
+
+ODD = ["²", "99999999999", "--5", "-1", "1e3", "٣", " 7 ", "0x10", "<b>"]
+
+
+@pytest.mark.parametrize("value", ODD)
+def test_odd_ids_and_numbers_never_answer_500(signed_in, world, value):
+    client, token = signed_in
+    admin = make_user(
+        world.instance, roles=["ROLE_ADMIN"], modules=["purchaseAnalysis"], all_divisions=True
+    )
+    base = f"/purchase-analysis/{world.analysis.id}"
+    answers = [
+        client.get(f"/purchase-analysis/list?page={value}"),
+        client.get(f"/pdf-preview/purchase-analysis/{world.analysis.id}?divisions={value}&itemsPerPage={value}"),
+        client.get(f"/api/_preparation-statistics/model-analysis?module=purchaseAnalysis&modelID=volvo|v60&division[]={value}"),
+        client.get(f"/api/preparation-items/current-inventory?modelID=volvo|v60&itemsPerPage={value}"),
+        client.post(f"{base}/calculation", data={"csrf_token": token, "calculator_id": value, "input_value": value}),
+        client.post(f"{base}/valuation", data={"csrf_token": token, "price_in": value}),
+        client.post("/purchase-analysis/create", data={"csrf_token": token, "division_id": value, "regno": "ABC123",
+                                                       "brand": "a", "model": "b", "model_year": value, "mileage": value}),
+    ]  # fmt: skip
+    token = sign_in(client, admin)
+    answers += [
+        client.get(f"/admin/general/calculators?edit={value}"),
+        client.post("/admin/purchase-analysis/purchase-analyses-priorities",
+                    data={"csrf_token": token, "name": "x", "ordering": value}),
+        client.post("/admin/general/calculators", data={"csrf_token": token, "delete": value}),
+    ]  # fmt: skip
+    assert all(a.status_code < 500 for a in answers), [a.status_code for a in answers]
+
+
+def test_the_valuation_and_basic_knowledge_are_saved_and_printed(signed_in, world):
+    client, token = signed_in
+    response = client.post(f"/purchase-analysis/{world.analysis.id}/market", data={
+        "csrf_token": token, "priceMin": "150 000", "priceMax": "190000", "priceAvg": "170000",
+        "pricePrediction": "", "source": "Auction data", "annualTax": "2 400", "annualMalus": "",
+        "chassis": "SUV", "segment": "", "equipment": "Towbar, Heated seats", "trimPackages": "",
+    })  # fmt: skip
+    assert response.status_code == 302
+    db.session.expire_all()
+    saved = db.session.get(PurchaseAnalysis, world.analysis.id)
+    assert saved.valuation == {
+        "priceMin": 150000.0,
+        "priceMax": 190000.0,
+        "priceAvg": 170000.0,
+        "source": "Auction data",
+    }
+    assert saved.basic == {
+        "annualTax": 2400.0,
+        "chassis": "SUV",
+        "equipment": ["Towbar", "Heated seats"],
+    }
+    html = client.get(f"/pdf-preview/purchase-analysis/{world.analysis.id}").get_data(as_text=True)
+    assert "Auction data" in html and "Heated seats" in html
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [({"priceMin": "200", "priceMax": "100"}, "priceMax"), ({"priceAvg": "cheap"}, "priceAvg"),
+     ({"chassis": "x" * 61}, "chassis")],
+)  # fmt: skip
+def test_a_bad_valuation_keeps_the_old_one(signed_in, world, data, field):
+    client, token = signed_in
+    response = client.post(
+        f"/purchase-analysis/{world.analysis.id}/market", data={"csrf_token": token, **data}
+    )
+    assert response.status_code == 422
+    assert f'id="pa-{field}-error"' in response.get_data(as_text=True)
+    db.session.expire_all()
+    assert db.session.get(PurchaseAnalysis, world.analysis.id).valuation["priceAvg"] == 220000
+
+
+def test_a_price_prediction_is_added_in_date_order(signed_in, world):
+    client, token = signed_in
+    data = {
+        "csrf_token": token,
+        "prediction_date": "2026-12-01",
+        "prediction_price": "225000",
+        "prediction_source": "Model",
+    }
+    assert (
+        client.post(f"/purchase-analysis/{world.analysis.id}/prediction", data=data).status_code
+        == 302
+    )
+    db.session.expire_all()
+    dates = [
+        p["date"] for p in db.session.get(PurchaseAnalysis, world.analysis.id).price_predictions
+    ]
+    assert dates == ["2026-12-01", "2027-01-01"]
+    bad = client.post(f"/purchase-analysis/{world.analysis.id}/prediction",
+                      data={**data, "prediction_date": "31.12.2026"})  # fmt: skip
+    assert bad.status_code == 422 and 'value="31.12.2026"' in bad.get_data(as_text=True)
