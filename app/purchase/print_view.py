@@ -18,6 +18,7 @@ from app.core.i18n import babel_name, current_locale, to_locale
 from app.core.security import content_security_policy
 from app.extensions import db
 from app.market.models import ExchangeRate
+from app.preparation.models import FileObject
 from app.purchase import bp
 from app.purchase import services as svc
 from app.purchase.api import full_payload
@@ -165,6 +166,21 @@ def _images(analysis: PurchaseAnalysis) -> list[dict]:
     return out
 
 
+def _input_images(analysis: PurchaseAnalysis) -> dict[str, str]:
+    """Images of image fields by file uuid, as data URLs."""
+    uuids = [
+        v["uuid"] for v in (analysis.inputs or {}).values() if isinstance(v, dict) and "uuid" in v
+    ]
+    if not uuids:
+        return {}
+    found = db.session.scalars(select(FileObject).where(FileObject.uuid.in_(uuids))).all()
+    return {
+        f.uuid: f"data:image/jpeg;base64,{base64.b64encode(f.small).decode()}"
+        for f in found
+        if f.small
+    }
+
+
 @bp.get("/pdf-preview/purchase-analysis/<int:analysis_id>")
 def pdf_purchase_analysis(analysis_id: int):
     """The print view: login needed, an analysis of another instance or division is a 404."""
@@ -215,7 +231,8 @@ def pdf_purchase_analysis(analysis_id: int):
         "purchase/print.html", style_nonce=nonce,
         analysis=analysis, full=full, params=params, fmt=fmt, date=date, bar=bar, model=model,
         chart=chart, y_label=y_labels[params.y_axis], inventory=inventory,
-        inventory_total=inventory_total, images=_images(analysis), pdf=PDF,
+        inventory_total=inventory_total, images=_images(analysis),
+        input_images=_input_images(analysis), pdf=PDF,
         calculation=analysis.latest_calculation, valuation=valuation,
         basic=analysis.basic or {}, page_script="purchase-print.js",
     ))  # fmt: skip

@@ -8,6 +8,7 @@ from sqlalchemy import func, or_, select
 from app.core import roles as R
 from app.core.models import Division, utcnow
 from app.extensions import db
+from app.preparation import files
 from app.preparation.items import FUEL_TYPES, ItemError, normalise_regno
 from app.purchase import bp
 from app.purchase import services as svc
@@ -124,11 +125,30 @@ def _fields() -> list[PurchaseDynamicField]:
     ).all()
 
 
-def _read_inputs(fields, form, errors: dict) -> dict:
+def _read_inputs(fields, form, errors: dict, uploads=None, images=None) -> dict:
+    """The dynamic fields' values; an image field's upload is checked by content here and kept
+    in `images` ({field id: (data, name)}) to be stored once the whole form is valid."""
     inputs = {}
     for f in fields:
         name = f"field_{f.id}"
         raw = (form.get(name) or "").strip()
+        if f.field_type == "image":
+            upload = uploads.get(name) if uploads is not None else None
+            if upload is None or not upload.filename:
+                if f.required:
+                    errors[name] = _("Fill in this field.")
+                continue
+            data = upload.read()
+            try:
+                kind, _name = files.check_upload(data, upload.filename)
+                if not kind.pillow_format:
+                    raise files.UploadError(_("Only an image can be uploaded here."))
+            except files.UploadError as exc:
+                errors[name] = str(exc)
+                continue
+            if images is not None:
+                images[str(f.id)] = (data, upload.filename)
+            continue
         if f.field_type == "checkbox":
             inputs[str(f.id)] = bool(form.get(name))
             continue
@@ -202,8 +222,13 @@ def create():
         priority = form.get("priority_id") or ""
         if priority and svc.as_id(priority) not in {p.id for p in priorities}:
             errors["priority_id"] = _("Choose one of the options.")
-        inputs = _read_inputs(fields, form, errors)
+        images: dict = {}
+        inputs = _read_inputs(fields, form, errors, request.files, images)
         if not errors:
+            for field_id, (data, name) in images.items():
+                stored = files.store_file(data, name, viewer().user.id)
+                db.session.flush()
+                inputs[field_id] = {"uuid": stored.uuid, "name": stored.name}
             now = utcnow()
             analysis = PurchaseAnalysis(
                 identifier=svc.next_identifier(now), division_id=int(division),
@@ -216,8 +241,11 @@ def create():
             db.session.commit()
             flash(_("The analysis was created."), "success")
             return redirect(url_for("purchase.show", analysis_id=analysis.id))
+    sections: dict[str, list] = {}
+    for f in fields:  # in the admin's order, each section where its first field is
+        sections.setdefault(f.section, []).append(f)
     return render_template(
-        "purchase/create.html", fields=fields, divisions=divisions, priorities=priorities,
+        "purchase/create.html", sections=sections, divisions=divisions, priorities=priorities,
         errors=errors, form=form, fuel_types=FUEL_TYPES,
     ), (422 if errors else 200)  # fmt: skip
 

@@ -434,3 +434,38 @@ def test_a_price_prediction_is_added_in_date_order(signed_in, world):
     bad = client.post(f"/purchase-analysis/{world.analysis.id}/prediction",
                       data={**data, "prediction_date": "31.12.2026"})  # fmt: skip
     assert bad.status_code == 422 and 'value="31.12.2026"' in bad.get_data(as_text=True)
+
+
+def test_an_image_field_takes_a_real_image_and_prints_it(signed_in, world):
+    from app.purchase.models import PurchaseDynamicField
+
+    activate(world.instance.id)
+    photo = PurchaseDynamicField(title="Photo", section="Condition", field_type="image", ordering=2)
+    db.session.add(photo)
+    db.session.flush()
+    activate(None)
+    client, token = signed_in
+    data = {
+        "csrf_token": token,
+        "division_id": world.divisions[0].id,
+        "regno": "IMG123",
+        "brand": "Volvo",
+        "model": "V60",
+    }
+    before = count(FileObject)
+    fake = client.post("/purchase-analysis/create", content_type="multipart/form-data",
+                       data={**data, f"field_{photo.id}": (io.BytesIO(b"GIF89a not a jpeg"), "car.jpg")})  # fmt: skip
+    assert fake.status_code == 422 and f'id="pa-field_{photo.id}-error"' in fake.get_data(
+        as_text=True
+    )
+    assert count(FileObject) == before
+    response = client.post("/purchase-analysis/create", content_type="multipart/form-data",
+                           data={**data, f"field_{photo.id}": (io.BytesIO(jpeg()), "car.jpg")})  # fmt: skip
+    assert response.status_code == 302
+    created = db.session.scalars(
+        select(PurchaseAnalysis).where(PurchaseAnalysis.regno == "IMG123")
+    ).one()
+    assert created.inputs[str(photo.id)]["name"] == "car.jpg"
+    html = client.get(f"/pdf-preview/purchase-analysis/{created.id}").get_data(as_text=True)
+    assert 'class="pa-input-image" src="data:image/jpeg;base64,' in html
+    assert client.get(f"/purchase-analysis/{created.id}").status_code == 200
