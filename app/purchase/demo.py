@@ -44,16 +44,16 @@ CALCULATOR_ROWS = [
 ]
 
 
-def demo_jpeg(width: int = 480, height: int = 320) -> bytes:
+def demo_jpeg(width: int = 480, height: int = 320, paint=(29, 78, 216)) -> bytes:
     """A small real JPEG: a car's outline on a workshop floor, drawn with Pillow."""
     image = Image.new("RGB", (width, height), (214, 222, 230))
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, int(height * 0.72), width, height), fill=(120, 128, 138))
     body = (int(width * 0.12), int(height * 0.42), int(width * 0.88), int(height * 0.7))
-    draw.rounded_rectangle(body, radius=18, fill=(29, 78, 216))
+    draw.rounded_rectangle(body, radius=18, fill=paint)
     roof = [(width * 0.28, height * 0.43), (width * 0.38, height * 0.26),
             (width * 0.64, height * 0.26), (width * 0.74, height * 0.43)]  # fmt: skip
-    draw.polygon(roof, fill=(29, 78, 216))
+    draw.polygon(roof, fill=paint)
     draw.polygon(
         [(x, y + 6) for x, y in roof[1:3]]
         + [(width * 0.7, height * 0.42), (width * 0.32, height * 0.42)],
@@ -115,6 +115,9 @@ def seed_purchase_analyses(ctx: dict) -> None:
         str(fields[5].id): "Privatperson, Solna", str(fields[6].id): 248000,
         str(fields[7].id): 2, str(fields[8].id): "https://www.example.test/annons/4711",
     }  # fmt: skip
+    photo = files.store_file(demo_jpeg(paint=(160, 165, 172)), "kundens-foto.jpg", seller.id)
+    db.session.flush()
+    inputs[str(fields[9].id)] = {"uuid": photo.uuid, "name": photo.name}
 
     def analysis(days_ago, number, regno, status, **values):
         created = now - timedelta(days=days_ago)

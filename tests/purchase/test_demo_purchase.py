@@ -39,6 +39,7 @@ def test_demo_link_prints_every_section_with_real_data(demo_app, demo_client):
         html = response.get_data(as_text=True)
         assert heading in html and model in html
         assert 'id="pa-chart"' in html and 'src="data:image/jpeg;base64,' in html
+        assert 'class="pa-input-image"' in html  # the image field's photo
         assert len(re.findall(r'class="pa-stripe[ "]', html)) == 51
         assert "NO_MODEL_ANALYSIS_DATA" not in html
         assert (
