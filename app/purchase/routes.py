@@ -231,13 +231,15 @@ def create():
                 inputs[field_id] = {"uuid": stored.uuid, "name": stored.name}
             now = utcnow()
             analysis = PurchaseAnalysis(
-                identifier=svc.next_identifier(now), division_id=int(division),
+                identifier="", division_id=int(division),
                 created_by_id=viewer().user.id, status="draft",
                 priority_id=int(priority) if priority else None, fuel_type=fuel,
                 inputs=inputs, valuation={}, price_predictions=[], basic={},
                 **values, **numbers,
             )  # fmt: skip
             db.session.add(analysis)
+            db.session.flush()
+            analysis.identifier = svc.identifier_for(analysis.id, now)
             db.session.commit()
             flash(_("The analysis was created."), "success")
             return redirect(url_for("purchase.show", analysis_id=analysis.id))

@@ -503,9 +503,9 @@ def to_incoming(analysis: PurchaseAnalysis, user) -> PreparationItem:
     return item
 
 
-def next_identifier(when: datetime) -> str:
-    count = db.session.scalar(select(func.count()).select_from(PurchaseAnalysis)) or 0
-    return f"PA-{when.year}-{count + 1:04d}"
+def identifier_for(analysis_id: int, when: datetime) -> str:
+    """The analysis' identifier: its year and its id, so two saved at once never share one."""
+    return f"PA-{when.year}-{analysis_id:04d}"
 
 
 @dataclass

@@ -65,6 +65,7 @@ def test_create_saves_vehicle_data_and_inputs(signed_in, world):
     assert (created.model, created.mileage, created.model_year) == ("XC40", 12000, 2022)
     assert created.inputs == {str(world.field.id): "Summer"}
     assert created.created_by_id == world.user.id and created.status == "draft"
+    assert created.identifier == f"PA-{created.created_at.year}-{created.id:04d}"
 
 
 @pytest.mark.parametrize(
