@@ -4,7 +4,9 @@ requests and statistics."""
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
+from werkzeug.datastructures import MultiDict
 
+from app.core import audit
 from app.core import roles as R
 from app.core.models import Division, utcnow
 from app.extensions import db
@@ -125,7 +127,7 @@ def _fields() -> list[PurchaseDynamicField]:
     ).all()
 
 
-def _read_inputs(fields, form, errors: dict, uploads=None, images=None) -> dict:
+def _read_inputs(fields, form, errors: dict, uploads=None, images=None, existing=None) -> dict:
     """The dynamic fields' values; an image field's upload is checked by content here and kept
     in `images` ({field id: (data, name)}) to be stored once the whole form is valid."""
     inputs = {}
@@ -135,7 +137,9 @@ def _read_inputs(fields, form, errors: dict, uploads=None, images=None) -> dict:
         if f.field_type == "image":
             upload = uploads.get(name) if uploads is not None else None
             if upload is None or not upload.filename:
-                if f.required:
+                if (existing or {}).get(str(f.id)):
+                    inputs[str(f.id)] = existing[str(f.id)]  # an edit keeps the image it had
+                elif f.required:
                     errors[name] = _("Fill in this field.")
                 continue
             data = upload.read()
@@ -188,13 +192,44 @@ def _read_inputs(fields, form, errors: dict, uploads=None, images=None) -> dict:
 @bp.route("/purchase-analysis/create", methods=["GET", "POST"])
 def create():
     svc.require_module()
+    return _form_screen(None)
+
+
+@bp.route("/purchase-analysis/<int:analysis_id>/edit", methods=["GET", "POST"])
+def edit(analysis_id: int):
+    analysis = svc.analysis_or_404(analysis_id)
+    if analysis.item_id is not None:
+        abort(404)  # bought in: the vehicle lives on in begcare
+    return _form_screen(analysis)
+
+
+def _prefill(analysis: PurchaseAnalysis, fields) -> MultiDict:
+    values = {k: getattr(analysis, k) or "" for k in TEXT_MAX}
+    values.update(
+        division_id=analysis.division_id, model_year=analysis.model_year or "",
+        mileage=analysis.mileage if analysis.mileage is not None else "",
+        fuel_type=analysis.fuel_type or "", priority_id=analysis.priority_id or "",
+    )  # fmt: skip
+    for f in fields:
+        value = (analysis.inputs or {}).get(str(f.id))
+        if f.field_type == "checkbox":
+            value = "1" if value else ""
+        elif isinstance(value, dict):
+            continue
+        values[f"field_{f.id}"] = "" if value is None else value
+    return MultiDict({k: str(v) for k, v in values.items()})
+
+
+def _form_screen(analysis: PurchaseAnalysis | None):
     fields = _fields()
     divisions = _divisions()
     priorities = db.session.scalars(
         select(PurchasePriority).order_by(PurchasePriority.ordering)
     ).all()
     errors: dict[str, str] = {}
-    form = request.form
+    form = (
+        request.form if request.method == "POST" or analysis is None else _prefill(analysis, fields)
+    )
     if request.method == "POST":
         values = {k: " ".join((form.get(k) or "").split()) or None for k in TEXT_MAX}
         values["regno"] = normalise_regno(values["regno"]) or None
@@ -223,12 +258,25 @@ def create():
         if priority and svc.as_id(priority) not in {p.id for p in priorities}:
             errors["priority_id"] = _("Choose one of the options.")
         images: dict = {}
-        inputs = _read_inputs(fields, form, errors, request.files, images)
+        existing = analysis.inputs if analysis is not None else None
+        inputs = _read_inputs(fields, form, errors, request.files, images, existing)
         if not errors:
             for field_id, (data, name) in images.items():
                 stored = files.store_file(data, name, viewer().user.id)
                 db.session.flush()
                 inputs[field_id] = {"uuid": stored.uuid, "name": stored.name}
+            if analysis is not None:
+                changed = {**values, **numbers, "division_id": int(division), "fuel_type": fuel,
+                           "priority_id": int(priority) if priority else None, "inputs": inputs}  # fmt: skip
+                for name in ("model_year", "mileage"):
+                    changed.setdefault(name, None)
+                for name, value in changed.items():
+                    setattr(analysis, name, value)
+                analysis.modified_at = utcnow()
+                audit.record("purchase.edited", user=viewer().user, analysis_id=analysis.id)
+                db.session.commit()
+                flash(_("The analysis was saved."), "success")
+                return redirect(url_for("purchase.show", analysis_id=analysis.id))
             now = utcnow()
             analysis = PurchaseAnalysis(
                 identifier="", division_id=int(division),
@@ -247,7 +295,7 @@ def create():
     for f in fields:  # in the admin's order, each section where its first field is
         sections.setdefault(f.section, []).append(f)
     return render_template(
-        "purchase/create.html", sections=sections, divisions=divisions, priorities=priorities,
+        "purchase/create.html", analysis=analysis, sections=sections, divisions=divisions, priorities=priorities,
         errors=errors, form=form, fuel_types=FUEL_TYPES,
     ), (422 if errors else 200)  # fmt: skip
 

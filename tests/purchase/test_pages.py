@@ -470,3 +470,30 @@ def test_an_image_field_takes_a_real_image_and_prints_it(signed_in, world):
     html = client.get(f"/pdf-preview/purchase-analysis/{created.id}").get_data(as_text=True)
     assert 'class="pa-input-image" src="data:image/jpeg;base64,' in html
     assert client.get(f"/purchase-analysis/{created.id}").status_code == 200
+
+
+def test_an_analysis_is_edited_keeping_what_the_form_does_not_change(signed_in, world, other):
+    client, token = signed_in
+    page = client.get(f"/purchase-analysis/{world.analysis.id}/edit")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert 'value="XYZ123"' in html and "<option selected>Winter</option>" in html
+    response = client.post(f"/purchase-analysis/{world.analysis.id}/edit", data={
+        "csrf_token": token, "division_id": world.divisions[1].id, "regno": "XYZ123", "brand": "Volvo",
+        "model": "V60", "mileage": "43 500", f"field_{world.field.id}": "Summer",
+    })  # fmt: skip
+    assert response.status_code == 302
+    db.session.expire_all()
+    saved = db.session.get(PurchaseAnalysis, world.analysis.id)
+    assert (saved.mileage, saved.division_id, saved.model_year) == (
+        43500,
+        world.divisions[1].id,
+        None,
+    )
+    assert saved.inputs == {str(world.field.id): "Summer"}
+    assert saved.valuation["priceAvg"] == 220000  # the valuation is not part of this form
+    bad = client.post(
+        f"/purchase-analysis/{world.analysis.id}/edit", data={"csrf_token": token, "regno": ""}
+    )
+    assert bad.status_code == 422
+    assert client.get(f"/purchase-analysis/{other.analysis.id}/edit").status_code == 404
