@@ -42,6 +42,7 @@ def test_list_shows_the_instances_analyses_only(signed_in, world, other):
     assert response.status_code == 200
     text = page_text(response)
     assert "XYZ123" in text and text.count("PA-2026-0001") == 1
+    assert client.get(f"/purchase-analysis/{world.analysis.id}").status_code == 200
     assert "XYZ123" not in page_text(client.get("/purchase-analysis/list?q=saab"))
 
 
