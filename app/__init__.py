@@ -77,6 +77,7 @@ def _import_models() -> None:
     import app.market.models  # noqa: F401
     import app.messages.models  # noqa: F401
     import app.preparation.models  # noqa: F401
+    import app.purchase.models  # noqa: F401
     import app.quicktest.models  # noqa: F401
     import app.ranking.models  # noqa: F401
 
@@ -103,6 +104,8 @@ def _register_blueprints(app: Flask) -> None:
     from app.messages.views import bp as messages_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
+    from app.purchase import api_bp as purchase_api_bp
+    from app.purchase import bp as purchase_bp
     from app.quicktest import api_bp as quicktest_api_bp
     from app.quicktest import bp as quicktest_bp
     from app.ranking.views import api_bp as ranking_api_bp
@@ -116,7 +119,8 @@ def _register_blueprints(app: Flask) -> None:
     for blueprint in (
         account_bp, events_bp, auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
         market_bp, market_api_bp, messages_bp, messages_api_bp, ranking_bp, ranking_api_bp,
-        quicktest_bp, quicktest_api_bp, admin_bp, dashboard_bp, dashboard_api_bp,
+        quicktest_bp, quicktest_api_bp, purchase_bp, purchase_api_bp, admin_bp,
+        dashboard_bp, dashboard_api_bp,
         planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)

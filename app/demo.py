@@ -226,6 +226,7 @@ FEATURE_DEMOS = (
     "app.quicktest.demo",
     "app.admin.demo",
     "app.dashboard.demo",
+    "app.purchase.demo",
 )
 
 

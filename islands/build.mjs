@@ -27,6 +27,7 @@ const PUBLIC_ENTRIES = {
   'market-invite.js': 'islands/market-invite/main.js',
   'print.js': 'islands/print/print.js',
   'quicktest-fill.js': 'islands/quicktest/fill.js',
+  'purchase-print.js': 'islands/purchase-print/main.js',
 };
 
 async function clean() {

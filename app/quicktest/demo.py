@@ -8,7 +8,7 @@ from datetime import timedelta
 from PIL import Image, ImageDraw
 from sqlalchemy import select
 
-from app.core.models import utcnow
+from app.core.models import Division, utcnow
 from app.core.tenancy import activate
 from app.demo import demo_link, seeder
 from app.extensions import db
@@ -188,6 +188,26 @@ def seed_quick_tests(ctx: dict) -> None:
                 description="Höger framskärm",
             )  # fmt: skip
         )
+    # A trade-in tested before its purchase analysis (app/purchase/demo.py analyses MLB47K):
+    # the analysis shows it among the vehicle's previous tests.
+    solna = db.session.scalars(select(Division).where(Division.name == "Nordbil Solna")).one()
+    trade_in = StorageContainer(
+        uuid=f"{rng.getrandbits(128):032x}", identifier="MLB47K", storage_id=storage.id,
+        division_id=solna.id, user_id=seller.id,
+        created_at=now - timedelta(days=4, minutes=20), reported_at=now - timedelta(days=4),
+    )  # fmt: skip
+    db.session.add(trade_in)
+    db.session.flush()
+    for title, value in TESTS[0].items():
+        if title != "colour":
+            db.session.add(
+                StorageContainerValue(
+                    container_id=trade_in.id,
+                    group_id=groups[group_of[title]].id,
+                    information_id=infos[title].id,
+                    value=value,
+                )  # fmt: skip
+            )
     db.session.flush()
     activate(None)
 

@@ -337,6 +337,25 @@ def search_tests(division_ids, phrase: str = "", status: str = "") -> list[Stora
     return list(db.session.scalars(query))
 
 
+def finished_tests_of_regno(regno: str, division_ids) -> list[StorageContainer]:
+    """The finished tests of a registration number in these divisions, newest first (a
+    purchase analysis shows them as the vehicle's previous tests)."""
+    return list(
+        db.session.scalars(
+            select(StorageContainer)
+            .where(
+                StorageContainer.identifier == normalise_regno(regno or ""),
+                StorageContainer.division_id.in_(division_ids),
+                StorageContainer.reported_at.is_not(None),
+            )
+            .options(
+                selectinload(StorageContainer.storage), selectinload(StorageContainer.division)
+            )
+            .order_by(StorageContainer.reported_at.desc(), StorageContainer.id.desc())
+        )
+    )
+
+
 def item_tests(item_id: int) -> list[StorageContainer]:
     """The finished tests of a vehicle, newest first."""
     return list(

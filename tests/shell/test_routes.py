@@ -17,7 +17,6 @@ PUBLIC_PAGES = [
     "/market-bid/bid/a/b/c",
     "/market-bid/allocate/a/b/c",
     "/market-bid/change-status/a/b/c",
-    "/pdf-preview/purchase-analysis/1",
     "/quick-test/view/0b8a4c1e",
 ]
 LOGGED_IN_PAGES = [
@@ -44,7 +43,9 @@ def test_public_routes_answer_without_sign_in(client, path):
 
 
 @pytest.mark.parametrize(
-    "path", LOGGED_IN_PAGES + ["/file-download/12/report.pdf", "/anything/else"]
+    "path",
+    LOGGED_IN_PAGES
+    + ["/file-download/12/report.pdf", "/anything/else", "/pdf-preview/purchase-analysis/1"],
 )
 def test_logged_in_routes_send_anonymous_users_to_login(client, path):
     response = client.get(path)

@@ -1,0 +1,162 @@
+"""Purchase analyses: the analysis of a vehicle the dealer may buy, its valuations, comments
+with images, and the admin configuration behind it (dynamic fields, priorities, calculators)."""
+
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, Numeric, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.auth.models import User
+from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
+from app.extensions import db
+from app.preparation.models import FileObject
+
+FIELD_TYPES = (
+    "text", "textarea", "date", "select", "link", "number", "mileage", "currency", "checkbox",
+    "image",
+)  # fmt: skip
+STATUSES = ("draft", "requested", "approved", "rejected")
+
+
+class PurchaseDynamicField(InstanceScoped, db.Model):
+    """An input field every analysis of the instance asks for, in a titled section."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(String(100))
+    section: Mapped[str] = mapped_column(String(100))
+    field_type: Mapped[str] = mapped_column(String(20))
+    choices: Mapped[list] = mapped_column(JSON, default=list)  # the options of a select
+    required: Mapped[bool] = mapped_column(Boolean, default=False)
+    ordering: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PurchasePriority(InstanceScoped, db.Model):
+    """A priority an analysis can carry (urgent, normal, ...), in the admin's order."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    ordering: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Calculator(InstanceScoped, db.Model):
+    """A calculation template: rows with + or - operators and units, and a preset in percent.
+
+    rows: [{"title", "operator": "+"|"-", "value", "unit": "currency"|"percent"}]."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(String(100))
+    rows: Mapped[list] = mapped_column(JSON, default=list)
+    preset_description: Mapped[str] = mapped_column(String(200), default="")
+    preset_percent: Mapped[Decimal] = mapped_column(Numeric(6, 2), default=0)
+
+
+class PurchaseAnalysis(InstanceScoped, TimestampMixin, db.Model):
+    """One analysis of one vehicle in one division."""
+
+    __table_args__ = (
+        Index("ix_purchase_analysis_regno", "instance_id", "regno"),
+        Index("ix_purchase_analysis_status", "instance_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    identifier: Mapped[str] = mapped_column(String(30))
+    division_id: Mapped[int] = mapped_column(ForeignKey("division.id", ondelete="RESTRICT"))
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    status: Mapped[str] = mapped_column(String(10), default="draft")
+    priority_id: Mapped[int | None] = mapped_column(
+        ForeignKey("purchase_priority.id", ondelete="SET NULL")
+    )
+    regno: Mapped[str] = mapped_column(String(20))
+    brand: Mapped[str] = mapped_column(String(60))
+    model: Mapped[str] = mapped_column(String(80))
+    model_series: Mapped[str | None] = mapped_column(String(80))
+    model_year: Mapped[int | None] = mapped_column(Integer)
+    fuel_type: Mapped[str | None] = mapped_column(String(30))
+    color: Mapped[str | None] = mapped_column(String(40))
+    mileage: Mapped[int | None] = mapped_column(Integer)  # kilometres
+    # {field id (text): value}, by the dynamic fields.
+    inputs: Mapped[dict] = mapped_column(JSON, default=dict)
+    # {priceMin, priceMax, priceAvg, pricePrediction, source}
+    valuation: Mapped[dict] = mapped_column(JSON, default=dict)
+    # [{date, price, source}]
+    price_predictions: Mapped[list] = mapped_column(JSON, default=list)
+    # {annualTax, annualMalus, chassis, segment, equipment: [..], trimPackages: [..]}
+    basic: Mapped[dict] = mapped_column(JSON, default=dict)
+    # The last calculation: {calculatorId, title, inputValue, outputValue, rows, preset...}
+    latest_calculation: Mapped[dict | None] = mapped_column(JSON)
+    decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    item_id: Mapped[int | None] = mapped_column(
+        ForeignKey("preparation_item.id", ondelete="SET NULL")
+    )
+
+    division: Mapped[Division] = relationship()
+    created_by: Mapped[User | None] = relationship(foreign_keys=[created_by_id])
+    priority: Mapped[PurchasePriority | None] = relationship()
+    valuations: Mapped[list["PurchaseValuation"]] = relationship(
+        order_by="PurchaseValuation.created_at", cascade="all, delete-orphan"
+    )
+    comments: Mapped[list["PurchaseComment"]] = relationship(
+        order_by="PurchaseComment.created_at", cascade="all, delete-orphan"
+    )
+
+    @property
+    def model_id(self) -> str:
+        return model_id(self.brand, self.model)
+
+    @property
+    def full_model_name(self) -> str:
+        return " ".join(p for p in (self.brand, self.model, self.model_series) if p)
+
+
+def model_id(brand: str, model: str) -> str:
+    """The model analysis key (docs/decisions.md): brand and model, lower case, joined by '|'."""
+    return f"{' '.join(brand.split()).lower()}|{' '.join(model.split()).lower()}"
+
+
+class PurchaseValuation(InstanceScoped, db.Model):
+    """A price in (what we pay) and price out (what we sell for) from one source."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    analysis_id: Mapped[int] = mapped_column(
+        ForeignKey("purchase_analysis.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    price_in: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    price_out: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    source: Mapped[str] = mapped_column(String(100), default="")
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="SET NULL"))
+    data: Mapped[dict] = mapped_column(JSON, default=dict)
+
+    user: Mapped[User | None] = relationship()
+    division: Mapped[Division | None] = relationship()
+
+
+class PurchaseComment(InstanceScoped, TimestampMixin, db.Model):
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    analysis_id: Mapped[int] = mapped_column(
+        ForeignKey("purchase_analysis.id", ondelete="CASCADE"), index=True
+    )
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    content: Mapped[str] = mapped_column(Text, default="")
+
+    created_by: Mapped[User | None] = relationship()
+    images: Mapped[list["PurchaseCommentImage"]] = relationship(
+        order_by="PurchaseCommentImage.id", cascade="all, delete-orphan"
+    )
+
+
+class PurchaseCommentImage(InstanceScoped, db.Model):
+    """An image of a comment: the file object's owner is the comment's analysis."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    comment_id: Mapped[int] = mapped_column(
+        ForeignKey("purchase_comment.id", ondelete="CASCADE"), index=True
+    )
+    file_object_id: Mapped[int] = mapped_column(
+        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
+    )
+
+    file: Mapped[FileObject] = relationship()

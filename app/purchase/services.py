@@ -1,0 +1,526 @@
+"""Purchase-analysis rules on the database: finding an analysis the viewer may see, the model
+analysis over the instance's own sold vehicles, the current inventory, comments, valuations,
+the calculation, approval and the step into begcare's incoming list.
+
+Services only flush; the views commit."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from flask import abort
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
+
+from app.core import audit
+from app.core.messages import KeyedText as _k
+from app.core.models import utcnow
+from app.extensions import db
+from app.preparation import files
+from app.preparation.items import ItemData, create_item
+from app.preparation.models import ItemStateEvent, PreparationItem
+from app.purchase.models import (
+    Calculator,
+    PurchaseAnalysis,
+    PurchaseComment,
+    PurchaseCommentImage,
+    PurchaseValuation,
+)
+from app.purchase.rules import calculate
+from app.shell.viewer import viewer
+
+# The spec's message keys of these screens (spec 02 section 8), translated in every catalogue.
+KEYS = {
+    "NO_MODEL_ANALYSIS_DATA": _k("NO_MODEL_ANALYSIS_DATA"),
+    "NO_MATCHING_VEHICLES_COULD_BE_FOUND": _k("NO_MATCHING_VEHICLES_COULD_BE_FOUND"),
+}
+MODULE = "purchaseAnalysis"
+SOLD = 7
+IN_STOCK = (2, 3, 4, 5, 6)
+VEHICLE_MODULE = "begcare"  # analyses are of used vehicles: they compare with begcare's sales
+KM_PER_MILE = Decimal("1.609344")
+CLASSES = (  # (highest average sold days, class, name); the last is open-ended
+    (30, "A", _l("Fast seller")),
+    (60, "B", _l("Normal seller")),
+    (90, "C", _l("Slow seller")),
+    (None, "D", _l("Very slow seller")),
+)
+CONTENT_MAX = 5000
+SOURCE_MAX = 100
+
+
+MAX_ID = 2**31 - 1  # the id columns are 32-bit integers
+
+
+def digits(text: str) -> bool:
+    """Only the digits 0-9 (str.isdigit also takes '²', which int() refuses)."""
+    return text.isascii() and text.isdigit()
+
+
+def as_id(raw) -> int | None:
+    """A form or query value as a row id, or None when it cannot be one."""
+    text = str(raw if raw is not None else "").strip()
+    return int(text) if digits(text) and 0 < int(text) <= MAX_ID else None
+
+
+def visible_division_ids() -> list[int]:
+    return [d.id for d in viewer().visible_divisions]
+
+
+def require_module() -> None:
+    if MODULE not in viewer().modules:
+        abort(404)
+
+
+def analysis_or_404(analysis_id: int) -> PurchaseAnalysis:
+    """An analysis of the active instance in a division the viewer may see; else 404."""
+    require_module()
+    if as_id(analysis_id) is None:
+        abort(404)
+    found = db.session.scalars(
+        select(PurchaseAnalysis)
+        .where(
+            PurchaseAnalysis.id == analysis_id,
+            PurchaseAnalysis.division_id.in_(visible_division_ids()),
+        )
+        .options(
+            selectinload(PurchaseAnalysis.valuations),
+            selectinload(PurchaseAnalysis.comments)
+            .selectinload(PurchaseComment.images)
+            .selectinload(PurchaseCommentImage.file),
+        )
+    ).first()
+    if found is None:
+        abort(404)
+    return found
+
+
+def parse_model_id(value: str | None) -> tuple[str, str] | None:
+    """'brand|model' (docs/decisions.md) -> (brand, model) in lower case, or None."""
+    if not value or "|" not in value:
+        return None
+    brand, _sep, model = value.partition("|")
+    brand, model = " ".join(brand.split()).lower(), " ".join(model.split()).lower()
+    return (brand, model) if brand and model else None
+
+
+def _model_filter(brand: str, model: str):
+    return (
+        func.lower(PreparationItem.brand) == brand,
+        func.lower(PreparationItem.model) == model,
+    )
+
+
+def mileage_in(km: int | None, unit: str) -> int | None:
+    """Mileage stored in kilometres, in the unit asked for (km or mi)."""
+    if km is None:
+        return None
+    if unit == "mi":
+        return int((Decimal(km) / KM_PER_MILE).quantize(Decimal(1)))
+    return km
+
+
+# --- model analysis -------------------------------------------------------------------------
+
+
+def _avg(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return round(sum(values) / len(values), 2) if values else None
+
+
+def classify(average_days: float | None) -> dict | None:
+    if average_days is None:
+        return None
+    for high, cls, name in CLASSES:
+        if high is None or average_days <= high:
+            return {"class": cls, "name": str(name)}
+    return None  # pragma: no cover - the last class is open-ended
+
+
+def model_analysis(model_key: tuple[str, str], division_ids: list[int], milage_unit="km") -> dict:
+    """The instance's own sold vehicles of one model in these divisions, sold first first.
+
+    Each vehicle carries data.atSale: its own sold date and sales price, and the running
+    averages (PAM, gross margin, days to sale) of every vehicle of the model sold up to then."""
+    brand, model = model_key
+    sold = (
+        select(ItemStateEvent.item_id, func.min(ItemStateEvent.created_at).label("sold_at"))
+        .where(ItemStateEvent.to_state == SOLD)
+        .group_by(ItemStateEvent.item_id)
+        .subquery()
+    )
+    first = ItemStateEvent.__table__.alias("first_event")
+    rows = db.session.execute(
+        select(PreparationItem, sold.c.sold_at, first.c.created_at)
+        .join(sold, sold.c.item_id == PreparationItem.id)
+        .outerjoin(first, (first.c.item_id == PreparationItem.id) & first.c.from_state.is_(None))
+        .where(
+            PreparationItem.module == VEHICLE_MODULE,
+            PreparationItem.division_id.in_(division_ids),
+            *_model_filter(brand, model),
+        )
+        .options(selectinload(PreparationItem.division))
+        .order_by(sold.c.sold_at, PreparationItem.id)
+    ).all()
+    vehicles, pams, margins, days = [], [], [], []
+    for item, sold_at, entered_at in rows:
+        sold_at = _aware(sold_at)
+        entered_at = _aware(entered_at) or item.created_at
+        stock_days = max(0, (sold_at - entered_at).days)
+        price = float(item.sales_price) if item.sales_price is not None else None
+        margin = (
+            float(item.sales_price - item.purchase_price)
+            if item.sales_price is not None and item.purchase_price is not None
+            else None
+        )
+        pam = round(margin / price * 100, 2) if margin is not None and price else None
+        pams.append(pam)
+        margins.append(margin)
+        days.append(stock_days)
+        vehicles.append(
+            {
+                "id": item.id,
+                "regno": item.regno,
+                "brand": item.brand,
+                "model": item.model,
+                "milage": mileage_in(item.mileage, milage_unit),
+                "divisionName": item.division.name,
+                "salesPrice": price,
+                "stockDays": stock_days,
+                "data": {
+                    "atSale": {
+                        "soldAt": sold_at.isoformat(),
+                        "salesPrice": price,
+                        "averagePAM": _avg(pams),
+                        "averageGrossMargin": _avg(margins),
+                        "averageSoldDays": _avg(days),
+                    }
+                },
+            }
+        )
+    return {
+        "vehicles": vehicles,
+        "soldCount": len(vehicles),
+        "classification": classify(_avg(days)),
+    }
+
+
+def _aware(value):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        from datetime import UTC
+
+        value = value.replace(tzinfo=UTC)
+    return value
+
+
+def current_inventory(
+    model_key: tuple[str, str], division_ids: list[int], page: int, per_page: int, unit="km"
+) -> tuple[list[dict], int]:
+    """Vehicles of the model in stock (incoming to showroom) in these divisions, one page."""
+    brand, model = model_key
+    where = (
+        PreparationItem.module == VEHICLE_MODULE,
+        PreparationItem.state.in_(IN_STOCK),
+        PreparationItem.division_id.in_(division_ids),
+        *_model_filter(brand, model),
+    )
+    total = db.session.scalar(select(func.count()).select_from(PreparationItem).where(*where))
+    first = ItemStateEvent.__table__.alias("first_event")
+    rows = db.session.execute(
+        select(PreparationItem, first.c.created_at)
+        .outerjoin(first, (first.c.item_id == PreparationItem.id) & first.c.from_state.is_(None))
+        .where(*where)
+        .options(selectinload(PreparationItem.division))
+        .order_by(PreparationItem.id)
+        .limit(per_page)
+        .offset((page - 1) * per_page)
+    ).all()
+    now = utcnow()
+    members = [
+        {
+            "@id": f"/api/preparation-items/{item.id}",
+            "@type": "PreparationItem",
+            "id": item.id,
+            "regno": item.regno,
+            "brand": item.brand,
+            "model": item.model,
+            "fullModelName": item.full_model_name,
+            "modelYear": item.model_year,
+            "milage": mileage_in(item.mileage, unit),
+            "salesPrice": float(item.sales_price) if item.sales_price is not None else None,
+            "state": item.state,
+            "stockDays": max(0, (now - (_aware(entered) or item.created_at)).days),
+            "divisionName": item.division.name,
+        }
+        for item, entered in rows
+    ]
+    return members, total or 0
+
+
+# --- the analysis and its parts ------------------------------------------------------------
+
+
+def previous_analyses(analysis: PurchaseAnalysis) -> list[PurchaseAnalysis]:
+    """Earlier analyses of the same vehicle (regno) in divisions the viewer may see."""
+    return db.session.scalars(
+        select(PurchaseAnalysis)
+        .where(
+            PurchaseAnalysis.regno == analysis.regno,
+            PurchaseAnalysis.id != analysis.id,
+            PurchaseAnalysis.created_at <= analysis.created_at,
+            PurchaseAnalysis.division_id.in_(visible_division_ids()),
+        )
+        .order_by(PurchaseAnalysis.created_at.desc())
+    ).all()
+
+
+def previous_tests(analysis: PurchaseAnalysis) -> list[dict]:
+    """The finished quick tests of the same vehicle in the viewer's divisions, newest first."""
+    from app.quicktest.services import finished_tests_of_regno
+
+    return [
+        {
+            "id": test.id,
+            "createdAt": test.reported_at.isoformat(),
+            "division": test.division.name,
+            "source": test.storage.title,
+            "sourceAttributes": {"identifier": test.identifier, "group": test.storage.group},
+        }
+        for test in finished_tests_of_regno(analysis.regno, visible_division_ids())
+    ]
+
+
+class PurchaseError(ValueError):
+    """A refused value: a translated message per field."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(errors.values()))
+        self.errors = errors
+
+
+def _money(raw, field: str, errors: dict) -> Decimal | None:
+    raw = (raw or "").strip().replace(" ", "").replace("\u00a0", "").replace(",", ".")
+    if not raw:
+        return None
+    try:
+        value = Decimal(raw)
+    except ArithmeticError:
+        errors[field] = _("Enter an amount.")
+        return None
+    if not value.is_finite() or value < 0 or value >= Decimal("1e10"):
+        errors[field] = _("Enter an amount.")
+        return None
+    return value.quantize(Decimal("0.01"))
+
+
+def add_valuation(analysis: PurchaseAnalysis, form: dict, user) -> PurchaseValuation:
+    errors: dict[str, str] = {}
+    price_in = _money(form.get("price_in"), "price_in", errors)
+    price_out = _money(form.get("price_out"), "price_out", errors)
+    source = " ".join((form.get("source") or "").split())
+    if price_in is None and price_out is None and not errors:
+        errors["price_in"] = _("Enter the price in or the price out.")
+    if len(source) > SOURCE_MAX:
+        errors["source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
+    if errors:
+        raise PurchaseError(errors)
+    valuation = PurchaseValuation(
+        analysis_id=analysis.id, price_in=price_in, price_out=price_out, source=source,
+        user_id=user.id, division_id=analysis.division_id, data={"inputs": dict(analysis.inputs)},
+    )  # fmt: skip
+    db.session.add(valuation)
+    db.session.flush()
+    audit.record("purchase.valuation.added", user=user, analysis_id=analysis.id)
+    return valuation
+
+
+PRICE_FIELDS = ("priceMin", "priceMax", "priceAvg", "pricePrediction")
+BASIC_TEXT = {"chassis": 60, "segment": 60}
+
+
+def set_market_valuation(analysis: PurchaseAnalysis, form, user) -> None:
+    """The analysis' valuation (lowest, highest and average price, prediction, source) and its
+    basic knowledge (annual tax and malus, chassis, segment, equipment, trim packages)."""
+    errors: dict[str, str] = {}
+    valuation = {}
+    for name in PRICE_FIELDS:
+        value = _money(form.get(name), name, errors)
+        if value is not None:
+            valuation[name] = float(value)
+    if (
+        "priceMin" in valuation
+        and "priceMax" in valuation
+        and valuation["priceMin"] > valuation["priceMax"]
+    ):
+        errors["priceMax"] = _("The highest price cannot be below the lowest.")
+    source = " ".join((form.get("source") or "").split())
+    if len(source) > SOURCE_MAX:
+        errors["source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
+    elif source:
+        valuation["source"] = source
+    basic: dict = {}
+    for name in ("annualTax", "annualMalus"):
+        value = _money(form.get(name), name, errors)
+        if value is not None:
+            basic[name] = float(value)
+    for name, limit in BASIC_TEXT.items():
+        value = " ".join((form.get(name) or "").split())
+        if len(value) > limit:
+            errors[name] = _("At most %(max)s characters.", max=limit)
+        elif value:
+            basic[name] = value
+    for name in ("equipment", "trimPackages"):
+        values = [" ".join(v.split()) for v in (form.get(name) or "").split(",") if v.strip()]
+        if len(values) > 50 or any(len(v) > 80 for v in values):
+            errors[name] = _("At most %(max)s characters.", max=80)
+        elif values:
+            basic[name] = values
+    if errors:
+        raise PurchaseError(errors)
+    analysis.valuation, analysis.basic = valuation, basic
+    analysis.modified_at = utcnow()
+    audit.record("purchase.market_valuation", user=user, analysis_id=analysis.id)
+
+
+def add_prediction(analysis: PurchaseAnalysis, form, user) -> None:
+    """A price prediction: a date, a price and its source, kept in date order."""
+    from datetime import date
+
+    errors: dict[str, str] = {}
+    try:
+        when = date.fromisoformat((form.get("prediction_date") or "").strip()).isoformat()
+    except ValueError:
+        errors["prediction_date"] = _("Enter a date as yyyy-mm-dd.")
+    price = _money(form.get("prediction_price"), "prediction_price", errors)
+    if price is None and "prediction_price" not in errors:
+        errors["prediction_price"] = _("Enter an amount.")
+    source = " ".join((form.get("prediction_source") or "").split())
+    if len(source) > SOURCE_MAX:
+        errors["prediction_source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
+    if len(analysis.price_predictions or []) >= 50:
+        errors["prediction_date"] = _("At most %(max)s price predictions.", max=50)
+    if errors:
+        raise PurchaseError(errors)
+    entries = [
+        *(analysis.price_predictions or []),
+        {"date": when, "price": float(price), "source": source},
+    ]
+    analysis.price_predictions = sorted(entries, key=lambda e: e["date"])
+    audit.record("purchase.prediction", user=user, analysis_id=analysis.id)
+
+
+def add_comment(analysis: PurchaseAnalysis, content: str, uploads: list, user) -> PurchaseComment:
+    """A comment with optional images, each checked by content (app/preparation/files.py)."""
+    content = (content or "").strip()
+    if not content and not uploads:
+        raise PurchaseError({"content": _("Write a comment or add an image.")})
+    if len(content) > CONTENT_MAX:
+        raise PurchaseError({"content": _("At most %(max)s characters.", max=CONTENT_MAX)})
+    checked = []
+    for data, name in uploads:
+        try:
+            kind, _name = files.check_upload(data, name)
+        except files.UploadError as exc:
+            raise PurchaseError({"images": str(exc)}) from None
+        if not kind.pillow_format:
+            raise PurchaseError({"images": _("Only images can be added to a comment.")})
+        checked.append((data, name))
+    comment = PurchaseComment(analysis_id=analysis.id, created_by_id=user.id, content=content)
+    db.session.add(comment)
+    for data, name in checked:
+        comment.images.append(PurchaseCommentImage(file=files.store_file(data, name, user.id)))
+    db.session.flush()
+    audit.record("purchase.comment.added", user=user, analysis_id=analysis.id)
+    return comment
+
+
+def comment_image_owner(file_object_id: int) -> PurchaseAnalysis | None:
+    """The analysis whose comment holds this file (the owner for file read rights)."""
+    return db.session.scalars(
+        select(PurchaseAnalysis)
+        .join(PurchaseComment, PurchaseComment.analysis_id == PurchaseAnalysis.id)
+        .join(PurchaseCommentImage, PurchaseCommentImage.comment_id == PurchaseComment.id)
+        .where(PurchaseCommentImage.file_object_id == file_object_id)
+    ).first()
+
+
+def run_calculation(analysis: PurchaseAnalysis, calculator_id, input_value, user) -> dict:
+    """Calculate with one of the instance's calculators and keep it as the latest calculation."""
+    calculator = (
+        db.session.scalars(select(Calculator).where(Calculator.id == calculator_id)).first()
+        if calculator_id
+        else None
+    )
+    if calculator is None or calculator.instance_id != analysis.instance_id:
+        raise PurchaseError({"calculator": _("Choose a calculator.")})
+    from app.purchase.rules import CalculationError
+
+    raw = (str(input_value or "")).strip().replace(" ", "").replace(",", ".")
+    try:
+        result = calculate(raw, calculator.rows)
+    except CalculationError:
+        raise PurchaseError({"input_value": _("Enter an amount.")}) from None
+    result.update(
+        calculatorId=calculator.id,
+        title=calculator.title,
+        presetDescription=calculator.preset_description,
+        presetPercent=float(calculator.preset_percent or 0),
+        calculatedAt=utcnow().isoformat(),
+    )
+    analysis.latest_calculation = result
+    audit.record("purchase.calculation", user=user, analysis_id=analysis.id)
+    return result
+
+
+def set_status(analysis: PurchaseAnalysis, status: str, user) -> None:
+    allowed = {
+        "requested": ("draft", "rejected"),
+        "approved": ("requested", "draft"),
+        "rejected": ("requested",),
+    }
+    if analysis.status not in allowed.get(status, ()):
+        raise PurchaseError({"status": _("This analysis cannot be changed that way now.")})
+    analysis.status = status
+    if status in ("approved", "rejected"):
+        analysis.decided_by_id, analysis.decided_at = user.id, utcnow()
+    audit.record("purchase.status", user=user, analysis_id=analysis.id, status=status)
+
+
+def to_incoming(analysis: PurchaseAnalysis, user) -> PreparationItem:
+    """An approved analysis becomes a vehicle in begcare's incoming list, through
+    preparation's own add-vehicle service (its checks: regno, duplicates, division)."""
+    if analysis.status != "approved":
+        raise PurchaseError({"status": _("Only an approved analysis can be bought in.")})
+    if analysis.item_id is not None:
+        raise PurchaseError({"status": _("This vehicle is already in the incoming list.")})
+    valuation = analysis.valuations[-1] if analysis.valuations else None
+    data = ItemData(
+        division_id=analysis.division_id, regno=analysis.regno, brand=analysis.brand,
+        model=analysis.model, model_series=analysis.model_series, model_year=analysis.model_year,
+        fuel_type=analysis.fuel_type, color=analysis.color, mileage=analysis.mileage,
+        purchase_price=valuation.price_in if valuation else None,
+        sales_price=valuation.price_out if valuation else None,
+    )  # fmt: skip
+    item = create_item(VEHICLE_MODULE, data, user, visible_division_ids())
+    analysis.item_id = item.id
+    audit.record("purchase.bought_in", user=user, analysis_id=analysis.id, item_id=item.id)
+    return item
+
+
+def identifier_for(analysis_id: int, when: datetime) -> str:
+    """The analysis' identifier: its year and its id, so two saved at once never share one."""
+    return f"PA-{when.year}-{analysis_id:04d}"
+
+
+@dataclass
+class Summary:
+    mileage: int | None
+    milage_unit: str
+    currency: str
+    locale: str
