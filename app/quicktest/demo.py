@@ -140,14 +140,9 @@ def seed_quick_tests(ctx: dict) -> None:
     group_of = {i: title for title, _p, _s, _i, names in GROUPS for i in names}
     items = [i for i in ctx["items"][instance.id] if i.module == "begcare" and i.state == 6]
     now = utcnow().replace(second=0, microsecond=0)
-    for n, answers in enumerate(TESTS):
-        item = items[n]
-        reported = now - timedelta(days=3 - n, hours=2 + n)
-        test = StorageContainer(
-            uuid=f"{rng.getrandbits(128):032x}", identifier=item.regno, storage_id=storage.id,
-            division_id=item.division_id, item_id=item.id, user_id=seller.id,
-            created_at=reported - timedelta(minutes=25), reported_at=reported,
-        )  # fmt: skip
+
+    def record(test: StorageContainer, answers: dict, mileage: int) -> None:
+        """The test's answers, its mileage and three drawn photos."""
         db.session.add(test)
         db.session.flush()
         for title, value in answers.items():
@@ -166,11 +161,13 @@ def seed_quick_tests(ctx: dict) -> None:
                 container_id=test.id,
                 group_id=groups["Teknik"].id,
                 information_id=infos["Mätarställning"].id,
-                value=str(item.mileage or 0),
+                value=str(mileage),
             )  # fmt: skip
         )
         for title, rear in (("Bild framifrån", False), ("Bild bakifrån", True)):
-            picture = _file(car_picture(answers["colour"], rear), f"{item.regno}.jpg", seller.id)
+            picture = _file(
+                car_picture(answers["colour"], rear), f"{test.identifier}.jpg", seller.id
+            )
             db.session.add(
                 StorageContainerValue(
                     container_id=test.id,
@@ -179,7 +176,7 @@ def seed_quick_tests(ctx: dict) -> None:
                     file=picture,
                 )  # fmt: skip
             )
-        photo = _file(car_picture(answers["colour"]), f"{item.regno}-detalj.jpg", seller.id)
+        photo = _file(car_picture(answers["colour"]), f"{test.identifier}-detalj.jpg", seller.id)
         db.session.add(
             StorageContainerValue(
                 container_id=test.id,
@@ -188,6 +185,16 @@ def seed_quick_tests(ctx: dict) -> None:
                 description="Höger framskärm",
             )  # fmt: skip
         )
+
+    for n, answers in enumerate(TESTS):
+        item = items[n]
+        reported = now - timedelta(days=3 - n, hours=2 + n)
+        test = StorageContainer(
+            uuid=f"{rng.getrandbits(128):032x}", identifier=item.regno, storage_id=storage.id,
+            division_id=item.division_id, item_id=item.id, user_id=seller.id,
+            created_at=reported - timedelta(minutes=25), reported_at=reported,
+        )  # fmt: skip
+        record(test, answers, item.mileage or 0)
     # A trade-in tested before its purchase analysis (app/purchase/demo.py analyses MLB47K):
     # the analysis shows it among the vehicle's previous tests.
     solna = db.session.scalars(select(Division).where(Division.name == "Nordbil Solna")).one()
@@ -196,18 +203,7 @@ def seed_quick_tests(ctx: dict) -> None:
         division_id=solna.id, user_id=seller.id,
         created_at=now - timedelta(days=4, minutes=20), reported_at=now - timedelta(days=4),
     )  # fmt: skip
-    db.session.add(trade_in)
-    db.session.flush()
-    for title, value in TESTS[0].items():
-        if title != "colour":
-            db.session.add(
-                StorageContainerValue(
-                    container_id=trade_in.id,
-                    group_id=groups[group_of[title]].id,
-                    information_id=infos[title].id,
-                    value=value,
-                )  # fmt: skip
-            )
+    record(trade_in, TESTS[0], 93100)
     db.session.flush()
     activate(None)
 

@@ -32,7 +32,7 @@ def test_the_public_view_shows_the_test_signed_out(demo_client):
 
 
 def test_public_images_stream_only_under_their_own_test(demo_client):
-    first, second = finished_tests()
+    first, second, *_trade_in = finished_tests()
     file_uuid = db.session.scalars(
         select(FileObject.uuid)
         .join(StorageContainerValue, StorageContainerValue.file_object_id == FileObject.id)
