@@ -79,7 +79,7 @@ def test_every_widget_type_shows_with_its_values(page, live_server, seller, snap
     expect(page.locator('[data-widget-type="error"]')).to_contain_text(
         "insufficient permissions to view data"
     )
-    expect(page.locator('[data-widget-type="tier"]')).to_contain_text("No ranking yet.")
+    expect(page.locator('[data-widget-type="tier"]')).to_contain_text("points")
     expect(page.locator('[data-widget-type="chart"] canvas').first).to_be_visible()
     expect(page.locator('[data-widget-type="chart"] table').first).to_contain_text("Value")
     # the list widget links to the overview with its filter

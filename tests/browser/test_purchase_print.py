@@ -18,17 +18,18 @@ pytestmark = pytest.mark.browser
 
 A4_POINTS = (595, 842)  # 210 x 297 mm
 SECTIONS = {
-    "sv": ["Sammanfattning", "Fordonsdata", "Värdering", "Uppgifter", "Tidigare tester",
-           "Inga tidigare tester", "Värderingar", "Kommentarer", "Bilder", "Tidigare analyser",
+    "sv": ["Sammanställning", "Fordonsdata", "Värdering", "Uppgifter", "Tidigare tester",
+           "Värderingar", "Kommentarer", "Bilder", "Tidigare analyser",
            "Prisprognoser", "Grundfakta", "Modellanalys", "Sålda fordon", "I lager nu"],
     "de": ["Zusammenfassung", "Fahrzeugdaten", "Bewertung", "Angaben", "Frühere Tests",
-           "Keine früheren Tests", "Bewertungen", "Kommentare", "Bilder", "Frühere Analysen",
+           "Bewertungen", "Kommentare", "Bilder", "Frühere Analysen",
            "Preisprognosen", "Grunddaten", "Modellanalyse", "Verkaufte Fahrzeuge",
            "Aktuell im Bestand"],
 }  # fmt: skip
 # Real data of the demo analysis (app/purchase/demo.py), whatever the language.
 DATA = ["MLB47K", "Bilpriser", "Servicebok finns", "provkorning.jpg",
-        "Stenskott", "Kombi", "Dragkrok", "Prisprognos", "Sara Lindqvist", "Nordbil Solna"]  # fmt: skip
+        "Stenskott", "Kombi", "Dragkrok", "Prisprognos", "Sara Lindqvist", "Nordbil Solna",
+        "Snabbtest begagnat"]  # the trade-in's quick test (app/quicktest/demo.py)  # fmt: skip
 
 
 def tool(name: str, *args: str) -> str:
