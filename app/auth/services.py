@@ -234,5 +234,8 @@ def reset_password(token: str, password: str) -> User | None:
     ):
         other.used_at = record.used_at
     clear_throttle(f"login:acct:{normalise_email(user.email)}")
+    from app.auth.session import revoke_all_sessions
+
+    revoke_all_sessions(user.id)
     audit.record("password_changed", user=user)
     return user

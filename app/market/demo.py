@@ -59,7 +59,8 @@ def _malmo_user(instance_id: int) -> User:
         password_hash=hash_password(DEMO_PASSWORD),
         firstname="Maja",
         lastname="Persson",
-        roles=["ROLE_USER"],
+        # Malmö's market administrator: she answers the company's invitations.
+        roles=["ROLE_USER", "ROLE_CCMARKET_ADMIN"],
         modules=["market"],
         options={"language": "sv-SE"},
         all_divisions=True,
