@@ -67,6 +67,9 @@ class Config:
     FORGOT_THROTTLE = {"address": {"free": 10, "lock": 20, "lock_minutes": 15}}
     # Public market calls and pages: at most this many per address and minute ("count/seconds").
     PUBLIC_RATE_LIMIT = "120/60"
+    # How many reverse proxies in front of the application set X-Forwarded-For/-Proto/-Host
+    # (README, "Deployment"); 0 trusts none of these headers.
+    TRUSTED_PROXIES = 0
 
     @classmethod
     def load(cls) -> dict:
@@ -78,4 +81,6 @@ class Config:
         values["MAIL_URL"] = os.environ.get("MAIL_URL") or None
         values["CHAT_WIDGET_URL"] = os.environ.get("CHAT_WIDGET_URL") or None
         values["PUBLIC_RATE_LIMIT"] = os.environ.get("PUBLIC_RATE_LIMIT") or cls.PUBLIC_RATE_LIMIT
+        proxies = os.environ.get("TRUSTED_PROXIES", "").strip()
+        values["TRUSTED_PROXIES"] = int(proxies) if proxies.isascii() and proxies.isdigit() else 0
         return values

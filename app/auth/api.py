@@ -7,7 +7,7 @@ from pydantic import EmailStr, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from app.auth import api_bp, services
-from app.auth.session import start_session
+from app.auth.session import safe_next, start_session
 from app.core.api import ApiError, Schema, api_call
 from app.core.i18n import LOCALES, current_locale, to_locale
 from app.core.messages import message
@@ -102,7 +102,7 @@ class OptionsBody(Schema):
     @field_validator("landing_page")
     @classmethod
     def _landing(cls, value: str | None) -> str | None:
-        if value and (not value.startswith("/") or value.startswith("//")):
+        if value and safe_next(value) is None:  # the same check as `next`: a path of this site
             raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
         return value
 

@@ -14,6 +14,7 @@ from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
+from werkzeug.exceptions import BadRequest
 
 from app.core.messages import field_message, message
 
@@ -103,6 +104,17 @@ def _parse(model: type[BaseModel], data: Any) -> BaseModel:
         raise validation_error(exc, model) from None
 
 
+def request_json():
+    """The request's JSON body, None when it sends none (or another media type); what the
+    decoder cannot read (bad syntax, nested too deep: app/core/security.py) is a 400."""
+    if not request.is_json or not request.get_data(cache=True):
+        return None
+    try:
+        return request.get_json()
+    except BadRequest:
+        raise ApiError(400, _("The request body is not valid JSON.")) from None
+
+
 def _query_dict() -> dict:
     result: dict[str, Any] = {}
     for key in request.args:
@@ -130,7 +142,7 @@ def api_call(
         def wrapper(**kwargs):
             try:
                 if body is not None:
-                    data = request.get_json(silent=True)
+                    data = request_json()
                     if not isinstance(data, dict):
                         raise ApiError(422, _("The request body must be a JSON object."))
                     kwargs["body"] = _parse(body, data)

@@ -11,13 +11,13 @@ from __future__ import annotations
 from datetime import datetime
 from io import BytesIO
 
-from flask import abort, jsonify, redirect, render_template, request, send_file, url_for
+from flask import abort, jsonify, redirect, render_template, send_file, url_for
 from flask_babel import gettext as _
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 from sqlalchemy import and_, func, select
 
-from app.core.api import Schema, api_call, validation_error
+from app.core.api import Schema, api_call, request_json, validation_error
 from app.core.messages import message
 from app.core.models import utcnow
 from app.core.pages import public_page
@@ -554,7 +554,7 @@ def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash:
     if action not in ("allocate", "change-status"):
         abort(404)
     link, advert, _group = _found(action, group_hash, advert_hash, user_hash)
-    data = request.get_json(silent=True)
+    data = request_json()
     if not isinstance(data, dict):
         return jsonify({"message": _("The request body must be a JSON object.")}), 422
     advert_id, user_id = advert.id, link.user_id

@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app.core.models import utcnow
+from app.core.numbers import is_int, request_int
 from app.extensions import db
 from app.market import adverts as svc
 from app.market import bp
@@ -74,8 +75,7 @@ def _access(key: str, need_group: bool = True) -> tuple[Viewer, InstanceGroup | 
 
 
 def _page_number() -> int:
-    raw = request.args.get("page", "1")
-    return int(raw) if raw.isdigit() and len(raw) < 9 else 1
+    return request_int("page", 1, low=1)
 
 
 def _search() -> str:
@@ -378,14 +378,14 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         if advert is None:
             form.bid_step.data = group.bid_step
             raw = request.args.get("item_id", "")
-            item = svc.stock_item(int(raw), divisions) if raw.isdigit() and len(raw) < 12 else None
+            item = svc.stock_item(int(raw), divisions) if is_int(raw) else None
             if item is not None:
                 _prefill(form, item)
         else:
             form.ends_at.data = to_user_timezone(advert.ends_at).replace(tzinfo=None)
             form.item_id.data = str(advert.item_id or "")
     raw_item = form.item_id.data or ""
-    if item is None and raw_item.isdigit() and len(raw_item) < 12:
+    if item is None and is_int(raw_item):
         item = svc.stock_item(int(raw_item), divisions)
     # A draft keeps its vehicle even if that has since been archived.
     kept_item = advert.item_id if advert is not None and raw_item == str(advert.item_id) else None

@@ -42,9 +42,11 @@ def root():
 def landing_target(v) -> str | None:
     """Where `/` sends this user, or None to stay on the start page."""
     first = f"/{KEBAB[v.modules[0]]}" if v.modules else None
-    landing = (v.user.options or {}).get("landingPage")
+    # Through the same check as `next`: a stored value that is not a path of this site (browsers
+    # drop tabs and newlines, so "/\t/evil.example" would be "//evil.example") is ignored.
+    landing = safe_next((v.user.options or {}).get("landingPage"))
     if landing:
-        match = re.fullmatch(r"/custom-list/(\d+)(/.*)?", landing)
+        match = re.fullmatch(r"/custom-list/([0-9]{1,10})(/.*)?", landing)
         if match and int(match.group(1)) not in {c.id for c in v.custom_lists}:
             return first
         return landing

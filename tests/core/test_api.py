@@ -88,10 +88,16 @@ def test_login_call_refuses_bad_fields_with_422_and_the_fields_key(client, app, 
     assert data["message"]
 
 
-@pytest.mark.parametrize("raw", ["[]", '"text"', "null", "5", "true", "{bad json", ""])
+@pytest.mark.parametrize("raw", ["[]", '"text"', "null", "5", "true", ""])
 def test_login_call_refuses_a_body_that_is_not_a_json_object(client, raw):
     response = client.post("/api/auth/login", data=raw, content_type="application/json")
     assert response.status_code == 422
+    assert response.get_json()["message"]
+
+
+def test_a_body_the_json_decoder_cannot_read_is_a_400(client):
+    response = client.post("/api/auth/login", data="{bad json", content_type="application/json")
+    assert response.status_code == 400
     assert response.get_json()["message"]
 
 
