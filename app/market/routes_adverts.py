@@ -12,7 +12,9 @@ from flask import abort, flash, redirect, render_template, request, send_file, u
 from flask_babel import format_datetime, get_timezone, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from sqlalchemy import select
 
+from app.core import file_access
 from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
 from app.extensions import db
@@ -27,7 +29,7 @@ from app.market.bidding import (
 )
 from app.market.forms import AdvertForm
 from app.market.groups import current_group
-from app.market.models import Advert, InstanceGroup
+from app.market.models import Advert, AdvertImage, InstanceGroup
 from app.preparation.files import SMALL_CONTENT_TYPE, UploadError, check_upload
 from app.shell.menu import MAIN_MENU
 from app.shell.viewer import Viewer, viewer
@@ -217,6 +219,25 @@ def _visible_advert(advert_id: int) -> tuple[Viewer, InstanceGroup, Advert]:
     if advert is None:
         abort(404)
     return v, group, advert
+
+
+@file_access.rule("market.advert-image")
+def _advert_image_readable(file_object_id: int) -> bool | None:
+    """An advert's image may be read by the users who may see that advert in the market (None:
+    the file is no advert's image)."""
+    advert_ids = list(
+        db.session.scalars(
+            select(AdvertImage.advert_id)
+            .where(AdvertImage.file_object_id == file_object_id)
+            .execution_options(all_instances=True)
+        )
+    )
+    if not advert_ids:
+        return None
+    if "market" not in viewer().modules:
+        return False
+    group = current_group()
+    return group is not None and any(svc.find_advert(a, group) is not None for a in advert_ids)
 
 
 def _own_advert(advert_id: int) -> tuple[Viewer, InstanceGroup, Advert]:
