@@ -58,11 +58,15 @@ class Config:
     MAX_CONTENT_LENGTH = 16 * 1024 * 1024
 
     RESET_TOKEN_HOURS = 1
-    # Failed sign-ins: after `free` failures each further try waits 2^n seconds; at `lock` failures
-    # the key is refused for `lock_minutes`.
+    # Failed sign-ins, counted per key (app/auth/services.py): after `free` failures each further
+    # try waits 2^n seconds (at most `max_wait` where given); at `lock` failures the key is
+    # refused for `lock_minutes`. Only one account from one address is ever locked: a lock on an
+    # address alone would let one address lock everyone behind it, a lock on an account alone
+    # would let anyone lock that account (ASVS 2.2.1: throttling must not deny service).
     LOGIN_THROTTLE = {
-        "account": {"free": 3, "lock": 10, "lock_minutes": 15},
-        "address": {"free": 20, "lock": 50, "lock_minutes": 15},
+        "pair": {"free": 3, "lock": 10, "lock_minutes": 15},  # this account from this address
+        "account": {"free": 10, "max_wait": 30, "lock_minutes": 15},  # from every address
+        "address": {"free": 20, "max_wait": 60, "lock_minutes": 15},  # for every account
     }
     FORGOT_THROTTLE = {"address": {"free": 10, "lock": 20, "lock_minutes": 15}}
     # Public market calls and pages: at most this many per address and minute ("count/seconds").

@@ -121,7 +121,7 @@ def test_login_call_refuses_another_origin(client, app):
 
 def test_login_call_flood_is_refused_with_retry_after(client, app):
     user = make_user()
-    free = app.config["LOGIN_THROTTLE"]["account"]["free"]
+    free = app.config["LOGIN_THROTTLE"]["pair"]["free"]
     body = {"email": user.email, "password": "wrong-pass-1!"}
     assert [api_login(client, body).status_code for _ in range(free)] == [401] * free
     refused = api_login(client, {"email": user.email, "password": PASSWORD})
