@@ -8,7 +8,7 @@ from pydantic_core import PydanticCustomError
 
 from app.auth import api_bp, services
 from app.auth.session import safe_next, start_session
-from app.core.api import ApiError, Schema, api_call
+from app.core.api import ApiError, Schema, api_call, parse_body
 from app.core.i18n import LOCALES, current_locale, to_locale
 from app.core.messages import message
 from app.extensions import csrf, db
@@ -140,7 +140,15 @@ def _same_origin() -> bool:
 
 
 @csrf.exempt  # a JSON body cannot be sent cross-site without CORS; the origin is checked too
-@api_call(api_bp, "/auth/login", "POST", body=LoginBody, response=LoginOut, public=True)
+@api_call(
+    api_bp,
+    "/auth/login",
+    "POST",
+    body=LoginBody,
+    response=LoginOut,
+    public=True,
+    errors=(401, 403),
+)
 def login(body: LoginBody):
     """Sign in with e-mail and password (used by the login modal)."""
     if not _same_origin():
@@ -180,10 +188,19 @@ def check_reset_token(token: str):
 
 
 @api_call(
-    api_bp, "/auth/reset-password/<token>", "POST", body=ResetBody, response=MessageOut, public=True
+    api_bp,
+    "/auth/reset-password/<token>",
+    "POST",
+    bodies=(ResetBody,),
+    response=MessageOut,
+    public=True,
 )
-def change_password(token: str, body: ResetBody):
-    """Set a new password with a valid reset link."""
+def change_password(token: str):
+    """Set a new password with a valid reset link (an unknown link is a 404 before its body is
+    read)."""
+    if services.find_reset_token(token) is None:
+        raise ApiError(404, message("INVALID_RESET_TOKEN"))
+    body = parse_body(ResetBody)
     if services.reset_password(token, body.password) is None:
         raise ApiError(404, message("INVALID_RESET_TOKEN"))
     db.session.commit()

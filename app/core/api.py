@@ -41,8 +41,9 @@ class Schema(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
-        # No one types a NUL, and PostgreSQL cannot store or compare text that holds one.
-        if holds_nul(value):
+        # No one types a NUL, and PostgreSQL cannot store or compare text that holds one. A
+        # nested object checks its own fields (its unknown keys are ignored, not refused).
+        if not isinstance(value, dict) and holds_nul(value):
             raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
         return value
 
@@ -59,6 +60,11 @@ class Operation:
     response: type[BaseModel] | None
     public: bool
     tag: str
+    # Statuses beyond those its shape implies (openapi_document), and the bodies of a call that
+    # reads one of several bodies itself.
+    errors: tuple[int, ...] = ()
+    bodies: tuple[type[BaseModel], ...] = ()
+    success: tuple[int, ...] = (200,)
 
 
 OPERATIONS: list[Operation] = []
@@ -104,6 +110,15 @@ def _parse(model: type[BaseModel], data: Any) -> BaseModel:
         raise validation_error(exc, model) from None
 
 
+def parse_body(model: type[BaseModel]) -> BaseModel:
+    """The request's body as `model`, for a view that first checks what its path names (a 404
+    comes before a refused value); its api_call lists the model in `bodies=`."""
+    data = request_json()
+    if not isinstance(data, dict):
+        raise ApiError(422, _("The request body must be a JSON object."))
+    return _parse(model, data)
+
+
 def request_json():
     """The request's JSON body, None when it sends none (or another media type); what the
     decoder cannot read (bad syntax, nested too deep: app/core/security.py) is a 400."""
@@ -134,8 +149,15 @@ def api_call(
     response: type[BaseModel] | None = None,
     public: bool = False,
     summary: str = "",
+    errors: tuple[int, ...] = (),
+    bodies: tuple[type[BaseModel], ...] = (),
+    success: tuple[int, ...] = (200,),
 ) -> Callable:
-    """Declare a JSON call on `bp`; the view receives `body=` and `query=` as parsed models."""
+    """Declare a JSON call on `bp`; the view receives `body=` and `query=` as parsed models.
+
+    `errors` names the statuses the view answers beyond those its declaration implies (see
+    `statuses`); `bodies` documents the bodies of a call that picks its body model itself;
+    `success` its success statuses."""
 
     def decorator(view: Callable) -> Callable:
         @wraps(view)
@@ -170,11 +192,57 @@ def api_call(
                 response,
                 public,
                 bp.name,
+                tuple(errors),
+                tuple(bodies),
+                tuple(success),
             )
         )
         return wrapper
 
     return decorator
+
+
+STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    400: "The request could not be read: not valid JSON, or its CSRF token is missing or stale",
+    401: "Not signed in",
+    403: "Not allowed for this user",
+    404: "Not found, or not the caller's to know",
+    409: "In conflict with the current state",
+    422: "A refused value (per field: errors and keys)",
+    414: "The address is too long (answered by the HTTP server, without a JSON body)",
+    429: "Too many requests (Retry-After)",
+}
+
+
+def statuses(op: Operation, path_args: bool) -> list[int]:
+    """Every status a call answers: its successes, and the errors its shape implies (a body:
+    400 and 422; any input: 422; a path argument: 404; a state change: 400 for the CSRF
+    token; signed in: 401 and 403; public: 429 for the rate limit), plus its own `errors`."""
+    codes = set(op.success) | set(op.errors)
+    has_body = op.body is not None or bool(op.bodies)
+    if has_body or op.method != "GET":
+        codes.add(400)
+    if has_body or op.query is not None or path_args:
+        codes.add(422)
+    if path_args:
+        codes.add(404)
+    if path_args or op.query is not None:
+        codes.add(414)
+    if op.public:
+        codes.add(429)
+    else:
+        codes.update((401, 403))
+    return sorted(codes)
+
+
+def _csrf_exempt(endpoint: str) -> bool:
+    view = current_app.view_functions.get(endpoint)
+    csrf = current_app.extensions.get("csrf")
+    if view is None or csrf is None:
+        return False
+    return f"{view.__module__}.{view.__name__}" in csrf._exempt_views
 
 
 def _openapi_path(rule: str) -> str:
@@ -209,10 +277,13 @@ def openapi_document() -> dict:
                 for arg in sorted(flask_rule.arguments)
             ],
             "responses": {
-                "200": {"description": "OK"},
-                "422": {"description": "A refused value", "content": _json(ERROR_SCHEMA)},
+                str(code): {"description": STATUS_TEXT.get(code, "")}
+                | ({} if code < 300 or code == 414 else {"content": _json(ERROR_SCHEMA)})
+                for code in statuses(op, bool(flask_rule.arguments))
             },
         }
+        if op.method != "GET" and not _csrf_exempt(op.endpoint):
+            item["parameters"].append(CSRF_HEADER)
         if op.query is not None:
             schema = op.query.model_json_schema(by_alias=True)
             required = set(schema.get("required", []))
@@ -222,10 +293,12 @@ def openapi_document() -> dict:
                 )
         if op.body is not None:
             item["requestBody"] = {"required": True, "content": _json(ref(op.body, "validation"))}
+        elif op.bodies:
+            schema = {"oneOf": [ref(model, "validation") for model in op.bodies]}
+            item["requestBody"] = {"required": True, "content": _json(schema)}
         if op.response is not None:
             item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
         if not op.public:
-            item["responses"]["401"] = {"description": "Not signed in"}
             item["security"] = [{"session": []}]
         paths.setdefault(path, {})[op.method.lower()] = item
     return {
@@ -243,6 +316,16 @@ def openapi_document() -> dict:
         },
     }
 
+
+# A state-changing call carries the page's CSRF token (GET /assets/config.json's page, or any
+# page's <meta name="csrf-token">), bound to the session cookie.
+CSRF_HEADER = {
+    "name": "X-CSRFToken",
+    "in": "header",
+    "required": True,
+    "description": "The CSRF token of the caller's session (a page's meta csrf-token)",
+    "schema": {"type": "string"},
+}
 
 ERROR_SCHEMA = {
     "type": "object",

@@ -75,7 +75,8 @@ def init_app(app: Flask) -> None:
     def _http(exc: HTTPException):
         status = exc.code or 500
         text = _messages().get(status, exc.name)
-        headers = {}
+        # What the exception itself says in headers (Allow on a 405, WWW-Authenticate, …).
+        headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
         if status == 429 and exc.response is None:
             retry = getattr(exc, "retry_after", None)
             if retry:

@@ -8,7 +8,7 @@ from flask import Flask, abort, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
-from werkzeug.routing import IntegerConverter
+from werkzeug.routing import IntegerConverter, PathConverter
 
 from app.core.numbers import INT32_MAX
 
@@ -95,6 +95,13 @@ def refuse_nul() -> None:
         abort(400)
 
 
+class PageConverter(PathConverter):
+    """`<page:…>`: any path but one under /api/, for catch-all pages. Under /api/ an unknown
+    path is a JSON 404, and a known one's 405 lists only the methods it has (Allow)."""
+
+    regex = r"(?!api/)[^/].*?"
+
+
 def trust_proxies(app: Flask) -> None:
     """Behind TRUSTED_PROXIES reverse proxies, read the client's address, scheme and host from
     the X-Forwarded-* headers that many proxies set (README, "Deployment"). With 0 (the
@@ -109,6 +116,7 @@ def trust_proxies(app: Flask) -> None:
 def init_app(app: Flask) -> None:
     app.json = JSONProvider(app)
     app.url_map.converters["int"] = BoundedIntConverter
+    app.url_map.converters["page"] = PageConverter
     trust_proxies(app)
     app.session_interface = SessionInterface()
     app.before_request(refuse_nul)
@@ -124,6 +132,14 @@ def init_app(app: Flask) -> None:
         if response.mimetype == "text/html":
             # Pages carry personal data and kept form input: never stored by caches.
             response.headers.setdefault("Cache-Control", "no-store")
+        elif (
+            response.mimetype == "application/json"
+            and request.path.startswith("/api/")
+            and request.path != "/api/openapi.json"
+        ):
+            # Signed-in answers and public-link answers alike are someone's data; only the
+            # published API document may be kept.
+            response.headers["Cache-Control"] = "no-store"
         if request.is_secure:
             response.headers["Strict-Transport-Security"] = "max-age=31536000; includeSubDomains"
         return response

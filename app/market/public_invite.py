@@ -12,7 +12,7 @@ from pydantic import Field
 
 from app.auth.services import PASSWORD_MAX, find_user
 from app.auth.session import start_session
-from app.core.api import ApiError, Schema, api_call
+from app.core.api import ApiError, Schema, api_call, parse_body
 from app.core.i18n import LANGUAGE_COOKIE, LOCALES, to_locale
 from app.core.messages import message
 from app.core.pages import public_page
@@ -324,14 +324,20 @@ def get_instance_invite(invite_hash: str):
     api_bp,
     "/_public/instance-invites/<invite_hash>/accept-invite",
     "PUT",
-    body=AcceptBody,
+    bodies=(AcceptBody,),
     response=DoneOut,
     public=True,
+    errors=(409,),
 )
-def accept_instance_invite(invite_hash: str, body: AcceptBody):
-    """Register the invited company and its user, sign the user in, and go to the market."""
+def accept_instance_invite(invite_hash: str):
+    """Register the invited company and its user, sign the user in, and go to the market (an
+    unknown invitation is a 404 before its body is read)."""
     check_public_rate()
-    invite_locale(find_invite(invite_hash))
+    invite = find_invite(invite_hash)
+    if invite is None:
+        raise ApiError(404, _("The page or item could not be found."))
+    invite_locale(invite)
+    body = parse_body(AcceptBody)
     try:
         user = invites.register_from_invite(invite_hash, _registration(body))
         db.session.commit()
@@ -356,6 +362,7 @@ def accept_instance_invite(invite_hash: str, body: AcceptBody):
     "PUT",
     response=DoneOut,
     public=True,
+    errors=(409,),
 )
 def deny_instance_invite(invite_hash: str):
     """Decline the invitation (the terms were declined); the page goes to the root."""

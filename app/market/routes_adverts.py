@@ -292,7 +292,7 @@ def advert_image(advert_id: int, image_id: int):
         download_name=file.name,
         max_age=3600,
     )
-    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["Cache-Control"] = "no-store"  # a private file: never kept by a cache
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 

@@ -332,7 +332,7 @@ def _stream(data: bytes, content_type: str, name: str, inline: bool):
         conditional=False,
         etag=False,
     )
-    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["Cache-Control"] = "no-store"  # a private file: never kept by a cache
     response.headers["X-Content-Type-Options"] = "nosniff"
     if not content_type.startswith("image/"):
         response.headers["Content-Security-Policy"] = "sandbox; default-src 'none'"
