@@ -1,9 +1,11 @@
 """Sign-in JSON calls (the spec's "user service") and the signed-in user's own record."""
 
+from typing import Annotated
+
 from flask import request
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
-from pydantic import EmailStr, Field, ValidationInfo, field_validator
+from pydantic import EmailStr, Field, ValidationInfo, WithJsonSchema, field_validator
 from pydantic_core import PydanticCustomError
 
 from app.auth import api_bp, services
@@ -86,9 +88,28 @@ class LoginOut(Schema):
     csrf_token: str = Field(serialization_alias="csrfToken")
 
 
+# A landing page is a path of this site (safe_next): no scheme or host, no backslash or control
+# character. The published schema says so; the validator below decides.
+LANDING_SCHEMA = {
+    "anyOf": [
+        {
+            "type": "string",
+            "maxLength": 200,
+            "pattern": "^\\s*(/(?![/\\\\])[^\\\\\\u0000-\\u001f\\u007f]*)?$",
+        },
+        {"type": "null"},
+    ]
+}
+LANGUAGE_SCHEMA = {"anyOf": [{"type": "string", "enum": list(LOCALES)}, {"type": "null"}]}
+
+
 class OptionsBody(Schema):
-    language: str | None = Field(default=None, max_length=10)
-    landing_page: str | None = Field(default=None, alias="landingPage", max_length=200)
+    language: Annotated[str | None, WithJsonSchema(LANGUAGE_SCHEMA)] = Field(
+        default=None, max_length=10
+    )
+    landing_page: Annotated[str | None, WithJsonSchema(LANDING_SCHEMA)] = Field(
+        default=None, alias="landingPage", max_length=200
+    )
 
     @field_validator("language")
     @classmethod

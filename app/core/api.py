@@ -13,8 +13,10 @@ from typing import Any, ClassVar
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 from werkzeug.exceptions import BadRequest
+from werkzeug.routing import IntegerConverter
 
 from app.core.messages import field_message, message
 
@@ -205,7 +207,8 @@ def api_call(
 STATUS_TEXT = {
     200: "OK",
     201: "Created",
-    400: "The request could not be read: not valid JSON, or its CSRF token is missing or stale",
+    400: "The request could not be read: not valid JSON, a NUL character, or a missing or stale"
+    " CSRF token",
     401: "Not signed in",
     403: "Not allowed for this user",
     404: "Not found, or not the caller's to know",
@@ -220,10 +223,8 @@ def statuses(op: Operation, path_args: bool) -> list[int]:
     """Every status a call answers: its successes, and the errors its shape implies (a body:
     400 and 422; any input: 422; a path argument: 404; a state change: 400 for the CSRF
     token; signed in: 401 and 403; public: 429 for the rate limit), plus its own `errors`."""
-    codes = set(op.success) | set(op.errors)
+    codes = set(op.success) | set(op.errors) | {400}  # 400: also a NUL in the query (security.py)
     has_body = op.body is not None or bool(op.bodies)
-    if has_body or op.method != "GET":
-        codes.add(400)
     if has_body or op.query is not None or path_args:
         codes.add(422)
     if path_args:
@@ -245,8 +246,30 @@ def _csrf_exempt(endpoint: str) -> bool:
     return f"{view.__module__}.{view.__name__}" in csrf._exempt_views
 
 
+def _path_schema(rule, arg: str) -> dict:
+    """An `<int:…>` argument is a whole number within an Integer column (security.py)."""
+    converter = rule._converters.get(arg)
+    if isinstance(converter, IntegerConverter):
+        return {"type": "integer", "minimum": 0, "maximum": converter.max}
+    return {"type": "string"}
+
+
 def _openapi_path(rule: str) -> str:
     return re.sub(r"<(?:[a-z]+:)?([a-zA-Z_]+)>", r"{\1}", rule)
+
+
+class RequestJsonSchema(GenerateJsonSchema):
+    """The published schema of what a call reads says what Schema refuses: text holds no NUL,
+    and text that must not be empty must hold more than white space (it is stripped first)."""
+
+    def str_schema(self, schema):
+        result = super().str_schema(schema)
+        if "pattern" not in result:
+            if schema.get("min_length"):
+                result["pattern"] = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+            else:
+                result["pattern"] = "^[^\\u0000]*$"
+        return result
 
 
 def openapi_document() -> dict:
@@ -255,7 +278,10 @@ def openapi_document() -> dict:
 
     def ref(model: type[BaseModel], mode: str) -> dict:
         schema = model.model_json_schema(
-            by_alias=True, mode=mode, ref_template="#/components/schemas/{model}"
+            by_alias=True,
+            mode=mode,
+            ref_template="#/components/schemas/{model}",
+            schema_generator=RequestJsonSchema if mode == "validation" else GenerateJsonSchema,
         )
         components.update(schema.pop("$defs", {}))
         components[model.__name__] = schema
@@ -273,7 +299,12 @@ def openapi_document() -> dict:
             "tags": [op.tag],
             "operationId": op.endpoint.replace(".", "_"),
             "parameters": [
-                {"name": arg, "in": "path", "required": True, "schema": {"type": "string"}}
+                {
+                    "name": arg,
+                    "in": "path",
+                    "required": True,
+                    "schema": _path_schema(flask_rule, arg),
+                }
                 for arg in sorted(flask_rule.arguments)
             ],
             "responses": {
@@ -285,7 +316,7 @@ def openapi_document() -> dict:
         if op.method != "GET" and not _csrf_exempt(op.endpoint):
             item["parameters"].append(CSRF_HEADER)
         if op.query is not None:
-            schema = op.query.model_json_schema(by_alias=True)
+            schema = op.query.model_json_schema(by_alias=True, schema_generator=RequestJsonSchema)
             required = set(schema.get("required", []))
             for name, prop in schema.get("properties", {}).items():
                 item["parameters"].append(

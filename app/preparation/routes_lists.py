@@ -1,10 +1,11 @@
 """Custom lists, seen markers and the dynamic lists under My lists."""
 
 import re
+from typing import Annotated
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from app.core.api import ApiError, Schema, api_call
 from app.core.numbers import is_int, request_int
@@ -178,8 +179,19 @@ ITEM_IRI = re.compile(r"^/(?:api/)?preparation-items/([0-9]{1,10})$")
 
 
 class SeenCreate(Schema):
-    custom_list: str = Field(alias="customList", min_length=1, max_length=80)
-    item: str = Field(min_length=1, max_length=80)
+    # The published schema names the references' form (the view checks them: _iri_id).
+    custom_list: Annotated[
+        str,
+        WithJsonSchema(
+            {"type": "string", "pattern": r"^/(api/)?preparation-custom-lists/[1-9][0-9]{0,8}$"}
+        ),
+    ] = Field(alias="customList", min_length=1, max_length=80)
+    item: Annotated[
+        str,
+        WithJsonSchema(
+            {"type": "string", "pattern": r"^/(api/)?preparation-items/[1-9][0-9]{0,8}$"}
+        ),
+    ] = Field(min_length=1, max_length=80)
 
 
 class SeenCreated(Schema):
