@@ -53,6 +53,9 @@ class Config:
     SESSION_COOKIE_SAMESITE = "Lax"
     SESSION_COOKIE_SECURE = False  # also set per request when served over HTTPS
     PERMANENT_SESSION_LIFETIME = timedelta(hours=12)
+    # The server-side session (user_session) ends 12 hours after sign-in; the cookie is not sent
+    # again with every answer, only when the session's contents change.
+    SESSION_REFRESH_EACH_REQUEST = False
     WTF_CSRF_TIME_LIMIT = None  # the token lives as long as the session
     WTF_CSRF_SSL_STRICT = True
     MAX_CONTENT_LENGTH = 16 * 1024 * 1024

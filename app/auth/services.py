@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from app.auth.models import AuthThrottle, PasswordResetToken, User
 from app.core import audit
 from app.core.i18n import DEFAULT_LOCALE, to_locale
+from app.core.locking import locked
 from app.core.models import utcnow
 from app.extensions import db
 from app.mail.services import send_mail
@@ -113,9 +114,12 @@ def check_throttle(rules: dict, keys: dict[str, str]) -> None:
 
 
 def count_failure(rules: dict, keys: dict[str, str]) -> None:
-    """Count one failed attempt for every key."""
+    """Count one failed attempt for every key, its rows locked first (concurrent failures
+    neither lose a count nor, on SQLite, fail to upgrade a read transaction to a write)."""
     now = utcnow()
-    existing = _rows(keys)
+    rows = locked(select(AuthThrottle).where(AuthThrottle.key.in_(keys.values()))).scalars()
+    by_key = {row.key: row for row in rows}
+    existing = {kind: by_key[key] for kind, key in keys.items() if key in by_key}
     for kind, key in keys.items():
         row = existing.get(kind)
         if row is None:

@@ -313,7 +313,8 @@ def openapi_document() -> dict:
                 for code in statuses(op, bool(flask_rule.arguments))
             },
         }
-        if op.method != "GET" and not _csrf_exempt(op.endpoint):
+        needs_csrf = op.method != "GET" and not _csrf_exempt(op.endpoint)
+        if needs_csrf:
             item["parameters"].append(CSRF_HEADER)
         if op.query is not None:
             schema = op.query.model_json_schema(by_alias=True, schema_generator=RequestJsonSchema)
@@ -331,6 +332,8 @@ def openapi_document() -> dict:
             item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
         if not op.public:
             item["security"] = [{"session": []}]
+        if op.public:
+            item["x-public"] = True
         paths.setdefault(path, {})[op.method.lower()] = item
     return {
         "openapi": "3.1.0",
@@ -354,7 +357,8 @@ CSRF_HEADER = {
     "name": "X-CSRFToken",
     "in": "header",
     "required": True,
-    "description": "The CSRF token of the caller's session (a page's meta csrf-token)",
+    "description": "The CSRF token of the caller's session, signed in or not (a page's meta"
+    " csrf-token); it is bound to the session cookie, which a public call then sends too",
     "schema": {"type": "string"},
 }
 

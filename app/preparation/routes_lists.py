@@ -206,7 +206,14 @@ def _iri_id(pattern: re.Pattern, value: str, field: str) -> int:
     return int(match.group(1))
 
 
-@api_call(api_bp, "/preparation-custom-list-seen", "POST", body=SeenCreate, response=SeenCreated)
+@api_call(
+    api_bp,
+    "/preparation-custom-list-seen",
+    "POST",
+    body=SeenCreate,
+    response=SeenCreated,
+    errors=(404,),  # a list or item the user may not see
+)
 def create_seen(body: SeenCreate):
     """Mark an item of one of your custom lists as seen."""
     v = _me()
