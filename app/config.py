@@ -56,20 +56,30 @@ class Config:
     SESSION_COOKIE_SAMESITE = "Lax"
     SESSION_COOKIE_SECURE = False  # also set per request when served over HTTPS
     PERMANENT_SESSION_LIFETIME = timedelta(hours=12)
+    # The server-side session (user_session) ends 12 hours after sign-in; the cookie is not sent
+    # again with every answer, only when the session's contents change.
+    SESSION_REFRESH_EACH_REQUEST = False
     WTF_CSRF_TIME_LIMIT = None  # the token lives as long as the session
     WTF_CSRF_SSL_STRICT = True
     MAX_CONTENT_LENGTH = 16 * 1024 * 1024
 
     RESET_TOKEN_HOURS = 1
-    # Failed sign-ins: after `free` failures each further try waits 2^n seconds; at `lock` failures
-    # the key is refused for `lock_minutes`.
+    # Failed sign-ins, counted per key (app/auth/services.py): after `free` failures each further
+    # try waits 2^n seconds (at most `max_wait` where given); at `lock` failures the key is
+    # refused for `lock_minutes`. Only one account from one address is ever locked: a lock on an
+    # address alone would let one address lock everyone behind it, a lock on an account alone
+    # would let anyone lock that account (ASVS 2.2.1: throttling must not deny service).
     LOGIN_THROTTLE = {
-        "account": {"free": 3, "lock": 10, "lock_minutes": 15},
-        "address": {"free": 20, "lock": 50, "lock_minutes": 15},
+        "pair": {"free": 3, "lock": 10, "lock_minutes": 15},  # this account from this address
+        "account": {"free": 10, "max_wait": 30, "lock_minutes": 15},  # from every address
+        "address": {"free": 20, "max_wait": 60, "lock_minutes": 15},  # for every account
     }
     FORGOT_THROTTLE = {"address": {"free": 10, "lock": 20, "lock_minutes": 15}}
     # Public market calls and pages: at most this many per address and minute ("count/seconds").
     PUBLIC_RATE_LIMIT = "120/60"
+    # How many reverse proxies in front of the application set X-Forwarded-For/-Proto/-Host
+    # (README, "Deployment"); 0 trusts none of these headers.
+    TRUSTED_PROXIES = 0
 
     @classmethod
     def load(cls) -> dict:
@@ -84,4 +94,6 @@ class Config:
             os.environ.get("BASE_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or 5000}"
         )
         values["PUBLIC_RATE_LIMIT"] = os.environ.get("PUBLIC_RATE_LIMIT") or cls.PUBLIC_RATE_LIMIT
+        proxies = os.environ.get("TRUSTED_PROXIES", "").strip()
+        values["TRUSTED_PROXIES"] = int(proxies) if proxies.isascii() and proxies.isdigit() else 0
         return values

@@ -17,8 +17,12 @@ def sign_in(client, user: User) -> str:
     The real sign-in (argon2 verification) is tested in tests/auth; elsewhere this keeps the
     suite fast.
     """
+    from app.auth.session import SESSION_ID_KEY, new_session_id
+
+    session_id = new_session_id(user)  # the server-side session a sign-in stores
     with client.session_transaction() as session:
         session.clear()
+        session[SESSION_ID_KEY] = session_id
         session["_user_id"] = user.get_id()
         session["_fresh"] = True
         session.permanent = True

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 
 from app.auth import services as auth_services
+from app.auth.session import safe_next
 from app.core import audit
 
 # Main-menu entries that are no place to land on.
@@ -56,7 +57,9 @@ def landing_target(v) -> str | None:
     from app.shell.viewer import KEBAB
 
     first = f"/{KEBAB[v.modules[0]]}" if v.modules else None
-    landing = (v.user.options or {}).get("landingPage")
+    # Through the same check as `next`: a stored value that is not a path of this site (browsers
+    # drop tabs and newlines, so "/\t/evil.example" would be "//evil.example") is ignored.
+    landing = safe_next((v.user.options or {}).get("landingPage"))
     if not landing:
         return first
     match = _CUSTOM_LIST.fullmatch(landing)

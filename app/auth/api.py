@@ -1,14 +1,16 @@
 """Sign-in JSON calls (the spec's "user service") and the signed-in user's own record."""
 
+from typing import Annotated
+
 from flask import request
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
-from pydantic import EmailStr, Field, ValidationInfo, field_validator
+from pydantic import EmailStr, Field, ValidationInfo, WithJsonSchema, field_validator
 from pydantic_core import PydanticCustomError
 
 from app.auth import api_bp, services
-from app.auth.session import start_session
-from app.core.api import ApiError, Schema, api_call
+from app.auth.session import safe_next, start_session
+from app.core.api import ApiError, Schema, api_call, parse_body
 from app.core.i18n import LOCALES, TIME_ZONES, current_locale, to_locale
 from app.core.messages import message
 from app.extensions import csrf, db
@@ -97,9 +99,28 @@ class LoginOut(Schema):
     csrf_token: str = Field(serialization_alias="csrfToken")
 
 
+# A landing page is a path of this site (safe_next): no scheme or host, no backslash or control
+# character. The published schema says so; the validator below decides.
+LANDING_SCHEMA = {
+    "anyOf": [
+        {
+            "type": "string",
+            "maxLength": 200,
+            "pattern": "^\\s*(/(?![/\\\\])[^\\\\\\u0000-\\u001f\\u007f]*)?$",
+        },
+        {"type": "null"},
+    ]
+}
+LANGUAGE_SCHEMA = {"anyOf": [{"type": "string", "enum": list(LOCALES)}, {"type": "null"}]}
+
+
 class OptionsBody(Schema):
-    language: str | None = Field(default=None, max_length=10)
-    landing_page: str | None = Field(default=None, alias="landingPage", max_length=200)
+    language: Annotated[str | None, WithJsonSchema(LANGUAGE_SCHEMA)] = Field(
+        default=None, max_length=10
+    )
+    landing_page: Annotated[str | None, WithJsonSchema(LANDING_SCHEMA)] = Field(
+        default=None, alias="landingPage", max_length=200
+    )
     time_zone: str | None = Field(default=None, alias="timeZone", max_length=64)
 
     @field_validator("time_zone")
@@ -121,7 +142,7 @@ class OptionsBody(Schema):
     @field_validator("landing_page")
     @classmethod
     def _landing(cls, value: str | None) -> str | None:
-        if value and (not value.startswith("/") or value.startswith("//")):
+        if value and safe_next(value) is None:  # the same check as `next`: a path of this site
             raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
         return value
 
@@ -189,7 +210,15 @@ def _same_origin() -> bool:
 
 
 @csrf.exempt  # a JSON body cannot be sent cross-site without CORS; the origin is checked too
-@api_call(api_bp, "/auth/login", "POST", body=LoginBody, response=LoginOut, public=True)
+@api_call(
+    api_bp,
+    "/auth/login",
+    "POST",
+    body=LoginBody,
+    response=LoginOut,
+    public=True,
+    errors=(401, 403),
+)
 def login(body: LoginBody):
     """Sign in with e-mail and password (used by the login modal)."""
     if not _same_origin():
@@ -229,10 +258,19 @@ def check_reset_token(token: str):
 
 
 @api_call(
-    api_bp, "/auth/reset-password/<token>", "POST", body=ResetBody, response=MessageOut, public=True
+    api_bp,
+    "/auth/reset-password/<token>",
+    "POST",
+    bodies=(ResetBody,),
+    response=MessageOut,
+    public=True,
 )
-def change_password(token: str, body: ResetBody):
-    """Set a new password with a valid reset link."""
+def change_password(token: str):
+    """Set a new password with a valid reset link (an unknown link is a 404 before its body is
+    read)."""
+    if services.find_reset_token(token) is None:
+        raise ApiError(404, message("INVALID_RESET_TOKEN"))
+    body = parse_body(ResetBody)
     if services.reset_password(token, body.password) is None:
         raise ApiError(404, message("INVALID_RESET_TOKEN"))
     db.session.commit()

@@ -122,6 +122,19 @@ class PasswordResetToken(db.Model):
     user: Mapped[User] = relationship()
 
 
+class UserSession(db.Model):
+    """A signed-in session, so that the server can end it: the cookie carries a random id,
+    only its SHA-256 is stored. Logging out revokes the row; "sign out everywhere" revokes every
+    row of the user; a revoked or expired row signs nobody in."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
 class AuthThrottle(db.Model):
     """Failed attempts per key (an account or an address) inside the current window."""
 

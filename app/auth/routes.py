@@ -14,7 +14,14 @@ from flask_login import current_user
 from app.auth import bp, services
 from app.auth.forms import ForgotPasswordForm, LoginForm, ResetPasswordForm
 from app.auth.services import TooManyAttempts
-from app.auth.session import end_session, safe_next, start_session
+from app.auth.session import (
+    end_session,
+    revoke_all_sessions,
+    safe_next,
+    signer_id,
+    start_session,
+)
+from app.core import audit
 from app.core.i18n import current_locale
 from app.core.messages import message
 from app.core.pages import public_page
@@ -98,6 +105,7 @@ def reset_password(token: str):
             services.reset_password(token, form.password.data)
             db.session.commit()
             end_session(current_user)
+            db.session.commit()
             flash(message("PASSWORD_CHANGED"), "success")
             return redirect(url_for("auth.login"))
         status = 422
@@ -110,4 +118,18 @@ def logout():
     end_session(current_user)
     db.session.commit()
     flash(_("You have signed out."), "info")
+    return redirect(url_for("auth.login"))
+
+
+@bp.post("/logout/everywhere")
+def logout_everywhere():
+    """Sign out on every device: every session of the user who signed in ends."""
+    if not current_user.is_authenticated:
+        return redirect(url_for("auth.login"))
+    signer = signer_id(current_user.id) or current_user.id
+    audit.record("logout_everywhere", user=current_user)
+    revoke_all_sessions(signer)
+    end_session(current_user)
+    db.session.commit()
+    flash(_("You have signed out on every device."), "info")
     return redirect(url_for("auth.login"))

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from app.auth.models import AuthThrottle, PasswordResetToken, User
 from app.core import audit
 from app.core.i18n import DEFAULT_LOCALE, to_locale
+from app.core.locking import locked
 from app.core.models import utcnow
 from app.extensions import db
 from app.mail.services import send_mail
@@ -79,10 +80,14 @@ def _wait_seconds(row: AuthThrottle, rule: dict, now: datetime) -> int:
     """Seconds the key must still wait: growing delays after `free` failures, then a lock."""
     if row.failures < rule["free"]:
         return 0
-    if row.failures >= rule["lock"]:
+    lock = rule.get("lock")
+    if lock is not None and row.failures >= lock:
         until = row.last_failure_at + timedelta(minutes=rule["lock_minutes"])
     else:
-        until = row.last_failure_at + timedelta(seconds=2 ** (row.failures - rule["free"]))
+        delay = 2 ** min(row.failures - rule["free"], 16)
+        if rule.get("max_wait"):
+            delay = min(delay, rule["max_wait"])
+        until = row.last_failure_at + timedelta(seconds=delay)
     return max(0, int((until - now).total_seconds() + 0.999))
 
 
@@ -109,9 +114,12 @@ def check_throttle(rules: dict, keys: dict[str, str]) -> None:
 
 
 def count_failure(rules: dict, keys: dict[str, str]) -> None:
-    """Count one failed attempt for every key."""
+    """Count one failed attempt for every key, its rows locked first (concurrent failures
+    neither lose a count nor, on SQLite, fail to upgrade a read transaction to a write)."""
     now = utcnow()
-    existing = _rows(keys)
+    rows = locked(select(AuthThrottle).where(AuthThrottle.key.in_(keys.values()))).scalars()
+    by_key = {row.key: row for row in rows}
+    existing = {kind: by_key[key] for kind, key in keys.items() if key in by_key}
     for kind, key in keys.items():
         row = existing.get(kind)
         if row is None:
@@ -144,13 +152,26 @@ class SignIn:
     ok: bool
 
 
+def login_keys(email: str, address: str) -> dict[str, str]:
+    """The throttle keys of a sign-in: this account from this address (`pair`, the only one
+    ever locked), the account from anywhere and the address for any account (both only slowed).
+    The address is the client's as the trusted proxies report it (TRUSTED_PROXIES)."""
+    account = normalise_email(email)
+    digest = hashlib.sha256(account.encode()).hexdigest()[:32]
+    return {
+        "pair": f"login:pair:{digest}|{address}",
+        "account": f"login:acct:{account}",
+        "address": f"login:ip:{address}",
+    }
+
+
 def authenticate(email: str, password: str, address: str) -> SignIn:
-    """Check e-mail and password, throttled per account and per address.
+    """Check e-mail and password, throttled per account and address (login_keys).
 
     Raises TooManyAttempts while a key must wait; the attempt is then not even checked.
     """
     rules = current_app.config["LOGIN_THROTTLE"]
-    keys = {"account": f"login:acct:{normalise_email(email)}", "address": f"login:ip:{address}"}
+    keys = login_keys(email, address)
     check_throttle(rules, keys)
     user = find_user(email)
     ok = verify_password(user, password) and user is not None and user.is_active
@@ -158,7 +179,7 @@ def authenticate(email: str, password: str, address: str) -> SignIn:
         count_failure(rules, keys)
         audit.record("login_failed", user=user, email=normalise_email(email)[:254])
         return SignIn(user, False)
-    clear_throttle(keys["account"])
+    clear_throttle(keys["pair"])
     if user.active_instance_id is None and user.instances:
         user.active_instance_id = user.instances[0].id
     audit.record("login", user=user)
@@ -233,6 +254,14 @@ def reset_password(token: str, password: str) -> User | None:
         )
     ):
         other.used_at = record.used_at
-    clear_throttle(f"login:acct:{normalise_email(user.email)}")
+    account = normalise_email(user.email)
+    clear_throttle(f"login:acct:{account}")
+    digest = hashlib.sha256(account.encode()).hexdigest()[:32]
+    db.session.execute(
+        AuthThrottle.__table__.delete().where(AuthThrottle.key.startswith(f"login:pair:{digest}|"))
+    )
+    from app.auth.session import revoke_all_sessions
+
+    revoke_all_sessions(user.id)
     audit.record("password_changed", user=user)
     return user

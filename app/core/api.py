@@ -13,7 +13,10 @@ from typing import Any, ClassVar
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
+from werkzeug.exceptions import BadRequest
+from werkzeug.routing import IntegerConverter
 
 from app.core.messages import field_message, message
 
@@ -40,8 +43,9 @@ class Schema(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
-        # No one types a NUL, and PostgreSQL cannot store or compare text that holds one.
-        if holds_nul(value):
+        # No one types a NUL, and PostgreSQL cannot store or compare text that holds one. A
+        # nested object checks its own fields (its unknown keys are ignored, not refused).
+        if not isinstance(value, dict) and holds_nul(value):
             raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
         return value
 
@@ -58,6 +62,11 @@ class Operation:
     response: type[BaseModel] | None
     public: bool
     tag: str
+    # Statuses beyond those its shape implies (openapi_document), and the bodies of a call that
+    # reads one of several bodies itself.
+    errors: tuple[int, ...] = ()
+    bodies: tuple[type[BaseModel], ...] = ()
+    success: tuple[int, ...] = (200,)
 
 
 OPERATIONS: list[Operation] = []
@@ -103,6 +112,26 @@ def _parse(model: type[BaseModel], data: Any) -> BaseModel:
         raise validation_error(exc, model) from None
 
 
+def parse_body(model: type[BaseModel]) -> BaseModel:
+    """The request's body as `model`, for a view that first checks what its path names (a 404
+    comes before a refused value); its api_call lists the model in `bodies=`."""
+    data = request_json()
+    if not isinstance(data, dict):
+        raise ApiError(422, _("The request body must be a JSON object."))
+    return _parse(model, data)
+
+
+def request_json():
+    """The request's JSON body, None when it sends none (or another media type); what the
+    decoder cannot read (bad syntax, nested too deep: app/core/security.py) is a 400."""
+    if not request.is_json or not request.get_data(cache=True):
+        return None
+    try:
+        return request.get_json()
+    except BadRequest:
+        raise ApiError(400, _("The request body is not valid JSON.")) from None
+
+
 def _query_dict() -> dict:
     result: dict[str, Any] = {}
     for key in request.args:
@@ -122,15 +151,22 @@ def api_call(
     response: type[BaseModel] | None = None,
     public: bool = False,
     summary: str = "",
+    errors: tuple[int, ...] = (),
+    bodies: tuple[type[BaseModel], ...] = (),
+    success: tuple[int, ...] = (200,),
 ) -> Callable:
-    """Declare a JSON call on `bp`; the view receives `body=` and `query=` as parsed models."""
+    """Declare a JSON call on `bp`; the view receives `body=` and `query=` as parsed models.
+
+    `errors` names the statuses the view answers beyond those its declaration implies (see
+    `statuses`); `bodies` documents the bodies of a call that picks its body model itself;
+    `success` its success statuses."""
 
     def decorator(view: Callable) -> Callable:
         @wraps(view)
         def wrapper(**kwargs):
             try:
                 if body is not None:
-                    data = request.get_json(silent=True)
+                    data = request_json()
                     if not isinstance(data, dict):
                         raise ApiError(422, _("The request body must be a JSON object."))
                     kwargs["body"] = _parse(body, data)
@@ -158,6 +194,9 @@ def api_call(
                 response,
                 public,
                 bp.name,
+                tuple(errors),
+                tuple(bodies),
+                tuple(success),
             )
         )
         return wrapper
@@ -165,8 +204,72 @@ def api_call(
     return decorator
 
 
+STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    400: "The request could not be read: not valid JSON, a NUL character, or a missing or stale"
+    " CSRF token",
+    401: "Not signed in",
+    403: "Not allowed for this user",
+    404: "Not found, or not the caller's to know",
+    409: "In conflict with the current state",
+    422: "A refused value (per field: errors and keys)",
+    414: "The address is too long (answered by the HTTP server, without a JSON body)",
+    429: "Too many requests (Retry-After)",
+}
+
+
+def statuses(op: Operation, path_args: bool) -> list[int]:
+    """Every status a call answers: its successes, and the errors its shape implies (a body:
+    400 and 422; any input: 422; a path argument: 404; a state change: 400 for the CSRF
+    token; signed in: 401 and 403; public: 429 for the rate limit), plus its own `errors`."""
+    codes = set(op.success) | set(op.errors) | {400}  # 400: also a NUL in the query (security.py)
+    has_body = op.body is not None or bool(op.bodies)
+    if has_body or op.query is not None or path_args:
+        codes.add(422)
+    if path_args:
+        codes.add(404)
+    if path_args or op.query is not None:
+        codes.add(414)
+    if op.public:
+        codes.add(429)
+    else:
+        codes.update((401, 403))
+    return sorted(codes)
+
+
+def _csrf_exempt(endpoint: str) -> bool:
+    view = current_app.view_functions.get(endpoint)
+    csrf = current_app.extensions.get("csrf")
+    if view is None or csrf is None:
+        return False
+    return f"{view.__module__}.{view.__name__}" in csrf._exempt_views
+
+
+def _path_schema(rule, arg: str) -> dict:
+    """An `<int:…>` argument is a whole number within an Integer column (security.py)."""
+    converter = rule._converters.get(arg)
+    if isinstance(converter, IntegerConverter):
+        return {"type": "integer", "minimum": 0, "maximum": converter.max}
+    return {"type": "string"}
+
+
 def _openapi_path(rule: str) -> str:
     return re.sub(r"<(?:[a-z]+:)?([a-zA-Z_]+)>", r"{\1}", rule)
+
+
+class RequestJsonSchema(GenerateJsonSchema):
+    """The published schema of what a call reads says what Schema refuses: text holds no NUL,
+    and text that must not be empty must hold more than white space (it is stripped first)."""
+
+    def str_schema(self, schema):
+        result = super().str_schema(schema)
+        if "pattern" not in result:
+            if schema.get("min_length"):
+                result["pattern"] = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
+            else:
+                result["pattern"] = "^[^\\u0000]*$"
+        return result
 
 
 def openapi_document() -> dict:
@@ -175,7 +278,10 @@ def openapi_document() -> dict:
 
     def ref(model: type[BaseModel], mode: str) -> dict:
         schema = model.model_json_schema(
-            by_alias=True, mode=mode, ref_template="#/components/schemas/{model}"
+            by_alias=True,
+            mode=mode,
+            ref_template="#/components/schemas/{model}",
+            schema_generator=RequestJsonSchema if mode == "validation" else GenerateJsonSchema,
         )
         components.update(schema.pop("$defs", {}))
         components[model.__name__] = schema
@@ -193,16 +299,25 @@ def openapi_document() -> dict:
             "tags": [op.tag],
             "operationId": op.endpoint.replace(".", "_"),
             "parameters": [
-                {"name": arg, "in": "path", "required": True, "schema": {"type": "string"}}
+                {
+                    "name": arg,
+                    "in": "path",
+                    "required": True,
+                    "schema": _path_schema(flask_rule, arg),
+                }
                 for arg in sorted(flask_rule.arguments)
             ],
             "responses": {
-                "200": {"description": "OK"},
-                "422": {"description": "A refused value", "content": _json(ERROR_SCHEMA)},
+                str(code): {"description": STATUS_TEXT.get(code, "")}
+                | ({} if code < 300 or code == 414 else {"content": _json(ERROR_SCHEMA)})
+                for code in statuses(op, bool(flask_rule.arguments))
             },
         }
+        needs_csrf = op.method != "GET" and not _csrf_exempt(op.endpoint)
+        if needs_csrf:
+            item["parameters"].append(CSRF_HEADER)
         if op.query is not None:
-            schema = op.query.model_json_schema(by_alias=True)
+            schema = op.query.model_json_schema(by_alias=True, schema_generator=RequestJsonSchema)
             required = set(schema.get("required", []))
             for name, prop in schema.get("properties", {}).items():
                 item["parameters"].append(
@@ -210,11 +325,15 @@ def openapi_document() -> dict:
                 )
         if op.body is not None:
             item["requestBody"] = {"required": True, "content": _json(ref(op.body, "validation"))}
+        elif op.bodies:
+            schema = {"oneOf": [ref(model, "validation") for model in op.bodies]}
+            item["requestBody"] = {"required": True, "content": _json(schema)}
         if op.response is not None:
             item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
         if not op.public:
-            item["responses"]["401"] = {"description": "Not signed in"}
             item["security"] = [{"session": []}]
+        if op.public:
+            item["x-public"] = True
         paths.setdefault(path, {})[op.method.lower()] = item
     return {
         "openapi": "3.1.0",
@@ -231,6 +350,17 @@ def openapi_document() -> dict:
         },
     }
 
+
+# A state-changing call carries the page's CSRF token (GET /assets/config.json's page, or any
+# page's <meta name="csrf-token">), bound to the session cookie.
+CSRF_HEADER = {
+    "name": "X-CSRFToken",
+    "in": "header",
+    "required": True,
+    "description": "The CSRF token of the caller's session, signed in or not (a page's meta"
+    " csrf-token); it is bound to the session cookie, which a public call then sends too",
+    "schema": {"type": "string"},
+}
 
 ERROR_SCHEMA = {
     "type": "object",

@@ -9,6 +9,7 @@ from flask_login import current_user
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
+from app.core.numbers import BadInteger
 from app.core.pages import is_public
 
 log = logging.getLogger("app.errors")
@@ -52,11 +53,30 @@ def init_app(app: Flask) -> None:
             return jsonify({"message": text}), 400
         return render_template("shell/error.html", title=_("Please try again"), message=text), 400
 
+    @app.errorhandler(BadInteger)
+    def _bad_integer(exc: BadInteger):
+        """A form or query integer that is not a whole number in range (app/core/numbers.py):
+        422 naming the field, nothing done."""
+        from app.extensions import db
+
+        db.session.rollback()
+        text = exc.message
+        if wants_json():
+            body = {
+                "message": text,
+                "errors": {exc.field: text},
+                "keys": {exc.field: "INVALID_VALUE"},
+            }
+            return jsonify(body), 422
+        page = render_template("shell/error.html", title=_("Please check your input"), message=text)
+        return page, 422
+
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
         status = exc.code or 500
         text = _messages().get(status, exc.name)
-        headers = {}
+        # What the exception itself says in headers (Allow on a 405, WWW-Authenticate, …).
+        headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
         if status == 429 and exc.response is None:
             retry = getattr(exc, "retry_after", None)
             if retry:

@@ -1,7 +1,9 @@
 """A fixed-window limit per client address for public calls and pages.
 
-With REDIS_URL the count is shared by every worker (INCR + EXPIRE); without it each process
-counts for itself, which is what the embedded single-machine default needs."""
+The address is the client's as the trusted reverse proxies report it (TRUSTED_PROXIES, README
+"Deployment"). With REDIS_URL the count is shared by every worker (INCR + EXPIRE); without it
+the limit is per process: each gunicorn worker counts for itself, so an address may make up to
+the limit times the number of workers (stated in the README)."""
 
 import threading
 import time

@@ -1,10 +1,55 @@
-"""Response headers that every page and call carries, cookies secure over HTTPS, and no NUL
-characters in what a request sends."""
+"""Response headers that every page and call carries, cookies secure over HTTPS, no NUL
+characters in what a request sends, a JSON decoder that refuses what it cannot read (400),
+path integers within the column's range, and the trusted reverse proxies."""
 
 from urllib.parse import urlsplit
 
 from flask import Flask, abort, request
+from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
+from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import IntegerConverter, PathConverter
+
+from app.core.numbers import INT32_MAX
+
+# No request body of this application nests deeper than a few levels.
+JSON_MAX_DEPTH = 32
+
+
+def _too_deep(value) -> bool:
+    """Whether a decoded value nests deeper than JSON_MAX_DEPTH (iteratively: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > JSON_MAX_DEPTH:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+class JSONProvider(DefaultJSONProvider):
+    """Flask's JSON, except that every decoder failure is a ValueError, which Flask answers
+    with 400: a document nested so deep that the decoder runs out of stack (RecursionError)
+    or deeper than any call reads."""
+
+    def loads(self, s, **kwargs):
+        try:
+            value = super().loads(s, **kwargs)
+        except RecursionError:
+            raise ValueError("JSON nested too deep") from None
+        if _too_deep(value):
+            raise ValueError("JSON nested too deep")
+        return value
+
+
+class BoundedIntConverter(IntegerConverter):
+    """`<int:…>` in a route: ASCII digits within an Integer column's range; a larger number
+    names nothing (404) instead of overflowing the database's integer."""
+
+    def __init__(self, map, fixed_digits=0, min=None, max=INT32_MAX, signed=False):  # noqa: A002
+        super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
 class SessionInterface(SecureCookieSessionInterface):
@@ -50,7 +95,29 @@ def refuse_nul() -> None:
         abort(400)
 
 
+class PageConverter(PathConverter):
+    """`<page:…>`: any path but one under /api/, for catch-all pages. Under /api/ an unknown
+    path is a JSON 404, and a known one's 405 lists only the methods it has (Allow)."""
+
+    regex = r"(?!api/)[^/].*?"
+
+
+def trust_proxies(app: Flask) -> None:
+    """Behind TRUSTED_PROXIES reverse proxies, read the client's address, scheme and host from
+    the X-Forwarded-* headers that many proxies set (README, "Deployment"). With 0 (the
+    default) the headers are ignored: anyone could send them."""
+    count = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if count > 0:
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=count, x_proto=count, x_host=count, x_port=count
+        )
+
+
 def init_app(app: Flask) -> None:
+    app.json = JSONProvider(app)
+    app.url_map.converters["int"] = BoundedIntConverter
+    app.url_map.converters["page"] = PageConverter
+    trust_proxies(app)
     app.session_interface = SessionInterface()
     app.before_request(refuse_nul)
     csp = content_security_policy(app)
@@ -65,6 +132,14 @@ def init_app(app: Flask) -> None:
         if response.mimetype == "text/html":
             # Pages carry personal data and kept form input: never stored by caches.
             response.headers.setdefault("Cache-Control", "no-store")
+        elif (
+            response.mimetype == "application/json"
+            and request.path.startswith("/api/")
+            and request.path != "/api/openapi.json"
+        ):
+            # Signed-in answers and public-link answers alike are someone's data; only the
+            # published API document may be kept.
+            response.headers["Cache-Control"] = "no-store"
         if request.is_secure:
             response.headers["Strict-Transport-Security"] = "max-age=31536000; includeSubDomains"
         return response

@@ -6,7 +6,7 @@ option `all_instances=True` or runs with no active instance.
 """
 
 from flask import g, has_app_context
-from sqlalchemy import event
+from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState, Session, with_loader_criteria
 
 from app.core.models import InstanceScoped
@@ -40,17 +40,41 @@ def _limit_to_instance(state: ORMExecuteState) -> None:
     )
 
 
+# Where a row was stamped when it was added (kept on the object), so that a flush can tell a
+# row moved to another instance afterwards.
+_ADDED_IN = "_tenancy_added_in"
+
+
+@event.listens_for(Session, "before_attach")
+def _stamp_on_add(session: Session, obj) -> None:
+    """A new row belongs to the instance active when it is added (`session.add`, or cascaded in
+    through a relationship), not whichever is active when the session flushes: code that adds
+    rows for several instances in turn cannot put one into the wrong instance. A row that
+    names another instance than the active one is refused here."""
+    if not isinstance(obj, InstanceScoped) or inspect(obj).key is not None:
+        return  # not scoped, or already stored (a row merged or moved between sessions)
+    instance_id = active_instance_id()
+    current = getattr(obj, "instance_id", None)
+    if current is None and instance_id is not None:
+        obj.instance_id = current = instance_id
+    elif current is not None and instance_id is not None and current != instance_id:
+        raise PermissionError(f"{type(obj).__name__} written into another instance")
+    setattr(obj, _ADDED_IN, current)
+
+
 @event.listens_for(Session, "before_flush")
-def _stamp_instance(session: Session, flush_context, instances) -> None:
+def _check_instance(session: Session, flush_context, instances) -> None:
+    """A new row without an instance is refused, as is one whose instance was changed after it
+    was added (to another than the active one)."""
     instance_id = active_instance_id()
     for obj in session.new:
-        if isinstance(obj, InstanceScoped) and getattr(obj, "instance_id", None) is None:
+        if not isinstance(obj, InstanceScoped):
+            continue
+        current = getattr(obj, "instance_id", None)
+        if current is None:
             if instance_id is None:
                 raise RuntimeError(f"{type(obj).__name__} created without an instance")
-            obj.instance_id = instance_id
-        elif (
-            isinstance(obj, InstanceScoped)
-            and instance_id is not None
-            and obj.instance_id != instance_id
-        ):
+            obj.instance_id = current = instance_id  # added before any instance was active
+        added_in = getattr(obj, _ADDED_IN, None)
+        if added_in is not None and current != added_in and current != instance_id:
             raise PermissionError(f"{type(obj).__name__} written into another instance")

@@ -558,15 +558,21 @@ def partners(group: InstanceGroup) -> list[Partner]:
     return [Partner(*row) for row in rows]
 
 
-def invitable_companies(group: InstanceGroup) -> list[tuple[int, str]]:
-    """Buyer companies on the platform that are not the seller's partners yet: id and name
-    only, as they belong to other companies."""
+def invitable_companies(group: InstanceGroup, user) -> list[tuple[int, str]]:
+    """Companies on the platform the seller may invite as such: the buyer companies the signed-in
+    user works for besides the seller (what the user already knows), that are not partners yet;
+    id and name only. Any other company is invited through the e-mail address of one of its
+    people, whose administrator then answers signed in."""
     partners_ = select(MarketPartner.buyer_group_id).where(
         MarketPartner.seller_group_id == group.id
     )
+    own = [i.id for i in user.instances if i.id != group.instance_id]
+    if not own:
+        return []
     rows = db.session.execute(
         select(InstanceGroup.id, InstanceGroup.name)
         .where(
+            InstanceGroup.instance_id.in_(own),
             InstanceGroup.buyer.is_(True),
             InstanceGroup.id != group.id,
             InstanceGroup.id.not_in(partners_),
@@ -577,9 +583,9 @@ def invitable_companies(group: InstanceGroup) -> list[tuple[int, str]]:
     return [(gid, name) for gid, name in rows]
 
 
-def invitable_group(group: InstanceGroup, group_id: int) -> InstanceGroup | None:
+def invitable_group(group: InstanceGroup, user, group_id: int) -> InstanceGroup | None:
     """The buyer group a seller may invite by its id, or None."""
-    if not any(gid == group_id for gid, _name in invitable_companies(group)):
+    if not any(gid == group_id for gid, _name in invitable_companies(group, user)):
         return None
     return db.session.scalar(
         select(InstanceGroup)

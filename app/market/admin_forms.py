@@ -20,6 +20,7 @@ from wtforms.validators import Email, InputRequired, Length, Optional
 from wtforms.widgets import TextInput
 
 from app.core.messages import KEYS
+from app.core.numbers import coerce_id, is_int
 from app.market.invites import INVITE_LANGUAGES
 from app.market.models import CURRENCIES, MAX_AMOUNT
 
@@ -65,11 +66,10 @@ class WholeNumberField(Field):
         if not text:
             self.data = None
             return
-        try:
-            self.data = int(text)
-        except ValueError:
+        if not is_int(text, low=-(10**12), high=10**12):  # the strict rule; range: below
             self.data = None
-            raise ValueError(_l("Enter a whole number.")) from None
+            raise ValueError(_l("Enter a whole number."))
+        self.data = int(text)
 
     def pre_validate(self, form) -> None:
         if self.data is not None and not self.low <= self.data <= self.high:
@@ -199,7 +199,7 @@ class InviteForm(FlaskForm):
     )
     existing_group = SelectField(
         _l("A company already on the platform"),
-        coerce=lambda v: int(v) if v not in (None, "", "None") else None,
+        coerce=coerce_id,
         invalid_value_message=_l("Choose a company from the list."),
         invalid_choice_message=_l("Choose a company from the list."),
         description=_l(

@@ -59,7 +59,8 @@ def _malmo_user(instance_id: int) -> User:
         password_hash=hash_password(DEMO_PASSWORD),
         firstname="Maja",
         lastname="Persson",
-        roles=["ROLE_USER"],
+        # Malmö's market administrator: she answers the company's invitations.
+        roles=["ROLE_USER", "ROLE_CCMARKET_ADMIN"],
         modules=["market"],
         options={"language": "sv-SE"},
         all_divisions=True,
@@ -195,10 +196,10 @@ VEHICLE_REQUESTS = [
 def _seed_vehicle_requests(groups: dict, bidders: dict, now) -> None:
     for who, brand, model, (first, last), mileage, price, notes in VEHICLE_REQUESTS:
         group = groups[who]
-        activate(group.instance_id)
+        activate(group.instance_id)  # the buyer's: each request is stamped when it is added
         db.session.add(
             VehicleRequest(
-                group_id=group.id, brand=brand, model=model, model_year_from=first,
+                instance_id=group.instance_id, group_id=group.id, brand=brand, model=model, model_year_from=first,
                 model_year_to=last, max_mileage=mileage, max_price=price,
                 currency=group.currency, notes=notes, created_by_id=bidders[who].id,
                 created_at=now - timedelta(days=4),

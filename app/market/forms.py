@@ -21,6 +21,7 @@ from wtforms.widgets import TextInput
 
 from app.core.messages import KEYS
 from app.core.models import utcnow
+from app.core.numbers import is_int
 from app.market.models import MAX_AMOUNT
 from app.preparation.items import FUEL_TYPES, PERMISSIVE_REGNO, normalise_regno
 
@@ -43,6 +44,8 @@ class WholeNumberField(IntegerField):
                 v.replace("\u00a0", "").replace("\u202f", "").replace(" ", "") for v in valuelist
             ]
         try:
+            if valuelist and valuelist[0] and not is_int(valuelist[0], high=10**12):
+                raise ValueError(valuelist[0])  # the strict rule; NumberRange checks the range
             super().process_formdata(valuelist)
         except ValueError:
             self.data = None

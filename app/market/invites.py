@@ -20,6 +20,7 @@ from app.core.i18n import to_locale
 from app.core.locking import locked
 from app.core.messages import message
 from app.core.models import Country, Division, Instance, Region, utcnow
+from app.core.roles import ROLE_ADMIN, ROLE_CCMARKET_ADMIN
 from app.core.tenancy import activate, active_instance_id
 from app.extensions import db
 from app.mail.services import send_mail
@@ -135,6 +136,9 @@ def keep_instance(fn):
 # Whether a phone number holds a letter (any script): spec 02 section 5.
 _LETTER = re.compile(r"[^\W\d_]")
 EMAIL_TAKEN = "EMAIL_TAKEN"
+EMAIL_NOT_INVITED = "EMAIL_NOT_INVITED"
+# Who may accept an invitation for a whole company: its administrator or market administrator.
+ACCEPT_ROLES = (ROLE_ADMIN, ROLE_CCMARKET_ADMIN)
 
 
 class InviteError(Exception):
@@ -158,6 +162,8 @@ def message_for(key: str) -> str:
     """The translated text of a key this module uses."""
     if key == EMAIL_TAKEN:
         return _("A user with this e-mail address already exists. Log in to accept the invitation.")
+    if key == EMAIL_NOT_INVITED:
+        return _("Register with the e-mail address the invitation was sent to.")
     return message(key)
 
 
@@ -296,29 +302,29 @@ def register_from_invite(invite_hash: str, reg: Registration) -> User:
     if find_user(invite.email) is not None:  # an existing user accepts signed in
         raise InviteError(409, "LOG_IN_TO_ACCEPT_INVITATION")
     existing = invite_group(invite)
-    new_instance = existing is None
-    keys = check_registration(reg, new_instance=new_instance)
+    if existing is not None:
+        # A company already on the platform answers through its own administrator, signed in:
+        # the public form never makes a user inside an existing company.
+        raise InviteError(409, "ADMIN_ACCEPTS", existing_company_text(existing.name))
+    keys = check_registration(reg, new_instance=True)
+    if "email" not in keys and normalise_email(reg.email) != invite.email:
+        keys["email"] = EMAIL_NOT_INVITED
     if not keys and find_user(reg.email) is not None:
         keys = {"email": EMAIL_TAKEN}
     if keys:
         raise RegistrationInvalid(keys)
-    if new_instance:
-        instance, group = create_market_company(
-            reg.company_name.strip(),
-            reg.country_code,
-            reg.currency,
-            buyer=True,
-            company_id=reg.company_id.strip(),
-            contact_name=reg.contact_name.strip(),
-            contact_email=normalise_email(reg.contact_email),
-            contact_phone=reg.contact_phone.strip(),
-            invoice_reference=reg.invoice_reference.strip(),
-            invoice_email=normalise_email(reg.invoice_email),
-        )
-    else:
-        group = existing
-        group.buyer = True
-        instance = db.session.get(Instance, group.instance_id)
+    instance, group = create_market_company(
+        reg.company_name.strip(),
+        reg.country_code,
+        reg.currency,
+        buyer=True,
+        company_id=reg.company_id.strip(),
+        contact_name=reg.contact_name.strip(),
+        contact_email=normalise_email(reg.contact_email),
+        contact_phone=reg.contact_phone.strip(),
+        invoice_reference=reg.invoice_reference.strip(),
+        invoice_email=normalise_email(reg.invoice_email),
+    )
     user = User(
         email=normalise_email(reg.email),
         password_hash=hash_password(reg.password),
@@ -352,15 +358,58 @@ def decline_invite(invite_hash: str) -> MarketInvite:
     return invite
 
 
+def may_answer(invite: MarketInvite, user: User) -> str | None:
+    """Why `user` may not answer `invite` for a company (None when they may): an invite to a
+    company on the platform is answered by a user of that company; an invite to a new company
+    by the invited address. Only an administrator or market administrator may accept."""
+    existing = invite_group(invite)
+    if existing is not None:
+        if user.active_instance_id != existing.instance_id:
+            if any(i.id == existing.instance_id for i in user.instances):
+                return "SWITCH_COMPANY"
+            return "WRONG_USER"
+    elif normalise_email(user.email) != invite.email:
+        return "WRONG_USER"
+    if user.active_instance_id is None:
+        return "NO_COMPANY"
+    return None
+
+
+def can_accept(user: User) -> bool:
+    """Whether the user may make their company a market partner (the company's decision)."""
+    return any(user.has_role(role) for role in ACCEPT_ROLES)
+
+
+def who_can_accept(instance_id: int) -> list[str]:
+    """The names of the users of an instance who may accept an invitation for it."""
+    users = db.session.scalars(
+        select(User)
+        .join(User.instances)
+        .where(Instance.id == instance_id, User.active.is_(True))
+        .order_by(User.firstname, User.lastname, User.id)
+        .execution_options(all_instances=True)
+    ).unique()
+    names = []
+    for person in users:
+        roles = set(person.roles or [])
+        for group in person.groups:
+            if group.instance_id == instance_id:
+                roles.update(group.roles or [])
+        if roles & set(ACCEPT_ROLES):
+            names.append(person.full_name)
+    return names
+
+
 def accept_as_user(invite_hash: str, user: User) -> InstanceGroup:
-    """Accept an invite for a signed-in user whose address it names: the user's active instance
-    trades with the seller as a buyer (its group is made when it has none). Only flushes."""
+    """Accept an invite for a signed-in user (see may_answer): the user's active instance trades
+    with the seller as a buyer (its group is made when it has none). Only flushes."""
     invite = open_invite(invite_hash)
-    if normalise_email(user.email) != invite.email:
-        raise InviteError(403, "WRONG_USER", wrong_user_text())
+    refusal = may_answer(invite, user)
+    if refusal is not None:
+        raise InviteError(403 if refusal != "NO_COMPANY" else 409, refusal, refusal_text(refusal))
+    if not can_accept(user):
+        raise InviteError(403, "NEEDS_ADMIN", needs_admin_text(user.active_instance_id))
     instance_id = user.active_instance_id
-    if instance_id is None:
-        raise InviteError(409, "NO_COMPANY", _("Choose the company that accepts the invitation."))
     group = db.session.scalars(
         select(InstanceGroup)
         .where(InstanceGroup.instance_id == instance_id)
@@ -372,8 +421,6 @@ def accept_as_user(invite_hash: str, user: User) -> InstanceGroup:
     if group is None:
         group = _buyer_group(instance_id)
     group.buyer = True
-    if "market" not in (user.modules or []):
-        user.modules = [*(user.modules or []), "market"]
     _close(invite, user, group)
     db.session.flush()
     return group
@@ -383,6 +430,36 @@ def wrong_user_text() -> str:
     return _(
         "This invitation was sent to another e-mail address. "
         "Log in as the invited user to accept it."
+    )
+
+
+def existing_company_text(company: str) -> str:
+    return _(
+        "%(company)s is already on the platform. An administrator of %(company)s accepts the "
+        "invitation after signing in.",
+        company=company,
+    )
+
+
+def refusal_text(refusal: str) -> str:
+    if refusal == "SWITCH_COMPANY":
+        return _("Switch to the invited company to answer the invitation.")
+    if refusal == "NO_COMPANY":
+        return _("Choose the company that accepts the invitation.")
+    return wrong_user_text()
+
+
+def needs_admin_text(instance_id: int | None) -> str:
+    names = who_can_accept(instance_id) if instance_id is not None else []
+    if not names:
+        return _(
+            "Only a company administrator or market administrator can accept the invitation. "
+            "Your company has none yet: ask the platform's support."
+        )
+    return _(
+        "Only a company administrator or market administrator can accept the invitation. "
+        "Ask one of them: %(names)s.",
+        names=", ".join(names),
     )
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from io import BytesIO
+from typing import Annotated
 
-from flask import abort, jsonify, redirect, render_template, request, send_file, url_for
+from flask import abort, jsonify, redirect, render_template, send_file, url_for
 from flask_babel import gettext as _
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, WithJsonSchema, field_validator
 from pydantic_core import PydanticCustomError
 from sqlalchemy import and_, func, select
 
-from app.core.api import Schema, api_call, validation_error
+from app.core.api import Schema, api_call, parse_body, request_json, validation_error
 from app.core.messages import message
 from app.core.models import utcnow
 from app.core.pages import public_page
@@ -27,6 +28,7 @@ from app.market import api_bp, bp, notices
 from app.market.bidding import (
     ACTIONS,
     ALLOCATABLE,
+    MAX_AMOUNT,
     STATUS_LABELS,
     STATUSES,
     TRANSITIONS,
@@ -179,7 +181,7 @@ def bid_image(action: str, group_hash: str, advert_hash: str, user_hash: str, im
         conditional=False,
         etag=False,
     )
-    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["Cache-Control"] = "no-store"  # a private file: never kept by a cache
     return response
 
 
@@ -449,8 +451,11 @@ def market_advert_currencies(group_hash: str, advert_hash: str, user_hash: str):
 
 
 class BidBody(Schema):
-    # Required; null gets the same FIELD_REQUIRED as a missing field (the validator below).
-    bid: int | None
+    # Required; null gets the same FIELD_REQUIRED as a missing field (the validator below), but
+    # the published schema says what is accepted: a whole number above zero.
+    bid: Annotated[
+        int | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
+    ]
     request_key: str = Field(alias="requestKey", min_length=1, max_length=40)
 
     @field_validator("bid")
@@ -473,15 +478,21 @@ def _refused(exc: MarketError):
 
 
 @api_call(
-    api_bp, f"{PUBLIC}/<group_hash>/<advert_hash>/<user_hash>", "POST", body=BidBody, public=True
+    api_bp,
+    f"{PUBLIC}/<group_hash>/<advert_hash>/<user_hash>",
+    "POST",
+    bodies=(BidBody,),
+    public=True,
+    success=(200, 201),
 )
-def market_bid_place(group_hash: str, advert_hash: str, user_hash: str, body: BidBody):
+def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
     """Place a bid through a bidder's link (201; the same requestKey again: 200, one bid).
     A refusal because the bid is too low also tells the lowest bid now accepted (nextBid)."""
     check_public_rate()
     link = resolve_bid_link(group_hash, advert_hash, user_hash)
     if link is None:
         abort(404)
+    body = parse_body(BidBody)  # the link first: an unknown one is a 404 whatever its body
     try:
         result = save_bid(link, body.bid, body.request_key)
     except MarketError as exc:
@@ -508,8 +519,14 @@ def _required(value):
 
 
 class AllocateBody(Schema):
-    allocated_instance_group_id: int | None = Field(alias="allocatedInstanceGroupId")
-    allocated_sales_price: int | None = Field(alias="allocatedSalesPrice")
+    """allocate: the bidder's group, the sales price and notes."""
+
+    allocated_instance_group_id: Annotated[
+        int | None, WithJsonSchema({"type": "integer", "minimum": 1})
+    ] = Field(alias="allocatedInstanceGroupId")
+    allocated_sales_price: Annotated[
+        int | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
+    ] = Field(alias="allocatedSalesPrice")
     allocated_notes: str | None = Field(default=None, alias="allocatedNotes", max_length=NOTES_MAX)
 
     @field_validator("allocated_instance_group_id")
@@ -526,7 +543,11 @@ class AllocateBody(Schema):
 
 
 class StatusBody(Schema):
-    status: str | None = Field(max_length=20)
+    """change-status: the new status and notes."""
+
+    status: Annotated[str | None, WithJsonSchema({"type": "string", "enum": list(STATUSES)})] = (
+        Field(max_length=20)
+    )
     status_notes: str | None = Field(default=None, alias="statusNotes", max_length=NOTES_MAX)
 
     @field_validator("status")
@@ -546,7 +567,13 @@ def _body(model: type[BaseModel], data: dict) -> BaseModel:
         raise validation_error(exc, model) from None
 
 
-@api_call(api_bp, f"{PUBLIC}/<action>/<group_hash>/<advert_hash>/<user_hash>", "PUT", public=True)
+@api_call(
+    api_bp,
+    f"{PUBLIC}/<action>/<group_hash>/<advert_hash>/<user_hash>",
+    "PUT",
+    public=True,
+    bodies=(AllocateBody, StatusBody),
+)
 def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash: str):
     """Allocate the advert or change its status through a seller's link (one body per action:
     allocate {allocatedInstanceGroupId, allocatedSalesPrice, allocatedNotes}, change-status
@@ -554,7 +581,7 @@ def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash:
     if action not in ("allocate", "change-status"):
         abort(404)
     link, advert, _group = _found(action, group_hash, advert_hash, user_hash)
-    data = request.get_json(silent=True)
+    data = request_json()
     if not isinstance(data, dict):
         return jsonify({"message": _("The request body must be a JSON object.")}), 422
     advert_id, user_id = advert.id, link.user_id

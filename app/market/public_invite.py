@@ -10,9 +10,9 @@ from flask_babel import refresh
 from flask_login import current_user
 from pydantic import Field
 
-from app.auth.services import PASSWORD_MAX, find_user, normalise_email
+from app.auth.services import PASSWORD_MAX, find_user
 from app.auth.session import start_session
-from app.core.api import ApiError, Schema, api_call
+from app.core.api import ApiError, Schema, api_call, parse_body
 from app.core.i18n import LANGUAGE_COOKIE, LOCALES, to_locale
 from app.core.messages import message
 from app.core.pages import public_page
@@ -127,6 +127,9 @@ class InviteOut(Schema):
     language: str
     seller_name: str = Field(serialization_alias="sellerName")
     terms: str
+    # True when the public form cannot answer: the invited address has an account, or the
+    # invited company is already on the platform (its administrator answers signed in).
+    sign_in_to_accept: bool = Field(serialization_alias="signInToAccept")
 
 
 class DoneOut(Schema):
@@ -243,6 +246,11 @@ def invite_page(invite_hash: str):
         return limited
     invite = invite_or_404(invite_hash)
     invite_locale(invite)
+    existing = invite_group(invite)
+    if existing is not None and invite.is_open:
+        # A company on the platform answers through its administrator, signed in.
+        flash(invites.existing_company_text(existing.name), "info")
+        return redirect(url_for("market.accept_invite_page", invite_hash=invite.hash))
     countries = [(code, country_name(code)) for code in COUNTRIES]
     return render_template(
         "market/invite.html",
@@ -308,6 +316,7 @@ def get_instance_invite(invite_hash: str):
         language=invite.language if invite.language in INVITE_LANGUAGES else DEFAULT_LANGUAGE,
         seller_name=invite.seller_group.name,
         terms=terms_of(invite),
+        sign_in_to_accept=existing is not None or group is not None,
     )
 
 
@@ -315,14 +324,20 @@ def get_instance_invite(invite_hash: str):
     api_bp,
     "/_public/instance-invites/<invite_hash>/accept-invite",
     "PUT",
-    body=AcceptBody,
+    bodies=(AcceptBody,),
     response=DoneOut,
     public=True,
+    errors=(409,),
 )
-def accept_instance_invite(invite_hash: str, body: AcceptBody):
-    """Register the invited company and its user, sign the user in, and go to the market."""
+def accept_instance_invite(invite_hash: str):
+    """Register the invited company and its user, sign the user in, and go to the market (an
+    unknown invitation is a 404 before its body is read)."""
     check_public_rate()
-    invite_locale(find_invite(invite_hash))
+    invite = find_invite(invite_hash)
+    if invite is None:
+        raise ApiError(404, _("The page or item could not be found."))
+    invite_locale(invite)
+    body = parse_body(AcceptBody)
     try:
         user = invites.register_from_invite(invite_hash, _registration(body))
         db.session.commit()
@@ -347,6 +362,7 @@ def accept_instance_invite(invite_hash: str, body: AcceptBody):
     "PUT",
     response=DoneOut,
     public=True,
+    errors=(409,),
 )
 def deny_instance_invite(invite_hash: str):
     """Decline the invitation (the terms were declined); the page goes to the root."""
@@ -367,11 +383,17 @@ def deny_instance_invite(invite_hash: str):
 
 
 def _signed_in_invite(invite_hash: str):
-    """The invite for the signed-in page, or the answer to give instead (403 for someone else,
-    the root with the invalid-invitation alert for an answered invite)."""
+    """The invite for the signed-in page, or the answer to give instead (403 for someone who
+    may not answer it, the root with the invalid-invitation alert for an answered invite)."""
     invite = invite_or_404(invite_hash)
-    if normalise_email(current_user.email) != invite.email:
-        page = render_template("market/accept_invite.html", invite=None, wrong_user=True)
+    refusal = invites.may_answer(invite, current_user)
+    if refusal is not None:
+        page = render_template(
+            "market/accept_invite.html",
+            invite=None,
+            wrong_user=True,
+            refusal=invites.refusal_text(refusal),
+        )
         return None, (page, 403)
     if not invite.is_open:
         flash(message(INVALID), "danger")
@@ -381,16 +403,22 @@ def _signed_in_invite(invite_hash: str):
 
 @bp.get("/market/accept-invite/<invite_hash>")
 def accept_invite_page(invite_hash: str):
-    """A signed-in user accepts (or declines) an invitation sent to their address."""
+    """A signed-in user answers an invitation for their company: the invited address for a new
+    company, a user of the invited company for one on the platform. Only an administrator or
+    market administrator may answer; others are told who can."""
     invite, answer = _signed_in_invite(invite_hash)
     if answer is not None:
         return answer
+    allowed = invites.can_accept(current_user)
+    group = invite_group(invite)
     return render_template(
         "market/accept_invite.html",
         invite=invite,
         wrong_user=False,
+        company_name=group.name if group is not None else None,
         seller_name=invite.seller_group.name,
         terms=terms_of(invite),
+        needs_admin=None if allowed else invites.needs_admin_text(current_user.active_instance_id),
     )
 
 
@@ -404,6 +432,8 @@ def accept_invite_answer(invite_hash: str):
     if answer_given not in ("accept", "decline"):
         abort(400)
     accept = answer_given == "accept"
+    if not invites.can_accept(current_user):
+        abort(403)
     try:
         if accept:
             invites.accept_as_user(invite_hash, current_user)
@@ -416,6 +446,8 @@ def accept_invite_answer(invite_hash: str):
         return redirect(url_for("shell.root"))
     if accept:
         flash(message("INVITE_ACCEPTED"), "success")
+        if "market" not in (current_user.modules or []):
+            return redirect(url_for("shell.root"))
         return redirect(url_for("shell.module_home", kebab="market"))
     flash(message("INVITE_DECLINED"), "success")
     return redirect(url_for("shell.root"))

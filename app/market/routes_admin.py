@@ -220,11 +220,11 @@ def invites():
     v = _guard(INVITES.path)
     group = _group()
     form = InviteForm()
-    form.set_companies(A.invitable_companies(group))
+    form.set_companies(A.invitable_companies(group, v.user))
     if form.validate_on_submit():
         invited = None
         if form.existing_group.data is not None:
-            invited = A.invitable_group(group, form.existing_group.data)
+            invited = A.invitable_group(group, v.user, form.existing_group.data)
         if form.existing_group.data is not None and invited is None:
             form.existing_group.errors = [_("Choose a company from the list.")]
         elif A.open_invite_exists(group, form.email.data):

@@ -12,8 +12,11 @@ from flask import abort, flash, redirect, render_template, request, send_file, u
 from flask_babel import format_datetime, get_timezone, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from sqlalchemy import select
 
+from app.core import file_access
 from app.core.models import utcnow
+from app.core.numbers import is_int, request_int
 from app.extensions import db
 from app.market import adverts as svc
 from app.market import bp
@@ -26,7 +29,7 @@ from app.market.bidding import (
 )
 from app.market.forms import AdvertForm
 from app.market.groups import current_group
-from app.market.models import Advert, InstanceGroup
+from app.market.models import Advert, AdvertImage, InstanceGroup
 from app.preparation.files import SMALL_CONTENT_TYPE, UploadError, check_upload
 from app.shell.menu import MAIN_MENU
 from app.shell.viewer import Viewer, viewer
@@ -74,8 +77,7 @@ def _access(key: str, need_group: bool = True) -> tuple[Viewer, InstanceGroup | 
 
 
 def _page_number() -> int:
-    raw = request.args.get("page", "1")
-    return int(raw) if raw.isdigit() and len(raw) < 9 else 1
+    return request_int("page", 1, low=1)
 
 
 def _search() -> str:
@@ -219,6 +221,25 @@ def _visible_advert(advert_id: int) -> tuple[Viewer, InstanceGroup, Advert]:
     return v, group, advert
 
 
+@file_access.rule("market.advert-image")
+def _advert_image_readable(file_object_id: int) -> bool | None:
+    """An advert's image may be read by the users who may see that advert in the market (None:
+    the file is no advert's image)."""
+    advert_ids = list(
+        db.session.scalars(
+            select(AdvertImage.advert_id)
+            .where(AdvertImage.file_object_id == file_object_id)
+            .execution_options(all_instances=True)
+        )
+    )
+    if not advert_ids:
+        return None
+    if "market" not in viewer().modules:
+        return False
+    group = current_group()
+    return group is not None and any(svc.find_advert(a, group) is not None for a in advert_ids)
+
+
 def _own_advert(advert_id: int) -> tuple[Viewer, InstanceGroup, Advert]:
     """An advert of the viewer's own company, for the seller's actions."""
     v, group = _access("my-adverts")
@@ -271,7 +292,7 @@ def advert_image(advert_id: int, image_id: int):
         download_name=file.name,
         max_age=3600,
     )
-    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["Cache-Control"] = "no-store"  # a private file: never kept by a cache
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 
@@ -378,14 +399,14 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         if advert is None:
             form.bid_step.data = group.bid_step
             raw = request.args.get("item_id", "")
-            item = svc.stock_item(int(raw), divisions) if raw.isdigit() and len(raw) < 12 else None
+            item = svc.stock_item(int(raw), divisions) if is_int(raw) else None
             if item is not None:
                 _prefill(form, item)
         else:
             form.ends_at.data = to_user_timezone(advert.ends_at).replace(tzinfo=None)
             form.item_id.data = str(advert.item_id or "")
     raw_item = form.item_id.data or ""
-    if item is None and raw_item.isdigit() and len(raw_item) < 12:
+    if item is None and is_int(raw_item):
         item = svc.stock_item(int(raw_item), divisions)
     # A draft keeps its vehicle even if that has since been archived.
     kept_item = advert.item_id if advert is not None and raw_item == str(advert.item_id) else None

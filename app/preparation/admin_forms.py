@@ -6,6 +6,7 @@ from wtforms import FieldList, IntegerField, SelectField, StringField, Validatio
 from wtforms.validators import InputRequired, Length, NumberRange
 
 from app.core.messages import KEYS
+from app.core.numbers import StrictIntegerField, coerce_id, coerce_int
 from app.preparation.states import STATES
 
 NAME_MAX = 80
@@ -23,7 +24,7 @@ def _name(label) -> StringField:
 
 
 def _whole_number(label, low: int, high: int, hint=None) -> IntegerField:
-    return IntegerField(
+    return StrictIntegerField(
         label,
         validators=[
             InputRequired(KEYS["FIELD_REQUIRED"]),
@@ -35,8 +36,8 @@ def _whole_number(label, low: int, high: int, hint=None) -> IntegerField:
 
 
 def _optional_id(value):
-    """Coerce a select's value to an id, the empty choice to None."""
-    return int(value) if value not in (None, "", "None") else None
+    """Coerce a select's value to an id, the empty choice to None (the strict rule)."""
+    return coerce_id(value)
 
 
 class ConfirmDeleteForm(FlaskForm):
@@ -44,8 +45,8 @@ class ConfirmDeleteForm(FlaskForm):
 
 
 class StateButtonForm(FlaskForm):
-    from_state = SelectField(_l("From state"), coerce=int)
-    to_state = SelectField(_l("To state"), coerce=int)
+    from_state = SelectField(_l("From state"), coerce=coerce_int)
+    to_state = SelectField(_l("To state"), coerce=coerce_int)
     title = _name(_l("Button title"))
     ordering = _whole_number(
         _l("Position"), 0, 9999, _l("Buttons of one state are shown in this order, lowest first.")

@@ -18,12 +18,13 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import Select, and_, false, func, select
 
 from app.core.models import Division, Region, utcnow
+from app.core.numbers import is_int
 from app.core.tenancy import active_instance_id
 from app.extensions import db
 from app.preparation.models import ItemStateCount, ItemStationTask, PreparationItem
 from app.preparation.states import BY_ID
 
-DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-(\d{1,18}))$")
+DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-([0-9]{1,10}))$")
 MAX_PHRASE = 100
 
 # The advanced filters a link may carry as advancedFilter[name]=value: name -> (kind, meaning).
@@ -152,7 +153,7 @@ class FilterError(ValueError):
 
 
 def _int(raw: str, label: str, field: str) -> int:
-    if not re.fullmatch(r"\d{1,9}", raw):
+    if not is_int(raw, high=999_999_999):  # the strict rule of app/core/numbers.py
         raise FilterError(
             _(
                 "The filter “%(name)s” must be a whole number, not %(value)s.",

@@ -21,6 +21,7 @@ from app.core import roles as R
 from app.core.api import Schema, api_call
 from app.core.messages import KEYS
 from app.core.models import utcnow
+from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
 from app.extensions import db
 from app.preparation import api_bp, bp
 from app.preparation import items as svc
@@ -86,6 +87,14 @@ class _Loose:
 class LooseIntegerField(_Loose, IntegerField):
     widget = TextInput()  # type=number would refuse "12 500"
 
+    def process_formdata(self, valuelist):
+        if valuelist:
+            text = valuelist[0].replace("\u00a0", "").replace(" ", "")
+            if text and not is_int(text):  # the strict rule (app/core/numbers.py)
+                self.data = None
+                raise ValueError(_("Enter a whole number."))
+        super().process_formdata(valuelist)
+
 
 class LooseDecimalField(_Loose, DecimalField):
     widget = TextInput()
@@ -102,7 +111,7 @@ def _length(n: int) -> Length:
 
 
 class ItemForm(FlaskForm):
-    division_id = SelectField(_l("Division"), coerce=int, validators=[InputRequired()])
+    division_id = SelectField(_l("Division"), coerce=coerce_int, validators=[InputRequired()])
     regno = StringField(
         _l("Registration number"),
         validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(20)],
@@ -144,7 +153,7 @@ class ItemForm(FlaskForm):
         validators=[Optional(), NumberRange(0, 9_999_999_999)],
         render_kw={"inputmode": "decimal"},
     )
-    package_id = SelectField(_l("Station package"), validators=[Optional()])
+    package_id = SelectField(_l("Station package"), coerce=coerce_id, validators=[Optional()])
 
     def setup(self, module: str, new: bool) -> None:
         """Choices: the visible divisions, the fuel types and the module's packages."""
@@ -159,7 +168,7 @@ class ItemForm(FlaskForm):
         ).all()
         self.package_id.choices = [("", _("No package"))] + [(str(i), n) for i, n in packages]
         if new and self.package_id.data is None and packages:
-            self.package_id.data = str(packages[0][0])  # a new vehicle usually gets a package
+            self.package_id.data = packages[0][0]  # a new vehicle usually gets a package
 
     def validate_model_year(self, field) -> None:
         # This year's, not the year the worker started: the range moves on at New Year.
@@ -179,7 +188,7 @@ class ItemForm(FlaskForm):
             mileage=self.mileage.data,
             purchase_price=self.purchase_price.data,
             sales_price=self.sales_price.data,
-            package_id=int(self.package_id.data) if self.package_id.data else None,
+            package_id=int(self.package_id.data) if self.package_id.data else None,  # checked
         )
 
 
@@ -195,13 +204,13 @@ def manage_vehicle(module: str):
     item = None
     if action == "edit":
         raw_id = request.args.get("id", "")
-        if not raw_id.isdigit() or len(raw_id) > 18:
+        if not is_int(raw_id):
             abort(404)
         item = _item_or_404(module, int(raw_id))
     form = ItemForm(obj=item) if item is not None else ItemForm()
     form.setup(module, new=item is None)
     if item is not None and request.method == "GET":
-        form.package_id.data = str(item.package_id) if item.package_id else ""
+        form.package_id.data = item.package_id or None
     status = 200
     if request.method == "POST":
         valid = form.validate()
@@ -251,11 +260,7 @@ def move(module: str, item_id: int):
     _module(module)
     item = _item_or_404(module, item_id)
     back = safe_next(request.form.get("next")) or svc.manage_path(item)
-    raw = request.form.get("to_state", "")
-    try:
-        to_state = int(raw)
-    except ValueError:
-        to_state = -1
+    to_state = parse_int(request.form.get("to_state", ""), "to_state")
     try:
         svc.move_by_button(item, to_state, viewer().user)
     except svc.MoveRefused as exc:
@@ -334,8 +339,7 @@ class Table:
 
 
 def _page_number() -> int:
-    raw = request.args.get("page", "1")
-    return int(raw) if raw.isdigit() and len(raw) < 9 else 1
+    return request_int("page", 1, low=1)
 
 
 @bp.get(f"/{MODULE_RULE}/items/<any({SEGMENTS}):segment>")

@@ -1,12 +1,14 @@
 """Custom lists, seen markers and the dynamic lists under My lists."""
 
 import re
+from typing import Annotated
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from app.core.api import ApiError, Schema, api_call
+from app.core.numbers import is_int, request_int
 from app.extensions import db
 from app.preparation import api_bp, bp
 from app.preparation import lists as svc
@@ -46,7 +48,7 @@ def _manager(status: int = 200, errors: dict | None = None):
     rows: dict[int, list] = {summary.id: [] for summary in lists}
     for list_id, row in svc.manager_rows(v.user.id, visible):
         rows.setdefault(list_id, []).append(row)
-    search_list = request.args.get("list", type=int)
+    search_list = request_int("list")
     phrase = " ".join((request.args.get("q") or "").split())[:40]
     results = None
     if search_list in rows and phrase:
@@ -111,7 +113,7 @@ def add_custom_list_item(list_id: int):
     v = _me()
     custom_list = _own_list(v, list_id)
     raw = request.form.get("item_id", "")
-    item = svc.find_item(int(raw), _visible(v)) if re.fullmatch(r"\d{1,18}", raw) else None
+    item = svc.find_item(int(raw), _visible(v)) if is_int(raw) else None
     if item is None:
         abort(404)
     if svc.add_to_list(custom_list, item):
@@ -172,13 +174,24 @@ def custom_list(list_id: int):
 
 # --- seen markers (spec 02 sections 4, 7 and 8) -----------------------------------------------
 
-LIST_IRI = re.compile(r"^/(?:api/)?preparation-custom-lists/(\d{1,18})$")
-ITEM_IRI = re.compile(r"^/(?:api/)?preparation-items/(\d{1,18})$")
+LIST_IRI = re.compile(r"^/(?:api/)?preparation-custom-lists/([0-9]{1,10})$")
+ITEM_IRI = re.compile(r"^/(?:api/)?preparation-items/([0-9]{1,10})$")
 
 
 class SeenCreate(Schema):
-    custom_list: str = Field(alias="customList", min_length=1, max_length=80)
-    item: str = Field(min_length=1, max_length=80)
+    # The published schema names the references' form (the view checks them: _iri_id).
+    custom_list: Annotated[
+        str,
+        WithJsonSchema(
+            {"type": "string", "pattern": r"^/(api/)?preparation-custom-lists/[1-9][0-9]{0,8}$"}
+        ),
+    ] = Field(alias="customList", min_length=1, max_length=80)
+    item: Annotated[
+        str,
+        WithJsonSchema(
+            {"type": "string", "pattern": r"^/(api/)?preparation-items/[1-9][0-9]{0,8}$"}
+        ),
+    ] = Field(min_length=1, max_length=80)
 
 
 class SeenCreated(Schema):
@@ -187,13 +200,20 @@ class SeenCreated(Schema):
 
 def _iri_id(pattern: re.Pattern, value: str, field: str) -> int:
     match = pattern.match(value)
-    if not match:
+    if not match or not is_int(match.group(1)):
         text = _("This is not a valid reference.")
         raise ApiError(422, text, errors={field: text}, keys={field: "INVALID_VALUE"})
     return int(match.group(1))
 
 
-@api_call(api_bp, "/preparation-custom-list-seen", "POST", body=SeenCreate, response=SeenCreated)
+@api_call(
+    api_bp,
+    "/preparation-custom-list-seen",
+    "POST",
+    body=SeenCreate,
+    response=SeenCreated,
+    errors=(404,),  # a list or item the user may not see
+)
 def create_seen(body: SeenCreate):
     """Mark an item of one of your custom lists as seen."""
     v = _me()
@@ -307,7 +327,7 @@ def my_list(uuid: str):
     page = None
     if filters is not None and dynamic.module in v.modules:
         stmt = item_query(dynamic.module, v.selected_division_ids, filters=filters)
-        page = paginate(stmt, request.args.get("page", 1, type=int), PER_PAGE)
+        page = paginate(stmt, request_int("page", 1, low=1), PER_PAGE)
     names = {d.id: d.name for d in v.visible_divisions}
     rows = svc.item_rows(page.items, names) if page else []
     return render_template(

@@ -17,6 +17,7 @@ from wtforms import StringField, TextAreaField
 from wtforms.validators import Length
 
 from app.auth.session import safe_next
+from app.core import file_access
 from app.core.api import Schema, api_call
 from app.core.messages import KEYS
 from app.core.models import Instance, utcnow
@@ -305,16 +306,18 @@ class BinaryQuery(Schema):
     variation: str | None = Field(default=None, pattern="^small$")
 
 
-def _attached_items_visible(file_object_id: int) -> bool:
-    """A file attached to items may be read only by those who may see one of those items."""
-    v = viewer()
+@file_access.rule("preparation.item-file")
+def _attached_items_visible(file_object_id: int) -> bool | None:
+    """A file attached to items may be read only by those who may see one of those items
+    (None: the file is attached to no item)."""
     rows = db.session.execute(
         select(PreparationItem.module, PreparationItem.division_id)
         .join(ItemFile, ItemFile.item_id == PreparationItem.id)
         .where(ItemFile.file_object_id == file_object_id)
     ).all()
     if not rows:
-        return True
+        return None
+    v = viewer()
     visible = set(_division_ids())
     return any(m in v.modules and d in visible for m, d in rows)
 
@@ -329,7 +332,7 @@ def _stream(data: bytes, content_type: str, name: str, inline: bool):
         conditional=False,
         etag=False,
     )
-    response.headers["Cache-Control"] = "private, max-age=3600"
+    response.headers["Cache-Control"] = "no-store"  # a private file: never kept by a cache
     response.headers["X-Content-Type-Options"] = "nosniff"
     if not content_type.startswith("image/"):
         response.headers["Content-Security-Policy"] = "sandbox; default-src 'none'"
@@ -338,13 +341,14 @@ def _stream(data: bytes, content_type: str, name: str, inline: bool):
 
 @api_call(api_bp, "/file-objects/<name>/binary", query=BinaryQuery)
 def file_object_binary(name: str, query: BinaryQuery):
-    """A file object's bytes (variation=small: the small image) for users of its instance."""
+    """A file object's bytes (variation=small: the small image), for those who may see what it
+    belongs to (app/core/file_access.py)."""
     file = db.session.scalars(
         select(FileObject)
         .where(FileObject.uuid == name[:36])
         .options(defer(FileObject.data), defer(FileObject.small))
     ).first()
-    if file is None or not _attached_items_visible(file.id):
+    if file is None or not file_access.may_read(file.id):
         abort(404)
     if query.variation == "small":
         if file.small is None:

@@ -11,16 +11,16 @@ from decimal import Decimal
 from flask import abort
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import func, select
+from sqlalchemy import String, cast, func, select
 from sqlalchemy.orm import selectinload
 
-from app.core import audit
+from app.core import audit, file_access
 from app.core.messages import KeyedText as _k
 from app.core.models import utcnow
 from app.extensions import db
 from app.preparation import files
 from app.preparation.items import ItemData, create_item
-from app.preparation.models import ItemStateEvent, PreparationItem
+from app.preparation.models import FileObject, ItemStateEvent, PreparationItem
 from app.purchase.models import (
     Calculator,
     PurchaseAnalysis,
@@ -448,6 +448,25 @@ def comment_image_owner(file_object_id: int) -> PurchaseAnalysis | None:
         .join(PurchaseCommentImage, PurchaseCommentImage.comment_id == PurchaseComment.id)
         .where(PurchaseCommentImage.file_object_id == file_object_id)
     ).first()
+
+
+@file_access.rule("purchase.image")
+def can_read_file(file_object_id: int) -> bool | None:
+    """A comment's image or an image field's upload: readable by who may see its analysis (the
+    module and the analysis' division); None when the file is no purchase-analysis image."""
+    analysis = comment_image_owner(file_object_id)
+    if analysis is None:
+        # An image field's upload is named by its uuid in the analysis' inputs.
+        uuid = db.session.scalar(select(FileObject.uuid).where(FileObject.id == file_object_id))
+        analysis = (
+            uuid
+            and db.session.scalars(
+                select(PurchaseAnalysis).where(cast(PurchaseAnalysis.inputs, String).contains(uuid))
+            ).first()
+        )
+    if not analysis:
+        return None
+    return MODULE in viewer().modules and analysis.division_id in visible_division_ids()
 
 
 def run_calculation(analysis: PurchaseAnalysis, calculator_id, input_value, user) -> dict:

@@ -2,6 +2,7 @@
 
 from flask import abort
 
+from app.core import file_access
 from app.quicktest import services
 from app.quicktest.models import StorageContainer
 from app.shell.viewer import Viewer, viewer
@@ -32,6 +33,7 @@ def test_or_404(test_id: int) -> StorageContainer:
     return test
 
 
+@file_access.rule("quicktest.image")
 def can_read_file(file_object_id: int) -> bool | None:
     """Whether the viewer may read a file object that is a quick-test image: None when it is
     none (another owner decides), else whether they may see one of the tests holding it (the

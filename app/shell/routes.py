@@ -112,7 +112,7 @@ def stop_impersonating():
     return redirect(url_for("shell.root"))
 
 
-@bp.route("/<path:unknown>")
+@bp.route("/<page:unknown>")
 def unknown_path(unknown: str):
     """Any unknown path goes to not-found (signed-in users only)."""
     abort(404)

@@ -37,6 +37,7 @@ export function Field({ field, value, error, disabled, optionalText, onChange, o
       'aria-describedby': describedBy || undefined,
       'aria-invalid': error ? 'true' : undefined,
       'data-rule-hint': field.ruleHint ? '' : undefined,
+      readOnly: field.readonly || undefined,
       disabled: disabled || undefined,
       value,
       onChange: (event) => onChange(field.path, event.target.value),

@@ -1,7 +1,7 @@
 """My events: the calendar feed behind a secret link (one per user, token stored hashed).
 
 Revision ID: 1f4360efe78e
-Revises: 9cb80753ce6d
+Revises: 19291054dfe4
 Create Date: 2026-11-24 08:07:08.517045
 
 """
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '1f4360efe78e'
-down_revision = '9cb80753ce6d'
+down_revision = '19291054dfe4'
 branch_labels = None
 depends_on = None
 

@@ -5,6 +5,7 @@ import re
 import pytest
 
 from app.auth.models import AuthThrottle
+from app.auth.services import login_keys
 from app.core.audit import AuditLog
 from app.extensions import db
 from tests.conftest import csrf_token
@@ -96,7 +97,7 @@ def test_next_is_followed_only_inside_the_site(client):
 def test_login_flood_is_slowed_then_refused_with_retry_after(client, app):
     user = make_user()
     token = csrf_token(client)
-    free = app.config["LOGIN_THROTTLE"]["account"]["free"]
+    free = app.config["LOGIN_THROTTLE"]["pair"]["free"]
     statuses = [login(client, user.email, "wrong-pass-1!", token).status_code for _ in range(free)]
     assert statuses == [401] * free
     refused = login(client, user.email, PASSWORD, token)  # even the right password must wait
@@ -107,9 +108,9 @@ def test_login_flood_is_slowed_then_refused_with_retry_after(client, app):
 
 def test_lock_after_many_failures_lasts_minutes(client, app):
     user = make_user()
-    rule = app.config["LOGIN_THROTTLE"]["account"]
+    rule = app.config["LOGIN_THROTTLE"]["pair"]
     row = AuthThrottle(
-        key=f"login:acct:{user.email}",
+        key=login_keys(user.email, "127.0.0.1")["pair"],
         failures=rule["lock"],
         first_failure_at=db.func.now(),
         last_failure_at=db.func.now(),
@@ -127,7 +128,7 @@ def test_lock_after_many_failures_lasts_minutes(client, app):
 def test_too_many_attempts_message_is_in_the_users_language(client, app):
     user = make_user()
     token = csrf_token(client)
-    for _ in range(app.config["LOGIN_THROTTLE"]["account"]["free"] + 1):
+    for _ in range(app.config["LOGIN_THROTTLE"]["pair"]["free"] + 1):
         response = client.post(
             "/login",
             data={"email": user.email, "password": "nope-123!", "csrf_token": token},

@@ -8,7 +8,8 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import delete, func, select
 
-from app.core.models import utcnow
+from app.auth.models import User
+from app.core.models import Instance, utcnow
 from app.core.roles import ROLE_CCMARKET_ADMIN, ROLE_CCMARKET_STATISTICS
 from app.core.tenancy import activate
 from app.extensions import db
@@ -488,6 +489,15 @@ def test_an_existing_company_is_offered_by_name_only(as_demo):
     db.session.flush()
 
     client, token = as_demo("seller")
+    # A company is offered when the seller's user works for it too (what the seller knows).
+    seller = db.session.scalars(
+        select(User).where(User.email == "seller@demo.test").execution_options(all_instances=True)
+    ).one()
+    seller.instances = [
+        *seller.instances,
+        *(db.session.get(Instance, g.instance_id) for g in (other, not_buyer)),
+    ]
+    db.session.flush()
     html = client.get("/market/invites").get_data(as_text=True)
     select_html = html.split('id="existing_group"', 1)[1].split("</select>", 1)[0]
     options = re.findall(r"<option[^>]*>([^<]*)</option>", select_html)

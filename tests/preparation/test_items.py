@@ -370,12 +370,14 @@ def test_a_move_along_a_state_button_is_recorded_with_who_and_when(as_demo):
 def test_a_move_without_a_state_button_is_refused_with_a_message(as_demo):
     client, token = as_demo("seller")
     item = demo_item(2)
-    for to_state in (6, 2, 99, "x"):
+    for to_state in (6, 2, 99):
         response = move(client, token, item, to_state, "/begcare/items/incoming")
         assert response.status_code == 302
         assert item_by_regno(item.regno).state == 2
     text = page_text(client.get("/begcare/items/incoming"))
     assert "A vehicle in Incoming cannot be moved to Showroom." in text
+    # Not a whole number at all: the strict integer rule answers 422 (tests/core).
+    assert move(client, token, item, "x", "/begcare/items/incoming").status_code == 422
 
 
 def test_archiving_is_the_move_to_archived(as_demo):
