@@ -207,6 +207,7 @@ def api_call(
 STATUS_TEXT = {
     200: "OK",
     201: "Created",
+    204: "Done, nothing to answer",
     400: "The request could not be read: not valid JSON, a NUL character, or a missing or stale"
     " CSRF token",
     401: "Not signed in",
@@ -328,7 +329,7 @@ def openapi_document() -> dict:
         elif op.bodies:
             schema = {"oneOf": [ref(model, "validation") for model in op.bodies]}
             item["requestBody"] = {"required": True, "content": _json(schema)}
-        if op.response is not None:
+        if op.response is not None and "200" in item["responses"]:
             item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
         if not op.public:
             item["security"] = [{"session": []}]

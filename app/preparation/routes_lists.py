@@ -231,7 +231,7 @@ def create_seen(body: SeenCreate):
     return SeenCreated(id=seen_id)
 
 
-@api_call(api_bp, "/preparation-custom-list-seen/<int:seen_id>", "DELETE")
+@api_call(api_bp, "/preparation-custom-list-seen/<int:seen_id>", "DELETE", success=(204,))
 def delete_seen(seen_id: int):
     """Remove your seen marker from an item of a custom list."""
     v = _me()

@@ -117,6 +117,8 @@ def test_the_document_lists_every_status_a_call_answers(client):
                 assert "429" in op["responses"]
             else:
                 assert {"401", "403"} <= set(op["responses"]) and op["security"]
+    seen = paths["/api/preparation-custom-list-seen/{seen_id}"]["delete"]["responses"]
+    assert "204" in seen and "200" not in seen
     # A state-changing call names the CSRF header it needs.
     options = paths["/api/me/options"]["patch"]
     assert any(p["name"] == "X-CSRFToken" and p["in"] == "header" for p in options["parameters"])
