@@ -67,6 +67,8 @@ class Operation:
     errors: tuple[int, ...] = ()
     bodies: tuple[type[BaseModel], ...] = ()
     success: tuple[int, ...] = (200,)
+    # The JSON schema of a multipart form body (an upload), which the view reads itself.
+    form: dict | None = None
 
 
 OPERATIONS: list[Operation] = []
@@ -154,12 +156,13 @@ def api_call(
     errors: tuple[int, ...] = (),
     bodies: tuple[type[BaseModel], ...] = (),
     success: tuple[int, ...] = (200,),
+    form: dict | None = None,
 ) -> Callable:
     """Declare a JSON call on `bp`; the view receives `body=` and `query=` as parsed models.
 
     `errors` names the statuses the view answers beyond those its declaration implies (see
     `statuses`); `bodies` documents the bodies of a call that picks its body model itself;
-    `success` its success statuses."""
+    `success` its success statuses; `form` documents a multipart upload the view reads itself."""
 
     def decorator(view: Callable) -> Callable:
         @wraps(view)
@@ -197,6 +200,7 @@ def api_call(
                 tuple(errors),
                 tuple(bodies),
                 tuple(success),
+                form,
             )
         )
         return wrapper
@@ -329,6 +333,9 @@ def openapi_document() -> dict:
         elif op.bodies:
             schema = {"oneOf": [ref(model, "validation") for model in op.bodies]}
             item["requestBody"] = {"required": True, "content": _json(schema)}
+        elif op.form is not None:
+            content = {"multipart/form-data": {"schema": op.form}}
+            item["requestBody"] = {"required": True, "content": content}
         if op.response is not None and "200" in item["responses"]:
             item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
         if not op.public:

@@ -60,7 +60,18 @@ def save_value(test_id: int, body: ValueBody):
     )
 
 
-@api_call(api_bp, "/preparation-storage-containers/<int:test_id>/images", "POST")
+IMAGE_FORM = {
+    "type": "object",
+    "required": ["group", "file"],
+    "properties": {
+        "group": {"type": "string", "pattern": "^[0-9]{1,9}$"},
+        "information": {"type": "string", "pattern": "^[0-9]{0,9}$"},
+        "file": {"type": "string", "format": "binary"},
+    },
+}
+
+
+@api_call(api_bp, "/preparation-storage-containers/<int:test_id>/images", "POST", form=IMAGE_FORM)
 def add_image(test_id: int):
     """Add an image (multipart: group, information for an image field, file)."""
     test = _open_test(test_id)

@@ -18,7 +18,10 @@ export function firstStep({ ok, data }, texts, urls) {
   if (data.acceptedAt || data.deniedAt) {
     return { leave: { type: 'danger', message: texts.invalidInvitation, url: urls.root } };
   }
-  if (data.user) return { leave: { type: 'info', message: texts.logInToAccept, url: urls.accept } };
+  // A registered user, or a company already on the market (its administrator answers signed in).
+  if (data.user || data.signInToAccept) {
+    return { leave: { type: 'info', message: texts.logInToAccept, url: urls.accept } };
+  }
   return { step: 'terms', invite: data };
 }
 

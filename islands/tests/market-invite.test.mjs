@@ -145,6 +145,8 @@ test('the invite answer decides the first step: leave, stay, or the terms', () =
   assert.deepEqual(firstStep({ ok: true, data: { deniedAt: '2026-01-01' } }, texts, urls).leave, { type: 'danger', message: 'INVALID', url: '/' });
   assert.deepEqual(firstStep({ ok: true, data: { acceptedAt: '2026-01-01' } }, texts, urls).leave.message, 'INVALID');
   assert.deepEqual(firstStep({ ok: true, data: { user: true } }, texts, urls).leave, { type: 'info', message: 'LOG IN', url: urls.accept });
+  // A company already on the market: its administrator answers signed in, never the public form.
+  assert.deepEqual(firstStep({ ok: true, data: { ...NEW_INVITE, invited: true, signInToAccept: true } }, texts, urls).leave, { type: 'info', message: 'LOG IN', url: urls.accept });
   assert.deepEqual(firstStep({ ok: true, data: NEW_INVITE }, texts, urls), { step: 'terms', invite: NEW_INVITE });
 });
 

@@ -88,8 +88,13 @@ def test_the_document_lists_every_request_body(client):
                         "deny-invite",
                         "/impersonate/{user_id}",
                         "change-active-instance/{instance_id}",
+                        "/dashboard-widgets/{widget_id}/copy",
+                        "/system-messages/{message_id}/viewed",
                     )
                 ), (method, path)
+    upload = doc["paths"]["/api/preparation-storage-containers/{test_id}/images"]["post"]
+    form = upload["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert form["properties"]["file"] == {"type": "string", "format": "binary"}
 
 
 def test_the_document_refuses_no_value_it_publishes(client):
