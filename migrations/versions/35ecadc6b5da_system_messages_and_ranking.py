@@ -1,7 +1,7 @@
 """system messages (with viewed records) and the ranking: seasons, tiers, points
 
 Revision ID: 35ecadc6b5da
-Revises: 9cb80753ce6d
+Revises: 1f4360efe78e
 Create Date: 2026-11-24 08:03:28.545528
 
 """
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '35ecadc6b5da'
-down_revision = '9cb80753ce6d'
+down_revision = '1f4360efe78e'
 branch_labels = None
 depends_on = None
 
