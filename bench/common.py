@@ -38,7 +38,7 @@ def prepare_database(url: str, items: int = 100_000) -> None:
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():
-        upgrade(revision="heads")  # the merged features each add a head
+        upgrade()
         load_demo_data()
         instance = db.session.scalars(select(Instance).order_by(Instance.id)).first()
         have = db.session.scalar(

@@ -36,7 +36,7 @@ def rows_on(port: int, path: str, cookie: str) -> int:
     resp = conn.getresponse()
     body = resp.read().decode()
     assert resp.status == 200, f"{path}: {resp.status}"
-    return body.count('data-item-id="')
+    return body.count('data-item-id="') + body.count("<tr><td>")  # item rows, fortunes
 
 
 def main() -> None:
