@@ -95,10 +95,24 @@ def gunicorn(app_spec: str, port: int, env: dict, workers: int = 4):
                 break
             except OSError:
                 time.sleep(0.2)
-        yield
+        yield proc
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
+
+
+def worker_cpu_seconds(master_pid: int) -> float:
+    """User + system CPU seconds used so far by the gunicorn workers of `master_pid` (Linux)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
+    for pid in children:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
 
 
 def sign_in(port: int, email: str, password: str = "demo-pass-1") -> str:
@@ -172,6 +186,7 @@ def load(
         "rps": len(latencies) / elapsed,
         "median_ms": statistics.median(latencies) * 1000 if latencies else None,
         "p95_ms": latencies[int(len(latencies) * 0.95) - 1] * 1000 if latencies else None,
+        "latencies": latencies,
     }
 
 

@@ -22,8 +22,9 @@ class Choice:
 
 
 def landing_choices(v) -> list[Choice]:
-    """Every menu destination the user has (custom lists included), as landing pages."""
-    from app.shell.menu import main_menu, user_menu
+    """Every menu destination the user has (custom lists included), as landing pages. The
+    menus are the shell's, resolved once per viewer snapshot, not built again here."""
+    from app.shell.layout import resolved_menu, resolved_user_menu
 
     choices = [Choice("", _("First module (default)"))]
     seen = {""}
@@ -42,8 +43,8 @@ def landing_choices(v) -> list[Choice]:
             add(node.href, " › ".join((*trail, node.title)))
             walk(node.children, (*trail, node.title))
 
-    walk(main_menu(v, None), ())
-    for node in user_menu(v):
+    walk(resolved_menu(v), ())
+    for node in resolved_user_menu(v):
         if node.key.startswith("custom-list.") and node.key != "custom-list.manage":
             add(node.href, _("Custom list: %(name)s", name=node.title))
         elif node.key in ("profile", "my-events"):

@@ -1,11 +1,11 @@
 """Items: add, edit, move and archive; the state lists and the overview."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 
 from flask import abort, flash, redirect, render_template, request, url_for
-from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -19,6 +19,7 @@ from wtforms.widgets import TextInput
 from app.auth.session import safe_next
 from app.core import roles as R
 from app.core.api import Schema, api_call
+from app.core.formatting import decimal_format
 from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
@@ -293,6 +294,7 @@ class Table:
     adverts: set = field(default_factory=set)
     divisions: dict = field(default_factory=dict)
     now: datetime = field(default_factory=utcnow)
+    number: Callable[[object], str] = field(default_factory=lambda: decimal_format("#,##0"))
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
@@ -328,10 +330,6 @@ class Table:
 
     def days(self, changed_at) -> int:
         return svc.days_in_state(changed_at, self.now)
-
-    @staticmethod
-    def number(value) -> str:
-        return format_decimal(value, format="#,##0")
 
     @staticmethod
     def state_title(state: int) -> str:

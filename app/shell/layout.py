@@ -28,6 +28,11 @@ def resolved_menu(v: Viewer) -> list[Node]:
     return _once(v, "main_menu", lambda v: main_menu(v, None))
 
 
+def resolved_user_menu(v: Viewer) -> list[Node]:
+    """The viewer's user menu."""
+    return _once(v, "user_menu", user_menu)
+
+
 def with_counts(nodes: list[Node], counts) -> list[Node]:
     """A fresh copy of a menu tree for one request, with the vehicle counts filled in."""
     return [
@@ -141,7 +146,7 @@ def build_shell() -> Shell | None:
         menu=menu,
         admin_mode=admin_mode,
         trail=trail,
-        user_menu=_once(v, "user_menu", user_menu),
+        user_menu=resolved_user_menu(v),
         show_chat=bool(chat_url) and not any(v.has(r) for r in R.NO_CHAT_ROLES),
         chat_url=chat_url,
         show_top_selector=v.has(R.ROLE_MANAGER_ADMIN)
