@@ -10,7 +10,7 @@ from tests.browser.test_station import sign_in
 pytestmark = pytest.mark.browser
 
 PAGES = {
-    "seller@demo.test": ["/purchase-analysis/2", "/my-lists"],
+    "seller@demo.test": ["/purchase-analysis/2", "/my-lists", "/market/dashboard"],
     "station@demo.test": ["/begcare/station/profile"],
     "admin@demo.test": ["/admin/general/goals", "/admin/general/calculators"],
 }
