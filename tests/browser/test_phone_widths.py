@@ -10,7 +10,12 @@ from tests.browser.test_station import sign_in
 pytestmark = pytest.mark.browser
 
 PAGES = {
-    "seller@demo.test": ["/purchase-analysis/2", "/my-lists", "/market/dashboard"],
+    "seller@demo.test": [
+        "/purchase-analysis/2",
+        "/my-lists",
+        "/market/dashboard",
+        "/pdf-preview/quick-test/1",
+    ],
     "station@demo.test": ["/begcare/station/profile"],
     "admin@demo.test": ["/admin/general/goals", "/admin/general/calculators"],
 }
