@@ -17,6 +17,7 @@ PAGES = {
         "/pdf-preview/quick-test/1",
     ],
     "station@demo.test": ["/begcare/station/profile"],
+    "buyer@demo.test": ["/market/vehicle-requests"],
     "admin@demo.test": ["/admin/general/goals", "/admin/general/calculators"],
 }
 
