@@ -236,7 +236,8 @@ def view():
     form = ReportForm(request.args, meta={"csrf": False})
     form.report.choices = [(key, str(title)) for key, (title, *_rest) in REPORTS.items()]
     form.format.choices = [("csv", "CSV"), ("xlsx", "XLSX")]
-    if not request.args:
+    if not any(name in request.args for name in ("report", "start", "end", "format")):
+        # Opened from the menu (perhaps with ?lang=): the empty form, no errors yet.
         return render_template(
             "admin/reports.html", screen_title=page_title(PATH), form=form, list_url=URL
         )

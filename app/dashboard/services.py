@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import Float, cast, func, literal, or_, select
 
+from app.core.i18n import current_locale
 from app.core.models import Division, Region, UTCDateTime, utcnow
 from app.core.modules import MODULE_NAMES
 from app.core.tenancy import active_instance_id
@@ -524,9 +525,10 @@ def _cache_key(widget: DashboardWidget, v, scope: Scope | None) -> tuple:
     )  # fmt: skip
     instance = v.instance
     slow = widget.type == "number" and (widget.options or {}).get("metric") in SLOW_METRICS
+    # The values hold translated titles (states, sections, months): one entry per language.
     return (
         instance.id, None if slow else instance.counts_version, definition,
-        scope.division_ids if scope else None, utcnow().date(),
+        scope.division_ids if scope else None, utcnow().date(), current_locale(),
     )  # fmt: skip
 
 
