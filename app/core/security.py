@@ -50,6 +50,24 @@ class BoundedIntConverter(IntegerConverter):
 
     def __init__(self, map, fixed_digits=0, min=None, max=INT32_MAX, signed=False):  # noqa: A002
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+        if max == INT32_MAX and not signed and not fixed_digits:
+            # The range lives in the pattern: a number beyond it then matches no rule of any
+            # method (404); refused only by `to_python`, the path still matched the rules of
+            # the other methods and answered 405.
+            self.regex = _up_to(str(INT32_MAX))
+
+
+def _up_to(limit: str) -> str:
+    """A pattern of the ASCII numbers from 0 to `limit` (leading zeros allowed)."""
+    shorter = f"[0-9]{{1,{len(limit) - 1}}}"
+    same_length = []
+    for i, digit in enumerate(limit):
+        if digit != "0":
+            rest = len(limit) - i - 1
+            tail = f"[0-9]{{{rest}}}" if rest else ""
+            same_length.append(f"{limit[:i]}[0-{int(digit) - 1}]{tail}")
+    same_length.append(limit)
+    return f"0*(?:{shorter}|{'|'.join(same_length)})"
 
 
 class SessionInterface(SecureCookieSessionInterface):
