@@ -151,7 +151,12 @@ def _divisions(raw) -> list[int]:
     return ids
 
 
-@api_call(api_bp, "/_preparation-statistics/model-analysis", query=ModelAnalysisQuery)
+@api_call(
+    api_bp,
+    "/_preparation-statistics/model-analysis",
+    query=ModelAnalysisQuery,
+    errors=(404,),  # a division outside the user's
+)
 def model_analysis(query: ModelAnalysisQuery):
     """The instance's own sold vehicles of one model, oldest sale first, with running averages."""
     svc.require_module()

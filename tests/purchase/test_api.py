@@ -3,7 +3,7 @@
 import pytest
 
 from tests.factories import make_user
-from tests.helpers import sign_in, translated
+from tests.helpers import documented, sign_in, translated
 
 MA = "/api/_preparation-statistics/model-analysis"
 INV = "/api/preparation-items/current-inventory"
@@ -98,6 +98,7 @@ def test_model_analysis_of_another_instances_division_is_404(signed_in, other):
     client, _ = signed_in
     url = f"{MA}?module=purchaseAnalysis&modelID=volvo|v60&division[]={other.divisions[0].id}"
     assert client.get(url).status_code == 404
+    assert 404 in documented(client, "get", MA)
 
 
 @pytest.mark.parametrize(
