@@ -74,6 +74,10 @@ IMAGE_FORM = {
         "information": {"type": "string", "pattern": "^[0-9]{0,9}$"},
         "file": {"type": "string", "format": "binary"},
     },
+    # Other parts are ignored, but a part must be readable: a name that a multipart header can
+    # carry (no quote, backslash, NUL or line break) and text without NUL (otherwise 400).
+    "propertyNames": {"pattern": '^[^"\\\\\\u0000\\r\\n]*$'},
+    "additionalProperties": {"type": "string", "pattern": "^[^\\u0000]*$"},
 }
 
 
