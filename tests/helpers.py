@@ -50,3 +50,10 @@ def message_key(response, field: str) -> str | None:
     pattern = rf'id="{field}-error"\s+data-message-key="([A-Z_.]+)"'
     match = re.search(pattern, response.get_data(as_text=True))
     return match.group(1) if match else None
+
+
+def documented(client, method: str, path: str) -> set[int]:
+    """The statuses /api/openapi.json lists for `method` on `path` (its template, as
+    "/api/dashboard-widgets/{widget_id}"): every status a call answers must be one of them."""
+    doc = client.get("/api/openapi.json").get_json()
+    return {int(code) for code in doc["paths"][path][method.lower()]["responses"]}

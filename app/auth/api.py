@@ -112,6 +112,8 @@ LANDING_SCHEMA = {
     ]
 }
 LANGUAGE_SCHEMA = {"anyOf": [{"type": "string", "enum": list(LOCALES)}, {"type": "null"}]}
+# The document lists the zones the call takes ("" clears the choice), not any string.
+TIME_ZONE_SCHEMA = {"anyOf": [{"type": "string", "enum": ["", *TIME_ZONES]}, {"type": "null"}]}
 
 
 class OptionsBody(Schema):
@@ -121,7 +123,9 @@ class OptionsBody(Schema):
     landing_page: Annotated[str | None, WithJsonSchema(LANDING_SCHEMA)] = Field(
         default=None, alias="landingPage", max_length=200
     )
-    time_zone: str | None = Field(default=None, alias="timeZone", max_length=64)
+    time_zone: Annotated[str | None, WithJsonSchema(TIME_ZONE_SCHEMA)] = Field(
+        default=None, alias="timeZone", max_length=64
+    )
 
     @field_validator("time_zone")
     @classmethod

@@ -125,13 +125,26 @@ def parse_body(model: type[BaseModel]) -> BaseModel:
 
 def request_json():
     """The request's JSON body, None when it sends none (or another media type); what the
-    decoder cannot read (bad syntax, nested too deep: app/core/security.py) is a 400."""
+    decoder cannot read (bad syntax, nested too deep: app/core/security.py) is a 400. Whole
+    numbers written with a fraction (576.0) are read as integers."""
     if not request.is_json or not request.get_data(cache=True):
         return None
     try:
-        return request.get_json()
+        return _whole_numbers(request.get_json())
     except BadRequest:
         raise ApiError(400, _("The request body is not valid JSON.")) from None
+
+
+def _whole_numbers(value):
+    """A number without a fraction is an integer to JSON Schema (576.0 is one), so the published
+    `"type": "integer"` takes it; the strict models would refuse the float."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    return value
 
 
 def _query_dict() -> dict:

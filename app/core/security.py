@@ -50,6 +50,24 @@ class BoundedIntConverter(IntegerConverter):
 
     def __init__(self, map, fixed_digits=0, min=None, max=INT32_MAX, signed=False):  # noqa: A002
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+        if max == INT32_MAX and not signed and not fixed_digits:
+            # The range lives in the pattern: a number beyond it then matches no rule of any
+            # method (404); refused only by `to_python`, the path still matched the rules of
+            # the other methods and answered 405.
+            self.regex = _up_to(str(INT32_MAX))
+
+
+def _up_to(limit: str) -> str:
+    """A pattern of the ASCII numbers from 0 to `limit` (leading zeros allowed)."""
+    shorter = f"[0-9]{{1,{len(limit) - 1}}}"
+    same_length = []
+    for i, digit in enumerate(limit):
+        if digit != "0":
+            rest = len(limit) - i - 1
+            tail = f"[0-9]{{{rest}}}" if rest else ""
+            same_length.append(f"{limit[:i]}[0-{int(digit) - 1}]{tail}")
+    same_length.append(limit)
+    return f"0*(?:{shorter}|{'|'.join(same_length)})"
 
 
 class SessionInterface(SecureCookieSessionInterface):
@@ -85,13 +103,20 @@ def _holds_nul(pairs) -> bool:
     return any("\x00" in key or "\x00" in value for key, value in pairs)
 
 
+def _nameless(pairs) -> bool:
+    """A multipart part without a name is read as a None key, which nothing can look up."""
+    return any(not isinstance(key, str) or not isinstance(value, str) for key, value in pairs)
+
+
 def refuse_nul() -> None:
     """No one types a NUL character, and PostgreSQL cannot compare text that holds one: a path
-    with one names nothing (404), a query or form with one cannot be read (400)."""
+    with one names nothing (404), a query or form with one (or a form part without a name)
+    cannot be read (400)."""
     path_values = [(k, v) for k, v in (request.view_args or {}).items() if isinstance(v, str)]
     if _holds_nul(path_values):
         abort(404)
-    if _holds_nul(request.args.items(multi=True)) or _holds_nul(request.form.items(multi=True)):
+    form = list(request.form.items(multi=True))
+    if _nameless(form) or _holds_nul(request.args.items(multi=True)) or _holds_nul(form):
         abort(400)
 
 
@@ -119,7 +144,8 @@ def init_app(app: Flask) -> None:
     app.url_map.converters["page"] = PageConverter
     trust_proxies(app)
     app.session_interface = SessionInterface()
-    app.before_request(refuse_nul)
+    # First of all hooks: the CSRF check reads the form too (and fails on a nameless part).
+    app.before_request_funcs.setdefault(None, []).insert(0, refuse_nul)
     csp = content_security_policy(app)
 
     @app.after_request

@@ -222,7 +222,7 @@ def get_widget(widget_id: int):
     return svc.widget_payload(_own(widget_id, v), v)
 
 
-@api_call(api_bp, "/dashboard-widgets", "POST", body=WidgetIn)
+@api_call(api_bp, "/dashboard-widgets", "POST", body=WidgetIn, success=(201,))
 def create_widget(body: WidgetIn):
     """Add a widget at the end of one of your dashboards."""
     v = _me()
@@ -244,7 +244,7 @@ def update_widget(widget_id: int, body: WidgetIn):
     return svc.widget_meta(widget, v)
 
 
-@api_call(api_bp, "/dashboard-widgets/<int:widget_id>/copy", "POST")
+@api_call(api_bp, "/dashboard-widgets/<int:widget_id>/copy", "POST", success=(201,))
 def copy_widget(widget_id: int):
     """Copy one of your widgets; the copy comes right after it."""
     v = _me()
@@ -253,7 +253,7 @@ def copy_widget(widget_id: int):
     return svc.widget_meta(copy, v), 201
 
 
-@api_call(api_bp, "/dashboard-widgets/<int:widget_id>", "DELETE")
+@api_call(api_bp, "/dashboard-widgets/<int:widget_id>", "DELETE", success=(204,))
 def delete_widget(widget_id: int):
     """Remove one of your widgets."""
     v = _me()
@@ -262,7 +262,7 @@ def delete_widget(widget_id: int):
     return "", 204
 
 
-@api_call(api_bp, "/dashboards/<dashboard>/layout", "PUT", body=Layout)
+@api_call(api_bp, "/dashboards/<dashboard>/layout", "PUT", body=Layout, success=(204,))
 def save_layout(dashboard: str, body: Layout):
     """Save the order of a dashboard's widgets: every one of its widget ids, in order."""
     v = _me()

@@ -5,7 +5,7 @@ from flask import abort, jsonify
 from pydantic import Field
 from sqlalchemy import select
 
-from app.core.api import ApiError, Schema, api_call
+from app.core.api import Schema, api_call
 from app.core.messages import message
 from app.extensions import db
 from app.purchase import api_bp
@@ -129,7 +129,8 @@ def purchase_analysis_full(analysis_id: int):
 
 class ModelAnalysisQuery(Schema):
     module: str = Field(pattern="^purchaseAnalysis$")
-    model_id: str = Field(alias="modelID", min_length=3, max_length=150)
+    # "brand|model" (a query without the separator is malformed); blank parts name no model
+    model_id: str = Field(alias="modelID", max_length=150, pattern=r"^[^\u0000]*\|[^\u0000]*$")
     sort_order: str = Field(
         default="soldAt_atSale_asc", alias="sortOrder", pattern="^soldAt_atSale_asc$"
     )
@@ -151,13 +152,16 @@ def _divisions(raw) -> list[int]:
     return ids
 
 
-@api_call(api_bp, "/_preparation-statistics/model-analysis", query=ModelAnalysisQuery)
+@api_call(
+    api_bp,
+    "/_preparation-statistics/model-analysis",
+    query=ModelAnalysisQuery,
+    errors=(404,),  # a division outside the user's
+)
 def model_analysis(query: ModelAnalysisQuery):
     """The instance's own sold vehicles of one model, oldest sale first, with running averages."""
     svc.require_module()
-    key = svc.parse_model_id(query.model_id)
-    if key is None:
-        raise ApiError(422, message("NO_MODEL_ANALYSIS_DATA"), error="NO_MODEL_ANALYSIS_DATA")
+    key = svc.parse_model_id(query.model_id) or ("", "")  # blank: a model with no sales
     result = svc.model_analysis(key, _divisions(query.division))
     if not result["vehicles"]:
         return jsonify({**result, "message": message("NO_MODEL_ANALYSIS_DATA"),

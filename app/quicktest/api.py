@@ -37,7 +37,13 @@ def storage_container(test_id: int):
     return jsonify(services.container_json(test, image_url(test)))
 
 
-@api_call(api_bp, "/preparation-storage-containers/<int:test_id>/values", "PUT", body=ValueBody)
+@api_call(
+    api_bp,
+    "/preparation-storage-containers/<int:test_id>/values",
+    "PUT",
+    body=ValueBody,
+    errors=(409,),  # the test is finished
+)
 def save_value(test_id: int, body: ValueBody):
     """Save (or with an empty value clear) one field of a test being filled in."""
     test = _open_test(test_id)
@@ -68,10 +74,21 @@ IMAGE_FORM = {
         "information": {"type": "string", "pattern": "^[0-9]{0,9}$"},
         "file": {"type": "string", "format": "binary"},
     },
+    # Other parts are ignored, but a part must be readable: a name that a multipart header can
+    # carry (no quote, backslash, NUL or line break) and text without NUL (otherwise 400).
+    "propertyNames": {"pattern": '^[^"\\\\\\u0000\\r\\n]*$'},
+    "additionalProperties": {"type": "string", "pattern": "^[^\\u0000]*$"},
 }
 
 
-@api_call(api_bp, "/preparation-storage-containers/<int:test_id>/images", "POST", form=IMAGE_FORM)
+@api_call(
+    api_bp,
+    "/preparation-storage-containers/<int:test_id>/images",
+    "POST",
+    form=IMAGE_FORM,
+    success=(201,),
+    errors=(409,),  # the test is finished
+)
 def add_image(test_id: int):
     """Add an image (multipart: group, information for an image field, file)."""
     test = _open_test(test_id)
@@ -107,7 +124,13 @@ def add_image(test_id: int):
     ), 201
 
 
-@api_call(api_bp, "/preparation-storage-containers/<int:test_id>/images/<int:value_id>", "DELETE")
+@api_call(
+    api_bp,
+    "/preparation-storage-containers/<int:test_id>/images/<int:value_id>",
+    "DELETE",
+    success=(204,),
+    errors=(409,),  # the test is finished
+)
 def remove_image(test_id: int, value_id: int):
     """Take an image off a test being filled in."""
     test = _open_test(test_id)

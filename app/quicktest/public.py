@@ -64,7 +64,7 @@ def public_image(uuid: str, file_uuid: str):
     return stream_image(file, request.args.get("variation") == "small")
 
 
-@api_call(api_bp, "/_public/quick-test/view/", public=True)
+@api_call(api_bp, "/_public/quick-test/view/", public=True, errors=(404,))
 def public_test_missing():
     """A public quick test without its uuid: INVALID_URL."""
     raise ApiError(404, message("INVALID_URL"), error="INVALID_URL")

@@ -153,3 +153,22 @@ def test_a_nul_in_a_form_or_query_is_refused(client):
         "/login/forgot-password", data={"email": "a\x00@b.test", "csrf_token": token}
     )
     assert forgot.status_code == 400
+
+
+def test_a_form_part_without_a_name_is_refused_not_a_server_error(client):
+    # Found by schemathesis: a multipart part without a name was read as a None key, which the
+    # NUL check and the CSRF check both failed on (500).
+    body = (
+        "--b\r\nContent-Disposition: form-data\r\n\r\n{}\r\n"
+        '--b\r\nContent-Disposition: form-data; name="group"\r\n\r\n1\r\n--b--\r\n'
+    )
+    for path in ("/api/preparation-storage-containers/1/images", "/login"):
+        answer = client.post(
+            path,
+            data=body.encode(),
+            headers={
+                "Content-Type": "multipart/form-data; boundary=b",
+                "X-CSRFToken": csrf_token(client),
+            },
+        )
+        assert answer.status_code == 400

@@ -12,6 +12,7 @@ from app.dashboard.models import DashboardWidget
 from app.extensions import db
 from app.preparation.models import CustomList, CustomListItem, PreparationItem
 from tests.dashboard._common import API, new_widget, page_props, widget_titled, widgets_of
+from tests.helpers import documented
 from tests.preparation.manage_helpers import QueryCounter
 from tests.shell.conftest import demo_user
 
@@ -172,6 +173,11 @@ def test_add_edit_copy_remove_and_reorder(as_demo):
     answer = client.put("/api/dashboards/my/layout", json={"ids": new_order}, headers=headers)
     assert answer.status_code == 204
     assert [w["id"] for w in page_props(client.get("/my-dashboard"))["widgets"]] == new_order
+    # the API document lists each of these answers (schemathesis checks it against the server)
+    assert 201 in documented(client, "post", API)
+    assert 201 in documented(client, "post", f"{API}/{{widget_id}}/copy")
+    assert 204 in documented(client, "delete", f"{API}/{{widget_id}}")
+    assert 204 in documented(client, "put", "/api/dashboards/{dashboard}/layout")
 
 
 def test_every_field_is_checked_with_its_own_message_and_nothing_is_saved(as_demo):

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.factories import make_user
-from tests.helpers import sign_in, translated
+from tests.helpers import documented, sign_in, translated
 
 MA = "/api/_preparation-statistics/model-analysis"
 INV = "/api/preparation-items/current-inventory"
@@ -98,6 +98,7 @@ def test_model_analysis_of_another_instances_division_is_404(signed_in, other):
     client, _ = signed_in
     url = f"{MA}?module=purchaseAnalysis&modelID=volvo|v60&division[]={other.divisions[0].id}"
     assert client.get(url).status_code == 404
+    assert 404 in documented(client, "get", MA)
 
 
 @pytest.mark.parametrize(
@@ -154,3 +155,19 @@ def test_current_inventory_never_shows_another_instance(signed_in, other):
     activate(None)
     body = client.get(f"{INV}?modelID=saab|93").get_json(force=True)
     assert body["hydra:totalItems"] == 0
+
+
+def test_model_analysis_publishes_the_model_id_it_reads(signed_in):
+    # Found by schemathesis: "000" passed the document's schema but was refused (422); a model
+    # id is "brand|model" in the document too, and one that names no model has no sales (200).
+    client, _ = signed_in
+    doc = client.get("/api/openapi.json").get_json()
+    params = doc["paths"][MA]["get"]["parameters"]
+    model_id = next(p for p in params if p["name"] == "modelID")["schema"]
+    assert model_id["pattern"] == r"^[^\u0000]*\|[^\u0000]*$"
+    assert client.get(f"{MA}?module=purchaseAnalysis&modelID=000").status_code == 422
+    for blank in ("%20|x", "volvo|%20%20", "|||"):
+        answer = client.get(f"{MA}?module=purchaseAnalysis&modelID={blank}")
+        assert answer.status_code == 200
+        assert answer.get_json()["error"] == "NO_MODEL_ANALYSIS_DATA"
+        assert answer.get_json()["vehicles"] == []

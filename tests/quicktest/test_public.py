@@ -6,7 +6,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.preparation.models import FileObject
 from app.quicktest.models import StorageContainerValue
-from tests.helpers import page_text
+from tests.helpers import documented, page_text
 from tests.quicktest.conftest import finished_tests, foreign_test
 
 
@@ -75,6 +75,8 @@ def test_a_missing_or_unknown_uuid_is_invalid_url(demo_client, uuid):
     assert 'data-message-key="INVALID_URL"' in page_text(page)
     call = demo_client.get(f"/api/_public/quick-test/view/{uuid}")
     assert call.status_code == 404
+    template = "/api/_public/quick-test/view/" + ("{uuid}" if uuid else "")
+    assert 404 in documented(demo_client, "get", template)
     assert call.json == {"error": "INVALID_URL", "message": "This link is not valid."}
 
 
