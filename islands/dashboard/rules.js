@@ -208,3 +208,11 @@ export function autoUpdateDelay(autoUpdate) {
   const seconds = Number(autoUpdate) || 0;
   return seconds > 0 ? seconds * 1000 : null;
 }
+
+/** The unit after a value: singular for exactly one ("1 vehicle", "1 day"). */
+export function unitText(unit, gettext, currency, value) {
+  if (unit === 'days') return value === 1 ? gettext('day') : gettext('days');
+  if (unit === 'vehicles') return value === 1 ? gettext('vehicle') : gettext('vehicles');
+  if (unit === 'currency') return currency || '';
+  return '';
+}

@@ -16,17 +16,12 @@ import {
   showGauge,
   skeletonRows,
   summaryLinks,
+  unitText,
   viewVehiclesLink,
 } from './rules.js';
 
 const locale = () => document.documentElement.lang || undefined;
 
-export function unitText(unit, gettext, currency) {
-  if (unit === 'days') return gettext('days');
-  if (unit === 'vehicles') return gettext('vehicles');
-  if (unit === 'currency') return currency || '';
-  return '';
-}
 
 function Gauge({ options, value, color }) {
   const { min, max, arcs } = gaugeArcs(options);
@@ -66,7 +61,7 @@ function GoalText({ goal, unit, gettext, currency }) {
     <p className="widget-goal">
       {gettext('Goal: %(value)s %(unit)s', {
         value: formatValue(goal.goalValue, unit, locale()),
-        unit: unitText(unit, gettext, currency),
+        unit: unitText(unit, gettext, currency, goal.goalValue),
       })}
       {goal.goalName ? <span className="muted"> ({goal.goalName})</span> : null}
     </p>
@@ -84,7 +79,7 @@ export function NumberWidget({ widget, currency }) {
       {gauge && <Gauge options={widget.options} value={value} color={color} />}
       <p className="widget-value" style={color ? { color } : undefined} data-testid="widget-value">
         <span className="widget-value-number">{text}</span>{' '}
-        <span className="widget-unit">{unitText(unit, gettext, currency)}</span>
+        <span className="widget-unit">{unitText(unit, gettext, currency, value)}</span>
       </p>
       <GoalText goal={widget.goal} unit={unit} gettext={gettext} currency={currency} />
     </div>

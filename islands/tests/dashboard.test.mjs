@@ -264,3 +264,15 @@ test('the editor keeps what was typed and sends numbers as numbers', () => {
   assert.equal(body.hideGoals, false);
   assert.equal(numberOrText(''), null);
 });
+
+test('a unit after exactly one is singular', async () => {
+  const { unitText } = await import('../dashboard/rules.js');
+  const gettext = (text) => `«${text}»`;
+  assert.equal(unitText('vehicles', gettext, 'SEK', 1), '«vehicle»');
+  assert.equal(unitText('vehicles', gettext, 'SEK', 2), '«vehicles»');
+  assert.equal(unitText('vehicles', gettext, 'SEK', 0), '«vehicles»');
+  assert.equal(unitText('days', gettext, 'SEK', 1), '«day»');
+  assert.equal(unitText('days', gettext, 'SEK', 1.5), '«days»');
+  assert.equal(unitText('currency', gettext, 'SEK', 1), 'SEK');
+  assert.equal(unitText('ratio', gettext, 'SEK', 1), '');
+});
