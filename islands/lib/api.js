@@ -2,6 +2,7 @@
 // Error handling follows spec 01 section 8; see request() for the order of the rules.
 import { clearAlerts, pushAlert } from './alerts.js';
 import { gettext, setLanguage, translate } from './i18n.js';
+import { readStorage, writeStorage } from './storage.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const DEFAULT_LANGUAGE = 'en-GB';
@@ -35,22 +36,6 @@ function currentLanguage() {
 
 function csrfMeta() {
   return document.querySelector('meta[name="csrf-token"]');
-}
-
-function readStorage(key) {
-  try {
-    return globalThis.localStorage?.getItem(key) ?? null;
-  } catch {
-    return null; // storage disabled (private mode, policy)
-  }
-}
-
-function writeStorage(key, value) {
-  try {
-    globalThis.localStorage?.setItem(key, value);
-  } catch {
-    // storage disabled: the version check then only compares with the page's own version
-  }
 }
 
 /** The full URL for an API path; a path starting with "/" or a scheme is used as given. */

@@ -2,24 +2,13 @@
 // `viewedSystemMessages` holds [{id, createdAt, viewedAt}], createdAt being the message's
 // modifiedAt; a message whose modifiedAt differs from its record is unviewed again.
 
+import { readRecords, writeRecords } from '../lib/storage.js';
+
 export const VIEWED_KEY = 'viewedSystemMessages';
 export const POLL_MS = 5 * 60 * 1000;
 
-function storage() {
-  try {
-    return globalThis.localStorage ?? null;
-  } catch {
-    return null;
-  }
-}
-
 export function readViewed() {
-  try {
-    const parsed = JSON.parse(storage()?.getItem(VIEWED_KEY) || '[]');
-    return Array.isArray(parsed) ? parsed.filter((r) => r && typeof r === 'object') : [];
-  } catch {
-    return [];
-  }
+  return readRecords(VIEWED_KEY);
 }
 
 export function isViewed(message, records = readViewed()) {
@@ -30,11 +19,7 @@ export function isViewed(message, records = readViewed()) {
 export function markViewed(message, now = new Date()) {
   const records = readViewed().filter((r) => r.id !== message.id);
   records.push({ id: message.id, createdAt: message.modifiedAt, viewedAt: now.toISOString() });
-  try {
-    storage()?.setItem(VIEWED_KEY, JSON.stringify(records));
-  } catch {
-    // storage full or disabled: the server's record still holds it
-  }
+  writeRecords(VIEWED_KEY, records); // if storage fails, the server's record still holds it
   return records;
 }
 

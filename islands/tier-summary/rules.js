@@ -3,33 +3,14 @@
 // on item-manage pages or when the stored selected division (`selectedDivisionDropdownValue`)
 // names a division, 1000 ms after the division (or the page) changed.
 
+import { readRecords, readStorage, writeRecords } from '../lib/storage.js';
+
 export const VIEWED_KEY = 'viewedTierSummaryMessages';
 export const DIVISION_KEY = 'selectedDivisionDropdownValue';
 export const WAIT_MS = 1000;
 
-function storage() {
-  try {
-    return globalThis.localStorage ?? null;
-  } catch {
-    return null;
-  }
-}
-
 export function readViewed() {
-  try {
-    const parsed = JSON.parse(storage()?.getItem(VIEWED_KEY) || '[]');
-    return Array.isArray(parsed) ? parsed.filter((r) => r && typeof r === 'object') : [];
-  } catch {
-    return [];
-  }
-}
-
-function write(records) {
-  try {
-    storage()?.setItem(VIEWED_KEY, JSON.stringify(records));
-  } catch {
-    // storage disabled: the summary may show again on the next page
-  }
+  return readRecords(VIEWED_KEY);
 }
 
 /** The season a summary is about: the current one, else the previous one. */
@@ -49,7 +30,7 @@ export function markViewed(divisionIds, season, now = new Date()) {
   for (const divisionId of ids) {
     records.push({ divisionId, season, viewedAt: now.toISOString() });
   }
-  write(records);
+  writeRecords(VIEWED_KEY, records); // if storage fails, the summary may show again
   return records;
 }
 
@@ -61,11 +42,7 @@ export function divisionFromValue(value) {
 }
 
 export function storedDivisionValue() {
-  try {
-    return storage()?.getItem(DIVISION_KEY) ?? null;
-  } catch {
-    return null;
-  }
+  return readStorage(DIVISION_KEY);
 }
 
 /** Which division the summary is about on this page, or null when it must not run. */
