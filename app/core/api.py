@@ -35,7 +35,11 @@ def holds_nul(value: Any) -> bool:
 class Schema(BaseModel):
     """Base of every request and response schema: camelCase on the wire, strict types."""
 
-    model_config = ConfigDict(strict=True, populate_by_name=True, str_strip_whitespace=True)
+    # Unknown fields are refused (422 naming each), so that a misspelt or stale field is not
+    # silently dropped; the published schema says so (additionalProperties: false).
+    model_config = ConfigDict(
+        strict=True, populate_by_name=True, str_strip_whitespace=True, extra="forbid"
+    )
     # The spec's own key for a missing or empty field, by its name on the wire, where the spec
     # names one (PASSWORD_REQUIRED rather than FIELD_REQUIRED).
     required_keys: ClassVar[dict[str, str]] = {}
@@ -44,7 +48,7 @@ class Schema(BaseModel):
     @classmethod
     def _no_nul(cls, value: Any) -> Any:
         # No one types a NUL, and PostgreSQL cannot store or compare text that holds one. A
-        # nested object checks its own fields (its unknown keys are ignored, not refused).
+        # nested object checks its own fields.
         if not isinstance(value, dict) and holds_nul(value):
             raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
         return value
@@ -117,10 +121,17 @@ def _parse(model: type[BaseModel], data: Any) -> BaseModel:
 def parse_body(model: type[BaseModel]) -> BaseModel:
     """The request's body as `model`, for a view that first checks what its path names (a 404
     comes before a refused value); its api_call lists the model in `bodies=`."""
+    return _parse(model, json_object())
+
+
+def json_object() -> dict:
+    """The request's JSON body, which must be an object; anything else (no body, another media
+    type, a list) is a 422 that names the body as the refused field."""
     data = request_json()
     if not isinstance(data, dict):
-        raise ApiError(422, _("The request body must be a JSON object."))
-    return _parse(model, data)
+        text = _("The request body must be a JSON object.")
+        raise ApiError(422, text, errors={"body": text}, keys={"body": "INVALID_VALUE"})
+    return data
 
 
 def request_json():
@@ -182,10 +193,7 @@ def api_call(
         def wrapper(**kwargs):
             try:
                 if body is not None:
-                    data = request_json()
-                    if not isinstance(data, dict):
-                        raise ApiError(422, _("The request body must be a JSON object."))
-                    kwargs["body"] = _parse(body, data)
+                    kwargs["body"] = _parse(body, json_object())
                 if query is not None:
                     kwargs["query"] = _parse(query, _query_dict())
                 result = view(**kwargs)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError, WithJsonSchema, field_va
 from pydantic_core import PydanticCustomError
 from sqlalchemy import and_, func, select
 
-from app.core.api import Schema, api_call, parse_body, request_json, validation_error
+from app.core.api import Schema, api_call, json_object, parse_body, validation_error
 from app.core.messages import message
 from app.core.models import utcnow
 from app.core.pages import public_page
@@ -581,9 +581,7 @@ def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash:
     if action not in ("allocate", "change-status"):
         abort(404)
     link, advert, _group = _found(action, group_hash, advert_hash, user_hash)
-    data = request_json()
-    if not isinstance(data, dict):
-        return jsonify({"message": _("The request body must be a JSON object.")}), 422
+    data = json_object()
     advert_id, user_id = advert.id, link.user_id
     try:
         if action == "allocate":

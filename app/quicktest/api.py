@@ -5,7 +5,7 @@ from flask import jsonify, request
 from flask_babel import gettext as _
 from pydantic import Field
 
-from app.core.api import ApiError, Schema, api_call
+from app.core.api import ApiError, Schema, api_call, parse_body
 from app.extensions import db
 from app.quicktest import api_bp, services
 from app.quicktest.access import test_or_404
@@ -41,12 +41,13 @@ def storage_container(test_id: int):
     api_bp,
     "/preparation-storage-containers/<int:test_id>/values",
     "PUT",
-    body=ValueBody,
+    bodies=(ValueBody,),
     errors=(409,),  # the test is finished
 )
-def save_value(test_id: int, body: ValueBody):
+def save_value(test_id: int):
     """Save (or with an empty value clear) one field of a test being filled in."""
-    test = _open_test(test_id)
+    test = _open_test(test_id)  # a test the caller may not see is a 404 before any body check
+    body = parse_body(ValueBody)
     group, information = services.group_information(test, body.group, body.information)
     if group is None:
         raise ApiError(404, _("This field is not part of the quick test."))

@@ -1,0 +1,68 @@
+"""The gates' served application: the demo data in a database of its own, on a free local port.
+
+Like tests/browser's live server, it commits for real (the fuzzer changes what it may), so the
+gates do not use the rolled-back transaction of tests/conftest.py.
+"""
+
+import threading
+from dataclasses import dataclass
+
+import pytest
+import requests
+from flask import Flask
+from werkzeug.serving import make_server
+
+from app.demo import DEMO_PASSWORD
+from app.extensions import db
+from tests.browser.conftest import QuietHandler, buffered
+from tests.conftest import database_url, make_app
+
+
+@dataclass
+class Served:
+    app: Flask
+    url: str
+
+    def signed_in(self, email: str) -> dict[str, str]:
+        """Sign `email` in through the API as the login modal does; return the headers that
+        carry the session: its cookie and its CSRF token."""
+        with requests.Session() as http:
+            answer = http.post(
+                f"{self.url}/api/auth/login",
+                json={"email": email, "password": DEMO_PASSWORD},
+                headers={"Origin": self.url},
+                timeout=30,
+            )
+            assert answer.status_code == 200, answer.text
+            cookie = http.cookies.get(self.app.config["SESSION_COOKIE_NAME"])
+            return {
+                "Cookie": f"{self.app.config['SESSION_COOKIE_NAME']}={cookie}",
+                "X-CSRFToken": answer.json()["csrfToken"],
+            }
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory):
+    """The application as served (errors are answers, not exceptions), with the demo data, on
+    TEST_DATABASE_URL's database suffixed _gates (or a SQLite file)."""
+    from app.demo import load_demo_data
+
+    app = make_app(database_url(tmp_path_factory, "gates"))
+    app.config["TESTING"] = False
+    with app.app_context():
+        assert load_demo_data(), "the gates' database should start empty"
+        db.session.remove()
+    server = make_server("127.0.0.1", 0, buffered(app), threaded=True, request_handler=QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, name="gates-server", daemon=True)
+    thread.start()
+    try:
+        yield Served(app=app, url=f"http://127.0.0.1:{server.server_port}")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+        for handler in threading.enumerate():
+            if "process_request_thread" in handler.name:
+                handler.join(timeout=5)
+        with app.app_context():
+            db.engine.dispose()

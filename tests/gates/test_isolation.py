@@ -1,0 +1,650 @@
+"""Gate 2 (issue 15): the isolation sweep, generated from the route map (app.url_map, which holds
+every page and every call of /api/openapi.json).
+
+Every route with an id in its path is called, with every method it takes:
+
+- by an *outsider*: a user of an instance of their own with every tenant right (ROLE_ADMIN, every
+  tenant role, every module, all divisions), with the ids of another instance's rows;
+- by a *one-division user* of Nordbil (every module, statistics, adding vehicles; only Nordbil
+  Göteborg), with the ids of rows in Nordbil's other divisions, for routes whose rows belong to
+  a division;
+
+and must answer 404 (403 only where ALLOWED_403 says why). Which row an id names comes from
+ROUTES below, or for the admin screens from their declaration (app/admin/crud.py SCREENS). A
+route with an id that is neither swept nor in EXEMPT fails the test: a new route cannot forget
+its isolation. Public hash links are swept apart: each part of a link swapped for the same part
+of another link answers 404, and so does a made-up secret.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from flask import Flask
+from sqlalchemy import select
+from werkzeug.routing import AnyConverter, PathConverter
+
+from app.auth.models import MODULES, User
+from app.core import roles
+from app.core.audit import AuditLog
+from app.core.models import Division, Instance
+from app.core.tenancy import activate
+from app.dashboard.models import DashboardWidget, Goal
+from app.extensions import db
+from app.market.models import Advert, AdvertImage, MarketInvite, MarketLink, VehicleRequest
+from app.preparation.models import (
+    CustomList,
+    CustomListItem,
+    CustomListSeen,
+    DynamicList,
+    FileObject,
+    ItemComment,
+    ItemFile,
+    ItemStationTask,
+    Location,
+    PreparationItem,
+    StateButton,
+    Station,
+    StationGroup,
+    StationPackage,
+)
+from app.purchase.models import PurchaseAnalysis
+from app.quicktest.models import (
+    Information,
+    InformationGroup,
+    Storage,
+    StorageContainer,
+    StorageContainerValue,
+    StorageGroup,
+)
+from tests.factories import make_instance, make_user
+from tests.helpers import sign_in
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+class NotHere(Exception):
+    """The route's rows belong to no division: it has no division sweep."""
+
+
+@dataclass
+class Scope:
+    """Which rows the sweep takes its ids from: another instance's (division None), or those of
+    `instance_id` outside `division_id` (the one-division user's)."""
+
+    outsider_instance: int
+    instance_id: int | None = None
+    division_id: int | None = None
+
+    def row(self, model, *where, division=None, join=()):
+        """The first row of `model` that the caller must not reach. `division` is the column
+        that holds the row's division (through `join`); without it the row is not in the
+        division sweep."""
+        stmt = select(model).execution_options(all_instances=True)
+        for target, on in join:
+            stmt = stmt.join(target, on)
+        if self.division_id is None:
+            # A user (of no one instance) counts as their home instance's.
+            owner = model.home_instance_id if model is User else model.instance_id
+            stmt = stmt.where(owner != self.outsider_instance)
+        else:
+            if division is None:
+                raise NotHere
+            stmt = stmt.where(model.instance_id == self.instance_id, division != self.division_id)
+        found = db.session.scalars(stmt.where(*where).order_by(model.id).limit(1)).first()
+        assert found is not None, f"no {model.__name__} to sweep with: add one to the demo data"
+        return found
+
+
+# How a row reaches its division, for the division sweep.
+def _item(s: Scope, *where):
+    return s.row(PreparationItem, *where, division=PreparationItem.division_id)
+
+
+def _via_item(model):
+    def pick(s: Scope, *where):
+        join = ((PreparationItem, PreparationItem.id == model.item_id),)
+        return s.row(model, *where, division=PreparationItem.division_id, join=join)
+
+    return pick
+
+
+def _test(s: Scope, *where):
+    return s.row(StorageContainer, *where, division=StorageContainer.division_id)
+
+
+def _analysis(s: Scope):
+    return s.row(PurchaseAnalysis, division=PurchaseAnalysis.division_id)
+
+
+def _value(s: Scope):
+    """A quick test's image value (its test in the same instance or division)."""
+    join = ((StorageContainer, StorageContainer.id == StorageContainerValue.container_id),)
+    return s.row(
+        StorageContainerValue,
+        StorageContainerValue.file_object_id.is_not(None),
+        division=StorageContainer.division_id,
+        join=join,
+    )
+
+
+def _link(s: Scope, kind: str):
+    return s.row(MarketLink, MarketLink.kind == kind)
+
+
+def _market_path(link: MarketLink, action: str) -> dict:
+    return {
+        "action": action,
+        "group_hash": link.group.hash,
+        "advert_hash": link.advert.hash,
+        "user_hash": link.hash,
+    }
+
+
+def _by_id(model, arg: str, *where, division=None) -> Callable[[Scope], dict]:
+    def pick(s: Scope) -> dict:
+        return {arg: s.row(model, *where, division=division).id}
+
+    return pick
+
+
+# Every route with an id, but the admin screens of app/admin/crud.py (found from SCREENS):
+# endpoint -> (Scope -> its path arguments). Arguments that are not ids (a module, a state
+# list, an action) are filled in from the rule (`any(...)` takes its first choice) or NOT_IDS.
+ROUTES: dict[str, Callable[[Scope], dict]] = {
+    # Preparation: items, their comments, files, tasks; custom lists and saved filters.
+    "preparation.item_redirect": lambda s: {"item_id": _item(s).id},
+    "preparation.item_page": lambda s: {"item_id": _item(s).id},
+    "preparation.add_comment": lambda s: {"item_id": _item(s).id},
+    "preparation.upload_file": lambda s: {"item_id": _item(s).id},
+    "preparation.move": lambda s: {"item_id": _item(s).id},
+    "preparation.edit_comment": lambda s: (lambda c: {"item_id": c.item_id, "comment_id": c.id})(
+        _via_item(ItemComment)(s)
+    ),
+    "preparation.task_action": lambda s: (lambda t: {"item_id": t.item_id, "task_id": t.id})(
+        _via_item(ItemStationTask)(s)
+    ),
+    "preparation_api.item_list_extended": lambda s: {"item_id": _item(s).id},
+    "preparation_api.item_file_view": lambda s: {"file_id": _via_item(ItemFile)(s).id},
+    "preparation_api.file_object_binary": lambda s: {
+        "name": s.row(FileObject, FileObject.id == _via_item(ItemFile)(s).file_object_id).uuid
+    },
+    "shell.file_download": lambda s: {"file_id": str(_via_item(ItemFile)(s).id)},
+    "preparation_api.delete_seen": lambda s: {"seen_id": s.row(CustomListSeen).id},
+    "preparation.custom_list": _by_id(CustomList, "list_id"),
+    "preparation.delete_custom_list": _by_id(CustomList, "list_id"),
+    "preparation.rename_custom_list": _by_id(CustomList, "list_id"),
+    "preparation.add_custom_list_item": _by_id(CustomList, "list_id"),
+    "preparation.remove_custom_list_item": lambda s: (
+        lambda e: {"list_id": e.custom_list_id, "item_id": e.item_id}
+    )(s.row(CustomListItem)),
+    "preparation.my_list": lambda s: {"uuid": s.row(DynamicList).uuid},
+    "preparation.delete_dynamic_list": lambda s: {"uuid": s.row(DynamicList).uuid},
+    "preparation.rename_dynamic_list": lambda s: {"uuid": s.row(DynamicList).uuid},
+    # The module admin screens of preparation.
+    "preparation.admin_location_form": lambda s: {
+        "item_id": s.row(Location, Location.kind == "parking").id
+    },
+    "preparation.admin_location_delete": lambda s: {
+        "item_id": s.row(Location, Location.kind == "parking").id
+    },
+    "preparation.admin_state_button_form": _by_id(StateButton, "item_id"),
+    "preparation.admin_state_button_delete": _by_id(StateButton, "item_id"),
+    "preparation.admin_station_group_form": _by_id(StationGroup, "item_id"),
+    "preparation.admin_station_group_delete": _by_id(StationGroup, "item_id"),
+    "preparation.admin_station_package_form": _by_id(StationPackage, "item_id"),
+    "preparation.admin_station_package_delete": _by_id(StationPackage, "item_id"),
+    "preparation.admin_station_form": _by_id(Station, "item_id"),
+    "preparation.admin_station_delete": _by_id(Station, "item_id"),
+    # Dashboards and goals.
+    "dashboard_api.get_widget": _by_id(DashboardWidget, "widget_id"),
+    "dashboard_api.update_widget": _by_id(DashboardWidget, "widget_id"),
+    "dashboard_api.delete_widget": _by_id(DashboardWidget, "widget_id"),
+    "dashboard_api.copy_widget": _by_id(DashboardWidget, "widget_id"),
+    "dashboard.delete_goal": _by_id(Goal, "goal_id"),
+    # Quick tests and their admin screens.
+    "quicktest.show": lambda s: {"test_id": _test(s).id},
+    "quicktest.fill": lambda s: {"test_id": _test(s).id},
+    "quicktest.finish": lambda s: {"test_id": _test(s).id},
+    "quicktest.review": lambda s: {"test_id": _test(s).id},
+    "quicktest.print_view": lambda s: {"test_id": _test(s).id},
+    "quicktest.staff_image": lambda s: (
+        lambda v: {
+            "test_id": v.container_id,
+            "file_uuid": db.session.get(FileObject, v.file_object_id).uuid,
+        }
+    )(_value(s)),
+    "quicktest_api.storage_container": lambda s: {"test_id": _test(s).id},
+    "quicktest_api.add_image": lambda s: {"test_id": _test(s).id},
+    "quicktest_api.save_value": lambda s: {"test_id": _test(s).id},
+    "quicktest_api.remove_image": lambda s: (
+        lambda v: {"test_id": v.container_id, "value_id": v.id}
+    )(_value(s)),
+    "quicktest.information_group_form": _by_id(InformationGroup, "row_id"),
+    "quicktest.information_group_delete": _by_id(InformationGroup, "row_id"),
+    "quicktest.information_form": _by_id(Information, "row_id"),
+    "quicktest.information_delete": _by_id(Information, "row_id"),
+    "quicktest.storage_tree": _by_id(Storage, "row_id"),
+    "quicktest.storage_form": _by_id(Storage, "row_id"),
+    "quicktest.storage_delete": _by_id(Storage, "row_id"),
+    "quicktest.group_form": lambda s: (lambda g: {"row_id": g.storage_id, "group_id": g.id})(
+        s.row(StorageGroup)
+    ),
+    "quicktest.group_delete": lambda s: (lambda g: {"row_id": g.storage_id, "group_id": g.id})(
+        s.row(StorageGroup)
+    ),
+    # Purchase analyses.
+    "purchase.show": lambda s: {"analysis_id": _analysis(s).id},
+    "purchase.act": lambda s: {"analysis_id": _analysis(s).id},
+    "purchase.edit": lambda s: {"analysis_id": _analysis(s).id},
+    "purchase.pdf_purchase_analysis": lambda s: {"analysis_id": _analysis(s).id},
+    "purchase_api.purchase_analysis_full": lambda s: {"analysis_id": _analysis(s).id},
+    # The market, signed in.
+    "market.advert_page": _by_id(Advert, "advert_id"),
+    "market.advert_edit": _by_id(Advert, "advert_id"),
+    "market.send_bid_links": _by_id(Advert, "advert_id"),
+    "market.advert_image": lambda s: (lambda i: {"advert_id": i.advert_id, "image_id": i.id})(
+        s.row(AdvertImage)
+    ),
+    "market.vehicle_request_state": _by_id(VehicleRequest, "request_id"),
+    "market.accept_invite_page": lambda s: {"invite_hash": s.row(MarketInvite).hash},
+    "market.accept_invite_answer": lambda s: {"invite_hash": s.row(MarketInvite).hash},
+    # The shell: divisions, instances, users.
+    "ranking_api.tier_ranking_division_summary": lambda s: {
+        "divisionId": s.row(Division, division=Division.id).id
+    },
+    "shell_api.change_active_instance": lambda s: {"instance_id": _instance(s)},
+    "shell_api.impersonate": lambda s: {
+        "user_id": s.row(User, User.email == "seller@demo.test").id
+    },
+    # Admin: imports and exports (runs of another instance).
+    "admin.import_run": lambda s: {"run_id": _run(s, "ImportRun")},
+    "admin.import_progress": lambda s: {"run_id": _run(s, "ImportRun")},
+    "admin.import_start": lambda s: {"run_id": _run(s, "ImportRun")},
+    "admin.export_run": lambda s: {"run_id": _run(s, "ExportRun")},
+    "admin.export_download": lambda s: {"run_id": _run(s, "ExportRun")},
+}
+
+
+def _instance(s: Scope) -> int:
+    """Another instance than the caller's (not one of their divisions: no division sweep)."""
+    if s.division_id is not None:
+        raise NotHere
+    return db.session.scalars(select(Instance).where(Instance.id != s.outsider_instance)).first().id
+
+
+def _run(s: Scope, name: str) -> int:
+    from app.admin import models
+
+    return s.row(getattr(models, name)).id
+
+
+# Path arguments that name no row: the value the sweep puts there.
+NOT_IDS = {
+    "segment": "incoming",
+    "title": "file.pdf",
+    "dashboard": "my",
+    "action": "bid",
+    "message": "NOT_FOUND",
+    "language": "en-GB",
+}
+
+# Routes with an id that this sweep does not exercise, and why. Each is covered elsewhere.
+EXEMPT = {
+    # Public hash links: their secret parts are the whole authorisation; swept below by
+    # test_public_links (each part swapped for another link's part, and made-up secrets).
+    "market.bid_page": "public hash link (test_public_links)",
+    "market.bid_image": "public hash link (test_public_links)",
+    "market.invite_page": "public hash link (test_public_links)",
+    "market_api.get_instance_invite": "public hash link (test_public_links)",
+    "market_api.accept_instance_invite": "public hash link (test_public_links)",
+    "market_api.deny_instance_invite": "public hash link (test_public_links)",
+    "market_api.market_bid_request": "public hash link (test_public_links)",
+    "market_api.market_bid_update": "public hash link (test_public_links)",
+    "market_api.market_bid_place": "public hash link (test_public_links)",
+    "market_api.market_advert_currencies": "public hash link (test_public_links)",
+    "quicktest.public_view": "public hash link (test_public_links)",
+    "quicktest.public_image": "public hash link (test_public_links)",
+    "quicktest_api.public_test": "public hash link (test_public_links)",
+    "mail.preview": "public hash link (test_public_links)",
+    "events.calendar_feed": "secret token, stored hashed (test_public_links)",
+    "auth.reset_password": "secret token, stored hashed (test_public_links)",
+    "auth_api.check_reset_token": "secret token, stored hashed (test_public_links)",
+    "auth_api.change_password": "secret token, stored hashed (test_public_links)",
+    # Rows of no instance: the platform's own settings, seen and changed only with the global
+    # roles (ROLE_GLOBAL_*), which look across instances by design (tests/admin/test_rights.py,
+    # tests/messages, tests/ranking).
+    "admin.global_instances_edit": "global rows (ROLE_GLOBAL_INSTANCES_READ)",
+    "admin.global_instances_delete": "global rows (ROLE_GLOBAL_INSTANCES_READ)",
+    "admin.global_instances_history": "global rows (ROLE_GLOBAL_INSTANCES_READ)",
+    "admin.work_in_instance": "global rows (ROLE_GLOBAL_INSTANCES_READ)",
+    "admin.global_users_edit": "users of every instance (ROLE_GLOBAL_USER_READ)",
+    "admin.global_users_delete": "users of every instance (ROLE_GLOBAL_USER_READ)",
+    "admin.global_users_history": "users of every instance (ROLE_GLOBAL_USER_READ)",
+    "admin.global_users_act_as": "users of every instance (ROLE_GLOBAL_USER_READ)",
+    "admin.global_users_invite": "users of every instance (ROLE_GLOBAL_USER_READ)",
+    "admin.global_properties_edit": "global rows (ROLE_GLOBAL_ENHANCED_PROPERTY_READ)",
+    "admin.global_properties_delete": "global rows (ROLE_GLOBAL_ENHANCED_PROPERTY_READ)",
+    "admin.global_properties_history": "global rows (ROLE_GLOBAL_ENHANCED_PROPERTY_READ)",
+    "admin.global_categories_edit": "global rows (ROLE_GLOBAL_ENHANCED_CATEGORIES_READ)",
+    "admin.global_categories_delete": "global rows (ROLE_GLOBAL_ENHANCED_CATEGORIES_READ)",
+    "admin.global_categories_history": "global rows (ROLE_GLOBAL_ENHANCED_CATEGORIES_READ)",
+    "admin.global_service_schedule_edit": "global rows (ROLE_GLOBAL_SERVICE_SCHEDULE_READ)",
+    "admin.global_service_schedule_delete": "global rows (ROLE_GLOBAL_SERVICE_SCHEDULE_READ)",
+    "admin.global_service_schedule_history": "global rows (ROLE_GLOBAL_SERVICE_SCHEDULE_READ)",
+    "admin.global_service_schedule_checkup_tasks_edit": "global rows",
+    "admin.global_service_schedule_checkup_tasks_delete": "global rows",
+    "admin.global_service_schedule_checkup_tasks_history": "global rows",
+    "messages.system_message_edit": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "messages.system_message_delete": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "ranking.season_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "ranking.season_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "ranking.tier_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "ranking.tier_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    # A system message is addressed to everyone, a company or a role; marking one as read
+    # records only the caller's own view (tests/messages).
+    "messages_api.message_viewed": "global rows, a view of one's own (tests/messages)",
+}
+
+# Where a 403 is the answer instead of 404, and why: a guard that refuses the caller whatever the
+# id names, before any row is read (so the answer tells nothing about the row).
+ALLOWED_403: dict[str, str] = {
+    # The outsider's company is not on the market (no market group): the seller's and the
+    # invitee's market pages refuse it as a whole. Advert isolation between market companies is
+    # tested in tests/market.
+    "market.accept_invite_page": "not a market company: refused before the invite is read",
+    "market.accept_invite_answer": "not a market company: refused before the invite is read",
+    "market.send_bid_links": "not a market seller: refused before the advert is read",
+    "market.advert_edit": "not a market seller: refused before the advert is read",
+    "market.vehicle_request_state": "not a market company: refused before the request is read",
+    # The logs are read-only: their edit and delete answer 403 to everyone, for any id.
+    "admin.begcare_logs_edit": "read-only screen",
+    "admin.begcare_logs_delete": "read-only screen",
+    "admin.newcare_logs_edit": "read-only screen",
+    "admin.newcare_logs_delete": "read-only screen",
+}
+
+
+def _not_id(rule, arg: str) -> bool:
+    converter = rule._converters.get(arg)
+    return isinstance(converter, AnyConverter | PathConverter) or arg in NOT_IDS
+
+
+def _first_choice(rule, arg: str) -> str:
+    """The first value an `any(...)` argument takes."""
+    pattern = rule._converters[arg].regex  # (?:a|b|c)
+    return pattern.removeprefix("(?:").removesuffix(")").split("|")[0].replace("\\-", "-")
+
+
+def _screen_routes() -> dict[str, Callable[[Scope], dict]]:
+    """The admin screens' routes with a row id, each with the screen's own model and filters."""
+    from app.admin.crud import SCREENS  # after the app's own imports (they are circular)
+
+    found = {}
+    for screen in SCREENS.values():
+
+        def pick(s: Scope, screen=screen) -> dict:
+            return {"row_id": s.row(screen.model, *screen.where).id}
+
+        for op in ("edit", "delete", "history", "preview", "act_as", "invite"):
+            found[f"admin.{screen.endpoint}_{op}"] = pick
+    return found
+
+
+def id_routes(app: Flask) -> list:
+    """Every rule with an id among its arguments (what the sweep must cover)."""
+    return [
+        rule
+        for rule in app.url_map.iter_rules()
+        if rule.endpoint != "static" and any(not _not_id(rule, a) for a in rule.arguments)
+    ]
+
+
+def path_of(app: Flask, rule, ids: dict) -> str:
+    values = {}
+    for arg in rule.arguments:
+        if arg in ids:
+            values[arg] = ids[arg]
+        elif isinstance(rule._converters.get(arg), AnyConverter):
+            values[arg] = _first_choice(rule, arg)
+        else:
+            values[arg] = NOT_IDS[arg]
+    with app.test_request_context():
+        from flask import url_for
+
+        return url_for(rule.endpoint, **values)
+
+
+def call(client, token: str, method: str, path: str):
+    headers = {"X-CSRFToken": token}
+    if path.startswith("/api/"):
+        return client.open(path, method=method, headers=headers, json={})
+    data = {"csrf_token": token} if method != "GET" else None
+    return client.open(path, method=method, headers=headers, data=data, follow_redirects=True)
+
+
+def add_missing_rows() -> None:
+    """Rows the demo data does not hold, added to Nordbil (in the test's rolled-back
+    transaction) so that every route has a row to be swept with; items in Nordbil Solna, outside
+    the one-division user's Göteborg."""
+    from app.admin import models as admin_models
+    from app.admin.crud import SCREENS
+
+    nordbil = db.session.scalars(
+        select(Instance).where(Instance.company_name == "Nordbil AB")
+    ).one()
+    activate(nordbil.id)
+    seller = db.session.scalars(select(User).where(User.email == "seller@demo.test")).one()
+    item = db.session.scalars(
+        select(PreparationItem).join(Division).where(Division.name == "Nordbil Solna").limit(1)
+    ).one()
+    file = FileObject(name="sweep.pdf", content_type="application/pdf", size=4, data=b"%PDF")
+    image = FileObject(name="sweep.png", content_type="image/png", size=4, data=b"\x89PNG")
+    listed = db.session.scalars(select(CustomListItem).limit(1)).one()
+    advert = db.session.scalars(select(Advert).limit(1)).one()
+    db.session.add_all([file, image])
+    db.session.flush()
+    db.session.add_all(
+        [
+            ItemComment(item_id=item.id, user_id=seller.id, content="Sweep"),
+            ItemFile(item_id=item.id, file_object_id=file.id, title="sweep.pdf"),
+            CustomListSeen(
+                custom_list_id=listed.custom_list_id, item_id=listed.item_id, user_id=seller.id
+            ),
+            AdvertImage(advert_id=advert.id, file_object_id=image.id),
+            admin_models.ImportRun(user_id=seller.id, filename="sweep.csv", content=b"a"),
+            admin_models.ExportRun(
+                user_id=seller.id,
+                report="items",
+                start=date(2026, 1, 1),
+                end=date(2026, 1, 31),
+                format="csv",
+            ),
+            admin_models.Address(name="Sweep", division_id=item.division_id),
+            admin_models.ApiUser(name="Sweep", token_hash="0" * 64, token_hint="sweep"),
+            AuditLog(instance_id=nordbil.id, user_id=seller.id, action="sweep"),
+        ]
+    )
+    for screen in SCREENS.values():  # a row for each instance screen that has none yet
+        if screen.model is admin_models.SettingRow:
+            kind = screen.where[0].right.value
+            if db.session.scalars(select(screen.model).where(*screen.where)).first() is None:
+                db.session.add(admin_models.SettingRow(kind=kind, name=f"Sweep {kind}"))
+    db.session.flush()
+    activate(None)
+
+
+def outsider_user() -> User:
+    """A user of an instance of their own, holding every tenant right (not the global ones)."""
+    instance = make_instance("Outsider AB")
+    return make_user(
+        instance,
+        roles=[
+            "ROLE_USER",
+            roles.ROLE_ADMIN,
+            roles.ROLE_STATISTICS,
+            roles.ROLE_CCMARKET_ADMIN,
+            roles.ROLE_CCMARKET_STATISTICS,
+            roles.add_vehicle("begcare"),
+            roles.add_vehicle("newcare"),
+            *roles.ALL_TENANT_ROLES,
+        ],
+        modules=list(MODULES),
+        all_divisions=True,
+    )
+
+
+def one_division_user() -> User:
+    """A Nordbil user of one division (Göteborg) with every module."""
+    nordbil = db.session.scalars(select(Instance).where(Instance.company_name == "Nordbil AB"))
+    instance = nordbil.one()
+    goteborg = db.session.scalars(
+        select(Division)
+        .where(Division.name == "Nordbil Göteborg")
+        .execution_options(all_instances=True)
+    ).one()
+    return make_user(
+        instance,
+        roles=[
+            "ROLE_USER",
+            roles.ROLE_STATISTICS,
+            roles.add_vehicle("begcare"),
+            roles.add_vehicle("newcare"),
+        ],
+        modules=list(MODULES),
+        divisions=[goteborg],
+    )
+
+
+def sweep(app: Flask, client, user: User, scope: Scope) -> tuple[list, list, set]:
+    """Call every id route as `user` with ids from `scope`; return (leaks, unswept, swept)."""
+    token = sign_in(client, user)
+    routes = {**_screen_routes(), **ROUTES}
+    leaks, unswept, swept = [], [], set()
+    for rule in id_routes(app):
+        if rule.endpoint in EXEMPT:
+            continue
+        pick = routes.get(rule.endpoint)
+        if pick is None:
+            unswept.append(f"{rule.rule} ({rule.endpoint})")
+            continue
+        try:
+            ids = pick(scope)
+        except NotHere:
+            continue
+        path = path_of(app, rule, ids)
+        for method in sorted(rule.methods & set(METHODS)):
+            answer = call(client, token, method, path)
+            swept.add(rule.endpoint)
+            allowed = {404} | ({403} if rule.endpoint in ALLOWED_403 else set())
+            if answer.status_code not in allowed:
+                leaks.append(f"{method} {path} ({rule.endpoint}): {answer.status_code}")
+    return leaks, unswept, swept
+
+
+def test_every_route_with_an_id_refuses_another_instances_rows(demo_app, demo_client):
+    add_missing_rows()
+    user = outsider_user()
+    scope = Scope(outsider_instance=user.home_instance_id)
+    leaks, unswept, swept = sweep(demo_app, demo_client, user, scope)
+    assert not unswept, (
+        "Routes with an id that the isolation sweep does not cover: add them to ROUTES "
+        "(or, with the reason, to EXEMPT) in tests/gates/test_isolation.py:\n" + "\n".join(unswept)
+    )
+    assert not leaks, "Another instance's rows answered other than 404:\n" + "\n".join(leaks)
+    assert len(swept) > 140  # the sweep reached the routes, not an early error
+
+
+def test_every_route_with_a_division_refuses_rows_of_other_divisions(demo_app, demo_client):
+    add_missing_rows()
+    user = one_division_user()
+    scope = Scope(
+        outsider_instance=-1,
+        instance_id=user.home_instance_id,
+        division_id=user.divisions[0].id,
+    )
+    leaks, _unswept, swept = sweep(demo_app, demo_client, user, scope)
+    assert not leaks, "Rows of a division outside the user's rights answered:\n" + "\n".join(leaks)
+    assert len(swept) > 20
+
+
+def test_exemptions_name_real_routes(demo_app):
+    """An exemption or a sweep entry for a route that no longer exists is a stale promise."""
+    endpoints = {rule.endpoint for rule in demo_app.url_map.iter_rules()}
+    assert set(EXEMPT) <= endpoints, set(EXEMPT) - endpoints
+    assert set(ROUTES) <= endpoints, set(ROUTES) - endpoints
+
+
+def _market_paths(action: str, group: str, advert: str, user: str) -> list[str]:
+    return [
+        f"/market-bid/{action}/{group}/{advert}/{user}",
+        f"/api/_public/market-bid/{action}/{group}/{advert}/{user}",
+        f"/api/_public/market-advert/currencies/{group}/{advert}/{user}",
+    ]
+
+
+def test_public_links_answer_404_for_any_swapped_part(demo_app, demo_client):
+    """Each part of a public link swapped for the same part of another link, or for a made-up
+    secret, answers 404 (the link itself answers 200)."""
+    bids = db.session.scalars(
+        select(MarketLink)
+        .where(MarketLink.kind == "bid")
+        .order_by(MarketLink.id)
+        .execution_options(all_instances=True)
+    ).all()
+    first = bids[0]
+    other = next(b for b in bids if b.advert_id != first.advert_id and b.group_id != first.group_id)
+    parts = ("bid", first.group.hash, first.advert.hash, first.hash)
+    swaps = ("allocate", other.group.hash, other.advert.hash, other.hash)
+    made_up = "A" * 22
+    for path in _market_paths(*parts):
+        assert demo_client.get(path).status_code == 200, path
+    wrong = []
+    for position in range(4):
+        # The action is no secret: a bid link used to allocate is a 404 (a made-up action
+        # sends the page to sign-in, spec 02), and the currencies call has no action.
+        for value in (swaps[position],) if position == 0 else (swaps[position], made_up):
+            changed = list(parts)
+            changed[position] = value
+            paths = _market_paths(*changed)
+            for path in paths[:2] if position == 0 else paths:
+                if demo_client.get(path).status_code != 404:
+                    wrong.append(path)
+
+    invite = db.session.scalars(
+        select(MarketInvite).execution_options(all_instances=True).limit(1)
+    ).one()
+    assert demo_client.get(f"/api/_public/instance-invites/{invite.hash}").status_code == 200
+    for secret in (first.hash, first.advert.hash, first.group.hash, made_up):
+        for path in (f"/market-invite/{secret}", f"/api/_public/instance-invites/{secret}"):
+            if demo_client.get(path).status_code != 404:
+                wrong.append(path)
+
+    # Quick tests shared by link: another test's image through this test's link, made-up ids.
+    values = db.session.scalars(
+        select(StorageContainerValue)
+        .where(StorageContainerValue.file_object_id.is_not(None))
+        .order_by(StorageContainerValue.id)
+        .execution_options(all_instances=True)
+    ).all()
+    mine = values[0]
+    foreign = next(v for v in values if v.container_id != mine.container_id)
+    test = db.session.get(StorageContainer, mine.container_id)
+    image = db.session.get(FileObject, mine.file_object_id).uuid
+    foreign_image = db.session.get(FileObject, foreign.file_object_id).uuid
+    assert demo_client.get(f"/api/_public/quick-test/view/{test.uuid}").status_code == 200
+    assert demo_client.get(f"/quick-test/view/{test.uuid}/images/{image}").status_code == 200
+    for path in (
+        f"/quick-test/view/{test.uuid}/images/{foreign_image}",
+        f"/quick-test/view/{made_up}/images/{image}",
+        f"/quick-test/view/{made_up}",
+        f"/api/_public/quick-test/view/{made_up}",
+        f"/email-preview/{made_up}",
+        f"/my-events/calendar/{made_up}.ics",
+        f"/api/auth/reset-password/{made_up}",
+    ):
+        if demo_client.get(path).status_code != 404:
+            wrong.append(path)
+    assert not wrong, "Public links that answer with a part swapped or made up:\n" + "\n".join(
+        wrong
+    )
