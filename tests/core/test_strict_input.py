@@ -131,3 +131,53 @@ def test_a_path_id_beyond_the_column_names_nothing_for_every_method(as_demo, met
         ).status_code
         == 404
     )
+
+
+# Found by the fuzzing gate (issue 15): unknown fields were silently dropped, and a body of
+# another media type was refused without naming a field.
+def test_an_unknown_field_is_refused_naming_it(as_demo):
+    client, token = as_demo("seller")
+    response = client.patch(
+        "/api/me/options",
+        json={"timeZone": "Europe/Stockholm", "timezone": "Europe/Oslo"},
+        headers={"X-CSRFToken": token},
+    )
+    assert response.status_code == 422
+    assert response.get_json()["keys"] == {"timezone": "INVALID_VALUE"}
+    assert response.get_json()["errors"]["timezone"]
+    doc = client.get("/api/openapi.json").get_json()
+    assert doc["components"]["schemas"]["OptionsBody"]["additionalProperties"] is False
+
+
+def test_a_body_that_is_not_a_json_object_names_the_body(client):
+    response = client.post(
+        "/api/auth/login",
+        data='{"email": "a@b.se", "password": "x"}',
+        headers={"Content-Type": "text/plain", "Origin": "http://localhost"},
+    )
+    assert response.status_code == 422
+    assert response.get_json()["keys"] == {"body": "INVALID_VALUE"}
+    assert response.get_json()["message"] == response.get_json()["errors"]["body"]
+
+
+# Found by the isolation sweep (issue 15): saving a value of a quick test the user may not see
+# read the body first and answered 422; the test is found first, so it is a 404.
+def test_a_value_of_a_test_in_another_division_is_not_found(demo_client):
+    from app.quicktest.models import StorageContainer
+    from tests.gates.test_isolation import one_division_user
+    from tests.helpers import sign_in
+
+    user = one_division_user()  # every module, Nordbil Göteborg only
+    token = sign_in(demo_client, user)
+    test = db.session.scalars(
+        select(StorageContainer)
+        .where(StorageContainer.division_id != user.divisions[0].id)
+        .execution_options(all_instances=True)
+        .limit(1)
+    ).one()
+    response = demo_client.put(
+        f"/api/preparation-storage-containers/{test.id}/values",
+        json={},
+        headers={"X-CSRFToken": token},
+    )
+    assert response.status_code == 404
