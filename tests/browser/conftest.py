@@ -7,6 +7,7 @@ demo user put it back, so they pass in any order.
 
 import os
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,11 +96,18 @@ def live_server(tmp_path_factory):
     app.config["TESTING"] = False  # behave as served: errors become pages, not exceptions
     with app.app_context():
         assert load_demo_data(), "the browser database should start empty"
+    with serving(app) as url:
+        yield LiveServer(app=app, url=url)
+
+
+@contextmanager
+def serving(app: Flask):
+    """Serve `app` on a free local port in a thread; yield its base URL, then stop it."""
     server = make_server("127.0.0.1", 0, buffered(app), threaded=True, request_handler=QuietHandler)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
     try:
-        yield LiveServer(app=app, url=f"http://127.0.0.1:{server.server_port}")
+        yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
         server.server_close()

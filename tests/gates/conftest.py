@@ -4,17 +4,15 @@ Like tests/browser's live server, it commits for real (the fuzzer changes what i
 gates do not use the rolled-back transaction of tests/conftest.py.
 """
 
-import threading
 from dataclasses import dataclass
 
 import pytest
 import requests
 from flask import Flask
-from werkzeug.serving import make_server
 
 from app.demo import DEMO_PASSWORD
 from app.extensions import db
-from tests.browser.conftest import QuietHandler, buffered
+from tests.browser.conftest import serving
 from tests.conftest import database_url, make_app
 
 
@@ -52,17 +50,5 @@ def served(tmp_path_factory):
     with app.app_context():
         assert load_demo_data(), "the gates' database should start empty"
         db.session.remove()
-    server = make_server("127.0.0.1", 0, buffered(app), threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, name="gates-server", daemon=True)
-    thread.start()
-    try:
-        yield Served(app=app, url=f"http://127.0.0.1:{server.server_port}")
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-        for handler in threading.enumerate():
-            if "process_request_thread" in handler.name:
-                handler.join(timeout=5)
-        with app.app_context():
-            db.engine.dispose()
+    with serving(app) as url:
+        yield Served(app=app, url=url)

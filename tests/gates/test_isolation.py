@@ -517,10 +517,12 @@ def one_division_user() -> User:
 
 
 def sweep(app: Flask, client, user: User, scope: Scope) -> tuple[list, list, set]:
-    """Call every id route as `user` with ids from `scope`; return (leaks, unswept, swept)."""
+    """Call every id route as `user` with ids from `scope`; return (leaks, unswept, swept).
+    Every path is built before the first call, so that a leaking call (a delete that should
+    not have reached its row) cannot hide the routes after it."""
     token = sign_in(client, user)
     routes = {**_screen_routes(), **ROUTES}
-    leaks, unswept, swept = [], [], set()
+    unswept, planned = [], []
     for rule in id_routes(app):
         if rule.endpoint in EXEMPT:
             continue
@@ -529,10 +531,11 @@ def sweep(app: Flask, client, user: User, scope: Scope) -> tuple[list, list, set
             unswept.append(f"{rule.rule} ({rule.endpoint})")
             continue
         try:
-            ids = pick(scope)
+            planned.append((rule, path_of(app, rule, pick(scope))))
         except NotHere:
             continue
-        path = path_of(app, rule, ids)
+    leaks, swept = [], set()
+    for rule, path in planned:
         for method in sorted(rule.methods & set(METHODS)):
             answer = call(client, token, method, path)
             swept.add(rule.endpoint)
