@@ -18,7 +18,7 @@ REDIS_PORT, PG_PORT = 5301, 5302
 NODE_PORTS = (5303, 5304)  # each node's own address
 SHARED_PORT = 5305  # one address for every node (--reuse-port)
 SECRET = "faults-gate-secret"
-SELLER, ADMIN = "seller@faults.test", "admin@faults.test"
+SELLER, ADMIN = servers.SELLER, servers.ADMIN
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -56,8 +56,8 @@ class Stack:
     def worker(self, name: str, **extra) -> servers.Process:
         return servers.rq_worker(name, self.env(**extra), self.log_dir)
 
-    def scalar(self, sql: str):
-        rows = self.pg.execute(sql)
+    def scalar(self, sql: str, *params):
+        rows = self.pg.execute(sql, params)
         return rows[0][0] if rows else None
 
     def ensure_up(self) -> None:
@@ -77,7 +77,7 @@ def stack():
     made.redis.start()
     made.pg.start()
     try:
-        made.app = seed(made.pg.url)
+        made.app = servers.seed(made.pg.url, SECRET)
         yield made
     finally:
         made.redis.stop()
@@ -90,52 +90,3 @@ def up(stack):
     stack.ensure_up()
     yield stack
     stack.ensure_up()
-
-
-def seed(url: str):
-    """Migrate the private database and add one company with a seller, an administrator and
-    a vehicle (much faster than the demo data)."""
-    from flask_migrate import upgrade
-    from sqlalchemy import select
-
-    from app import create_app
-    from app.core import roles
-    from app.core.models import Division
-    from app.core.tenancy import activate
-    from app.auth.models import MODULES
-    from app.extensions import db
-    from app.preparation.models import PreparationItem
-    from app.preparation.services import add_item
-    from tests.factories import make_instance, make_user
-
-    app = create_app(
-        {"SQLALCHEMY_DATABASE_URI": servers.sqlalchemy_url(url), "SECRET_KEY": SECRET,
-         "REDIS_URL": None, "TESTING": False}
-    )  # fmt: skip
-    with app.app_context():
-        upgrade()
-        instance = make_instance("Faults AB", divisions=2)
-        make_user(
-            instance, email=SELLER, password_hash=servers.demo_hash(), firstname="Sara",
-            lastname="Faultless",
-            roles=["ROLE_USER", roles.add_vehicle("begcare")], modules=list(MODULES),
-            all_divisions=True,
-        )  # fmt: skip
-        make_user(
-            instance, email=ADMIN, password_hash=servers.demo_hash(),
-            roles=["ROLE_USER", roles.ROLE_ADMIN, *roles.ALL_TENANT_ROLES],
-            modules=list(MODULES), all_divisions=True,
-        )  # fmt: skip
-        activate(instance.id)
-        division = db.session.scalars(select(Division).order_by(Division.id)).first()
-        add_item(
-            PreparationItem(
-                instance_id=instance.id, module="begcare", division_id=division.id, state=2,
-                regno="FLT001", brand="Volvo", model="V60",
-            )
-        )  # fmt: skip
-        db.session.commit()
-        db.session.remove()
-        for engine in db.engines.values():
-            engine.dispose()
-    return app
