@@ -48,10 +48,13 @@ def node_of(headers: dict) -> str:
 
 
 def check_one_address_reaches_every_node(cluster: Cluster, connections: int = 24) -> dict:
-    """Fresh connections to the shared address are spread over every node by the kernel."""
+    """New connections to the shared address, from as many clients (loopback addresses
+    127.0.0.2, .3, …), are spread over every node by the kernel."""
     seen: dict[str, int] = {}
-    for _ in range(connections):
-        status, headers, _ = servers.get(cluster.shared_port, "/login")
+    for n in range(connections):
+        status, headers, _ = servers.request(
+            cluster.shared_port, "GET", "/login", source=f"127.0.0.{n + 2}"
+        )
         assert status == 200
         seen[node_of(headers)] = seen.get(node_of(headers), 0) + 1
     assert set(seen) == set(cluster.names()), f"answers per node: {seen}"

@@ -283,7 +283,7 @@ def gunicorn_node(
     for port in ports:
         cmd += ["--bind", f"127.0.0.1:{port}"]
     proc = Process([*cmd, "wsgi:app"], env | {"NODE_NAME": name}, log_dir / f"{name}.log")
-    wait_for(lambda: get(ports[-1], "/login")[0] == 200, 60, f"gunicorn node {name}")
+    wait_for(lambda: get(ports[0], "/login")[0] == 200, 60, f"gunicorn node {name}")
     return proc
 
 
@@ -297,9 +297,12 @@ def rq_worker(name: str, env: dict, log_dir: Path) -> Process:
 
 
 def request(
-    port: int, method: str, path: str, body=None, headers=None, timeout: float = 30
+    port: int, method: str, path: str, body=None, headers=None, timeout: float = 30, source=None
 ) -> tuple[int, dict, str]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    """One request on a new connection (from the loopback address `source`, if given)."""
+    conn = http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=timeout, source_address=(source, 0) if source else None
+    )
     try:
         conn.request(method, path, body, headers or {})
         resp = conn.getresponse()
