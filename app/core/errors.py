@@ -32,7 +32,9 @@ def storage_full(exc: BaseException) -> bool:
 
 
 def storage_full_message() -> str:
-    return _("There is no room left to store this. Nothing was saved: please try again later or tell your administrator.")
+    return _(
+        "There is no room left to store this. Nothing was saved: please try again later or tell your administrator."
+    )
 
 
 def _messages() -> dict[int, str]:
