@@ -8,7 +8,7 @@ MO := $(PO:.po=.mo)
 ISLAND_SOURCES := $(shell find islands -type f -not -path 'islands/tests/*' 2>/dev/null)
 LOCALES := sv_SE nb_NO fi_FI da_DK en_GB de_DE nl_NL
 
-.PHONY: help run test fuzz check lint format build setup db demo i18n-extract i18n-update i18n-check worker clean
+.PHONY: help run test fuzz faults scale-out check lint format build setup db demo i18n-extract i18n-update i18n-check worker clean
 
 help: ## Show the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -54,6 +54,12 @@ test: setup check ## Lint, drift and catalogue checks, then the whole test suite
 
 fuzz: setup ## The fuzzing gate at length: schemathesis with FUZZ_EXAMPLES (default 100) per call
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} .venv/bin/pytest tests/gates/test_fuzz.py -p no:cacheprovider $(PYTEST_ARGS)
+
+faults: setup ## The fault and scale-out gates alone (private Redis and PostgreSQL), verbose
+	.venv/bin/pytest tests/faults -v --durations=0 $(PYTEST_ARGS)
+
+scale-out: setup ## N gunicorn nodes + M RQ workers on one address: cross-node checks, load run
+	$(PY) bench/scale_out.py $(SCALE_OUT_ARGS)
 
 check: lint i18n-check ## ruff lint + format check and the catalogue check
 

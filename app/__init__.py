@@ -148,8 +148,12 @@ def _register_template_helpers(app: Flask) -> None:
 def _register_response_headers(app: Flask) -> None:
     from app.core.i18n import current_locale
 
+    node = app.config.get("NODE_NAME")
+
     @app.after_request
     def _cc_headers(response):
+        if node:  # scale-out: which node answered (README, "Scale-out")
+            response.headers["X-Cc-Node"] = node
         response.headers["X-Cc-Language"] = current_locale()
         response.headers["X-Cc-Version"] = app_version(app)
         response.vary.add("Accept-Language")

@@ -39,6 +39,12 @@ class Config:
     SQLALCHEMY_DATABASE_URI = None
     SQLALCHEMY_ENGINE_OPTIONS: dict = {"pool_pre_ping": True}
     REDIS_URL = None
+    # RQ worker: a running job's heartbeat every this many seconds (it lapses after three
+    # missed), and the maintenance that queues the jobs of dead workers again (app/core/jobs.py).
+    JOB_HEARTBEAT_SECONDS = 10
+    JOB_MAINTENANCE_SECONDS = 60
+    # This process's name in the X-Cc-Node header (scale-out: which node answered); unset: none.
+    NODE_NAME = None
     MAIL_URL = None
     MAIL_FROM = "DealerCare <no-reply@dealercare.test>"
     CHAT_WIDGET_URL = None
@@ -89,6 +95,10 @@ class Config:
         values["SQLALCHEMY_DATABASE_URI"] = database_url(os.environ.get("DATABASE_URL"))
         values["REDIS_URL"] = os.environ.get("REDIS_URL") or None
         values["MAIL_URL"] = os.environ.get("MAIL_URL") or None
+        values["NODE_NAME"] = os.environ.get("NODE_NAME") or None
+        for name in ("JOB_HEARTBEAT_SECONDS", "JOB_MAINTENANCE_SECONDS"):
+            raw = os.environ.get(name, "").strip()
+            values[name] = int(raw) if raw.isascii() and raw.isdigit() else getattr(cls, name)
         values["CHAT_WIDGET_URL"] = os.environ.get("CHAT_WIDGET_URL") or None
         values["BASE_URL"] = (
             os.environ.get("BASE_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or 5000}"

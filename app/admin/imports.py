@@ -270,22 +270,28 @@ def check_rows(rows: list[dict], module: str) -> Checked:
 
 
 def run_import(run_id: int) -> str:
-    """Job: import a previewed file; progress is committed after every chunk."""
+    """Job: import a previewed file; progress is committed after every chunk.
+
+    Idempotent: a run found "running" was cut off (its worker died) and is resumed. The rows
+    its committed chunks created are now on live vehicles, so the check counts them unchanged;
+    they are counted as created once, as before, and only the rest is inserted."""
     run = db.session.scalars(
         select(ImportRun).where(ImportRun.id == run_id).execution_options(all_instances=True)
     ).first()
-    if run is None or run.status not in ("queued",):
+    if run is None or run.status not in ("queued", "running"):
         return "skipped"
     activate(run.instance_id)
     instance_id, module, user_id = run.instance_id, run.module, run.user_id
-    run.status = "running"
+    created_before = run.created if run.status == "running" else 0
+    run.status, run.created = "running", created_before
     db.session.commit()
     try:
         with force_locale(babel_name(run.language)):
             checked = check_rows(read_rows(run.filename, run.content), module)
+        checked.unchanged -= created_before
         run.total, run.unchanged, run.failed = checked.total, checked.unchanged, checked.failed
         run.errors = checked.errors
-        run.processed = checked.unchanged + checked.failed
+        run.processed = created_before + checked.unchanged + checked.failed
         db.session.commit()
         now = utcnow()
         items = PreparationItem.__table__

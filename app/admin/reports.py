@@ -133,11 +133,14 @@ def _count(model, instance_id, start, end) -> int:
 
 
 def run_export(run_id: int) -> str:
-    """Job: write a large report into its ExportRun row, with progress on the way."""
+    """Job: write a large report into its ExportRun row, with progress on the way.
+
+    Idempotent: a run found "running" was cut off (its worker died); it is written again from
+    the start, since nothing of it is kept before the end."""
     run = db.session.scalars(
         select(ExportRun).where(ExportRun.id == run_id).execution_options(all_instances=True)
     ).first()
-    if run is None or run.status != "queued":
+    if run is None or run.status not in ("queued", "running"):
         return "skipped"
     activate(run.instance_id)
     run.status = "running"

@@ -7,6 +7,7 @@ from flask import Flask, g, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user
 from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
 from app.core.numbers import BadInteger
@@ -18,6 +19,22 @@ log = logging.getLogger("app.errors")
 def wants_json() -> bool:
     """Tell whether the request is a JSON call rather than a page."""
     return request.path.startswith(("/api/", "/assets/"))
+
+
+def storage_full(exc: BaseException) -> bool:
+    """Tell whether a database error says its disk is full (PostgreSQL's SQLSTATE 53100 or
+    any "No space left on device"; SQLite's SQLITE_FULL)."""
+    original = getattr(exc, "orig", exc)
+    if getattr(original, "sqlstate", None) == "53100":
+        return True
+    text = str(original).lower()
+    return "no space left on device" in text or "database or disk is full" in text
+
+
+def storage_full_message() -> str:
+    return _(
+        "There is no room left to store this. Nothing was saved: please try again later or tell your administrator."
+    )
 
 
 def _messages() -> dict[int, str]:
@@ -70,6 +87,22 @@ def init_app(app: Flask) -> None:
             return jsonify(body), 422
         page = render_template("shell/error.html", title=_("Please check your input"), message=text)
         return page, 422
+
+    @app.errorhandler(OperationalError)
+    def _database(exc: OperationalError):
+        """A full disk answers 507 with a message (the transaction is rolled back, nothing is
+        kept); any other database failure is an unexpected error."""
+        if not storage_full(exc):
+            return _unexpected(exc)
+        from app.extensions import db
+
+        log.error("storage full, request id %s: %s", g.get("request_id"), exc.orig)
+        db.session.rollback()
+        text = storage_full_message()
+        if wants_json():
+            return jsonify({"message": text, "requestId": g.get("request_id")}), 507
+        page = render_template("shell/error.html", title=_("Storage is full"), message=text)
+        return page, 507
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):

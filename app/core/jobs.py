@@ -3,6 +3,12 @@
 A job is queued with `enqueue("module:function", *args)` inside a unit of work; it is sent only
 after that unit commits (a rolled-back request sends nothing). Job functions take plain values
 and run inside an application context; each one is one unit of work of its own.
+
+Faults (tests/faults): when Redis cannot be reached while a job is sent, the job runs inline,
+as without Redis, so none is lost and the request still answers. Every RQ job may be retried
+(`RETRIES`): a job whose worker died (SIGKILL, out of memory, a lost machine) is found by the
+next worker's maintenance once its heartbeat lapses and is queued again, so job functions must
+be idempotent: running one again after it was cut off anywhere finishes the work exactly once.
 """
 
 import importlib
@@ -18,6 +24,7 @@ from app.extensions import db
 log = logging.getLogger(__name__)
 QUEUE_NAME = "dealercare"
 _PENDING, _READY = "jobs_pending", "jobs_ready"
+RETRIES = 3  # attempts after the first, for a job that failed or whose worker died
 
 
 def enqueue(func: str, *args) -> None:
@@ -42,16 +49,22 @@ def _rolled_back(session: Session, previous_transaction) -> None:
 
 def dispatch() -> int:
     """Send every committed job to RQ, or run it now when there is no Redis. Returns the count."""
+    from redis.exceptions import RedisError
+    from rq import Retry
+
     ready = db.session.info.pop(_READY, [])
     for func, args in ready:
         if current_app.config["REDIS_URL"]:
-            queue().enqueue(run, func, *args, job_timeout=300)
-        else:
             try:
-                call(func, *args)
-            except Exception:  # a failed inline job must not fail the request that queued it
-                log.exception("inline job %s failed", func)
-                db.session.rollback()
+                queue().enqueue(run, func, *args, job_timeout=300, retry=Retry(max=RETRIES))
+                continue
+            except RedisError as exc:  # Redis is down: run it here rather than lose it
+                log.warning("Redis unreachable (%s): job %s runs inline", exc, func)
+        try:
+            call(func, *args)
+        except Exception:  # a failed inline job must not fail the request that queued it
+            log.exception("inline job %s failed", func)
+            db.session.rollback()
     return len(ready)
 
 
@@ -95,7 +108,10 @@ def redis_connection():
     if client is None:
         from redis import Redis
 
-        client = current_app.extensions["redis"] = Redis.from_url(url)
+        # Short timeouts: a Redis that is down or hangs costs a request seconds, not minutes.
+        client = current_app.extensions["redis"] = Redis.from_url(
+            url, socket_connect_timeout=2, socket_timeout=5
+        )
     return client
 
 
@@ -119,8 +135,32 @@ def init_app(app: Flask) -> None:
     @click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
     def worker(burst: bool) -> None:
         """Run an RQ worker for the background jobs (needs REDIS_URL)."""
-        from rq import Worker
-
         if not app.config["REDIS_URL"]:
             raise click.ClickException("REDIS_URL is not set: jobs run inline, no worker needed.")
-        Worker([queue()], connection=queue().connection).work(burst=burst)
+        global _worker_app
+        _worker_app = app  # made once here, inherited by every forked work horse
+        make_worker(app).work(burst=burst)
+
+
+def make_worker(app: Flask):
+    """An RQ worker whose jobs' heartbeats lapse after JOB_HEARTBEAT_SECONDS x 3 (RQ's own
+    floor is a minute) and whose maintenance, which queues the jobs of dead workers again,
+    runs every JOB_MAINTENANCE_SECONDS (RQ's default: 10 minutes)."""
+    from redis import Redis
+    from rq import Worker
+
+    beat = max(1, int(app.config["JOB_HEARTBEAT_SECONDS"]))
+    maintenance = max(1, int(app.config["JOB_MAINTENANCE_SECONDS"]))
+
+    class JobWorker(Worker):
+        def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+            return 3 * self.job_monitoring_interval
+
+    return JobWorker(
+        [QUEUE_NAME],
+        connection=Redis.from_url(app.config["REDIS_URL"]),
+        job_monitoring_interval=beat,
+        maintenance_interval=maintenance,
+        # The idle wait for a job ends this often, so that maintenance runs on time.
+        worker_ttl=maintenance + 15,
+    )

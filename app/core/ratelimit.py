@@ -3,17 +3,21 @@
 The address is the client's as the trusted reverse proxies report it (TRUSTED_PROXIES, README
 "Deployment"). With REDIS_URL the count is shared by every worker (INCR + EXPIRE); without it
 the limit is per process: each gunicorn worker counts for itself, so an address may make up to
-the limit times the number of workers (stated in the README)."""
+the limit times the number of workers (stated in the README). While Redis cannot be reached,
+the count falls back to the process's own, so public pages still answer (tests/faults)."""
 
+import logging
 import threading
 import time
 
 from flask import current_app, request
 from flask_babel import gettext as _
+from redis.exceptions import RedisError
 from werkzeug.exceptions import TooManyRequests
 
 from app.core.jobs import redis_connection
 
+log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _local: dict[str, tuple[int, int]] = {}
 
@@ -31,7 +35,10 @@ def _hit(key: str, seconds: int) -> int:
         pipe = redis.pipeline()
         pipe.incr(name)
         pipe.expire(name, seconds + 1)
-        return int(pipe.execute()[0])
+        try:
+            return int(pipe.execute()[0])
+        except RedisError as exc:
+            log.warning("Redis unreachable (%s): the rate limit counts per process", exc)
     with _lock:
         seen_window, count = _local.get(key, (window, 0))
         count = count + 1 if seen_window == window else 1

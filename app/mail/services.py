@@ -46,10 +46,15 @@ def send_mail(
 
 
 def deliver(mail_id: int) -> str:
-    """Job: send a stored mail over SMTP when MAIL_URL is set; otherwise it stays stored."""
+    """Job: send a stored mail over SMTP when MAIL_URL is set; otherwise it stays stored.
+
+    Run again (a retry), a mail already sent is not sent twice; only a worker that dies between
+    the SMTP server's answer and the commit can leave one to be sent again (at least once)."""
     mail = db.session.get(EmailMessage, mail_id)
     if mail is None:
         return "missing"
+    if mail.status == "sent":
+        return mail.status
     url = current_app.config["MAIL_URL"]
     if not url:
         mail.status = "stored"

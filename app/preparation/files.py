@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from flask import current_app
 from flask_babel import gettext as _
 from PIL import Image, ImageOps, UnidentifiedImageError
+from sqlalchemy.exc import OperationalError
 
 from app.core import audit
+from app.core.errors import storage_full, storage_full_message
 from app.extensions import db
 from app.preparation.models import FileObject, ItemFile, PreparationItem
 
@@ -162,6 +164,12 @@ def store_file(data: bytes, name: str, user_id: int | None) -> FileObject:
         created_by_id=user_id,
     )
     db.session.add(file)
+    try:
+        db.session.flush()  # the bytes reach the database now: a full disk is refused here
+    except OperationalError as exc:
+        if not storage_full(exc):
+            raise
+        raise UploadError(storage_full_message()) from None
     return file
 
 

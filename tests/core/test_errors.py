@@ -154,3 +154,23 @@ def test_every_request_gets_its_own_request_id(client):
     first = client.get("/login").headers["X-Request-Id"]
     second = client.get("/login").headers["X-Request-Id"]
     assert first and second and first != second
+
+
+def test_a_full_disk_is_recognised_on_postgresql_and_sqlite():
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    from app.core.errors import storage_full
+
+    class DiskFull(Exception):  # psycopg's errors carry the SQLSTATE
+        sqlstate = "53100"
+
+    assert storage_full(OperationalError("INSERT", {}, DiskFull("could not extend file")))
+    assert storage_full(
+        OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full"))
+    )
+    assert storage_full(OSError(28, "No space left on device"))
+    assert not storage_full(
+        OperationalError("SELECT", {}, sqlite3.OperationalError("no such table"))
+    )

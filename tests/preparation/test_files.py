@@ -233,3 +233,36 @@ def test_uploading_to_another_instances_item_is_not_found(as_demo):
 def test_files_need_a_signed_in_user(client):
     assert client.get("/api/file-objects/abc/binary").status_code == 401
     assert client.get("/api/preparation-item-files/1/view").status_code == 401
+
+
+def test_a_full_disk_is_refused_with_a_clear_message_and_nothing_stored(as_demo, monkeypatch):
+    """SQLite's "database or disk is full" at the flush of the new file (the real full disk on
+    PostgreSQL is tests/faults): the form says so, in the user's language, and keeps the title."""
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    client, token = as_demo("seller")
+    item = demo_item(4)
+    before = stored_files()
+    flush = db.session.flush
+
+    def full(*args, **kwargs):
+        if any(isinstance(obj, FileObject) for obj in db.session.new):
+            raise OperationalError(
+                "INSERT", {}, sqlite3.OperationalError("database or disk is full")
+            )
+        return flush(*args, **kwargs)
+
+    monkeypatch.setattr(db.session, "flush", full)
+    response = upload(client, token, item, PDF, "besiktning.pdf", "Min titel")
+    assert response.status_code == 422
+    html = page_text(response)
+    assert "There is no room left to store this. Nothing was saved" in html
+    assert 'value="Min titel"' in html
+    client.get("/?lang=sv-SE")
+    response = upload(client, token, item, PDF, "besiktning.pdf", "Min titel")
+    assert "Det finns inget utrymme kvar att lagra detta. Inget sparades" in page_text(response)
+    monkeypatch.undo()
+    assert stored_files() == before
+    assert item_files(item) == []
