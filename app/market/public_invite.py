@@ -19,6 +19,7 @@ from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bp, invites
+from app.market.filters import country_names
 from app.market.invites import (
     COUNTRY_DEFAULTS,
     DEFAULT_LANGUAGE,
@@ -267,13 +268,7 @@ def invite_page(invite_hash: str):
 
 
 def country_name(code: str) -> str:
-    return {
-        "SE": _("Sweden"),
-        "NO": _("Norway"),
-        "FI": _("Finland"),
-        "DE": _("Germany"),
-        "DK": _("Denmark"),
-    }[code]
+    return country_names()[code]
 
 
 @api_call(api_bp, "/_public/instance-invites/<invite_hash>", "GET", response=InviteOut, public=True)
