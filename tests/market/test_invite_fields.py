@@ -51,7 +51,9 @@ def cases():
                 field, "a1!" + "x" * field.max_length, field.too_long, id=f"{field.path}-long"
             )
         if field.check:
-            yield pytest.param(field, WRONG_FORM[field.check], field.refused, id=f"{field.path}-form")
+            yield pytest.param(
+                field, WRONG_FORM[field.check], field.refused, id=f"{field.path}-form"
+            )
         # What no form sends: another type than text, or a NUL inside.
         yield pytest.param(field, 1234567, field.refused, id=f"{field.path}-number")
         yield pytest.param(field, "abc\x00de1!", field.refused, id=f"{field.path}-nul")
@@ -90,8 +92,9 @@ def test_the_page_is_given_the_same_table(demo_app, demo_client):
     invite = make_invite(demo_app)
     html = demo_client.get(f"/market-invite/{invite.hash}").get_data(as_text=True)
     props = json.loads(
-        re.search(r'<script type="application/json" id="invite-form-props">(.*?)</script>', html, re.S)
-        .group(1)
+        re.search(
+            r'<script type="application/json" id="invite-form-props">(.*?)</script>', html, re.S
+        ).group(1)
     )
     rules = {rule["path"]: rule for rule in props["form"]["rules"]}
     assert list(rules) == [field.path for field in INVITE_FIELDS]
@@ -106,7 +109,8 @@ def test_the_page_is_given_the_same_table(demo_app, demo_client):
     # Every key the page may show has its text on the page.
     shown = {key for f in INVITE_FIELDS for key in (f.required, f.refused, f.too_long) if key}
     texts = json.loads(
-        re.search(r'<script type="application/json" id="page-texts">(.*?)</script>', html, re.S)
-        .group(1)
+        re.search(
+            r'<script type="application/json" id="page-texts">(.*?)</script>', html, re.S
+        ).group(1)
     )["messages"]
     assert shown <= set(texts)

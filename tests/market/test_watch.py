@@ -153,11 +153,14 @@ def test_a_buyer_watches_from_the_list_and_the_page_and_sees_the_watchlist(as_de
     assert "is on your watchlist" in page and 'aria-pressed="true"' in page
     # Twice is still one watch; the advert's page shows it pressed too.
     client.post(f"/market/adverts/{advert.id}/watch", data={"csrf_token": token, "watch": "1"})
-    assert db.session.scalar(
-        select(func.count(MarketWatch.id))
-        .where(MarketWatch.advert_id == advert.id)
-        .execution_options(all_instances=True)
-    ) == 1
+    assert (
+        db.session.scalar(
+            select(func.count(MarketWatch.id))
+            .where(MarketWatch.advert_id == advert.id)
+            .execution_options(all_instances=True)
+        )
+        == 1
+    )
     detail = client.get(f"/market/adverts/{advert.id}").get_data(as_text=True)
     assert 'aria-pressed="true"' in detail
     watchlist = client.get(WATCHLIST)
@@ -175,9 +178,7 @@ def test_a_buyer_watches_from_the_list_and_the_page_and_sees_the_watchlist(as_de
 def test_the_watchlist_shows_state_highest_bid_in_the_users_currency_and_end_time(as_demo):
     client, token = as_demo("buyer")
     ends = (utcnow() + timedelta(days=3)).replace(second=0, microsecond=0)
-    advert = make_advert(
-        nordbil(), regno="WAT002", highest_bid=200_000, bid_count=2, ends_at=ends
-    )
+    advert = make_advert(nordbil(), regno="WAT002", highest_bid=200_000, bid_count=2, ends_at=ends)
     client.post(f"/market/adverts/{advert.id}/watch", data={"csrf_token": token, "watch": "1"})
     html = client.get(WATCHLIST).get_data(as_text=True)
     row = html.split(f'data-advert-id="{advert.id}"', 1)[1].split("</tr>", 1)[0]
@@ -276,7 +277,8 @@ def test_save_a_search_from_the_list_then_list_and_delete_it(as_demo):
     client.post(f"{SEARCHES}/{search_id}/delete", data={"csrf_token": token})
     db.session.expire_all()
     assert db.session.get(SavedSearch, search_id) is None
-    assert "Volvos for Bergen" not in page_text(client.get(SEARCHES))
+    after = client.get(SEARCHES).get_data(as_text=True)
+    assert f'data-search-id="{search_id}"' not in after
 
 
 def test_a_refused_saved_search_keeps_the_input_and_saves_nothing(as_demo):
@@ -309,9 +311,7 @@ def test_searches_of_others_are_not_found(demo_client, as_demo):
     client, token = as_demo("buyer")
     assert "Malmö's Volvos" not in page_text(client.get(SEARCHES))
     for action, data in (("delete", {}), ("notify", {"notify": "0"})):
-        response = client.post(
-            f"{SEARCHES}/{mine.id}/{action}", data={"csrf_token": token, **data}
-        )
+        response = client.post(f"{SEARCHES}/{mine.id}/{action}", data={"csrf_token": token, **data})
         assert response.status_code == 404
     assert db.session.get(SavedSearch, mine.id).notify is True
 
@@ -334,9 +334,7 @@ def publish_draft(seller_client, token, advert: Advert):
     )  # fmt: skip
 
 
-def test_a_new_matching_advert_is_emailed_once_per_search_in_the_users_language(
-    demo_app, as_demo
-):
+def test_a_new_matching_advert_is_emailed_once_per_search_in_the_users_language(demo_app, as_demo):
     buyer = demo_user("buyer@demo.test")
     buyer.options = {**(buyer.options or {}), "language": "nb-NO", "timeZone": "Europe/Oslo"}
     matching = buyer_search(Criteria(brand="Polestar", max_price=500_000), name="Polestar")
