@@ -106,23 +106,27 @@ class Criteria:
             where.append(price_condition(group, self.max_price))
         return where
 
-    def summary(self) -> str:
-        """The criteria in a line, as the reader's language writes them."""
+    def summary(self, currency: str = "") -> str:
+        """The criteria in a line, as the reader's language writes them (a price in
+        `currency`, the viewer's)."""
         parts = []
         if self.q:
             parts.append(f"“{self.q}”")
         if self.brand or self.model:
             parts.append(" ".join(p for p in (self.brand, self.model) if p))
         if self.year_from is not None and self.year_to is not None:
-            parts.append(_("%(first)s–%(last)s", first=self.year_from, last=self.year_to))
+            parts.append(
+                _("model year %(first)s–%(last)s", first=self.year_from, last=self.year_to)
+            )
         elif self.year_from is not None:
-            parts.append(_("from %(year)s", year=self.year_from))
+            parts.append(_("model year from %(year)s", year=self.year_from))
         elif self.year_to is not None:
-            parts.append(_("up to %(year)s", year=self.year_to))
+            parts.append(_("model year up to %(year)s", year=self.year_to))
         if self.max_mileage is not None:
             parts.append(_("at most %(mileage)s km", mileage=format_amount(self.max_mileage)))
         if self.max_price is not None:
-            parts.append(_("at most %(price)s", price=format_amount(self.max_price)))
+            price = format_amount(self.max_price)
+            parts.append(_("at most %(price)s", price=f"{price}\u00a0{currency}".strip()))
         if self.fuel:
             parts.append(str(FUEL_TYPES.get(self.fuel, self.fuel)))
         if self.country:
@@ -213,6 +217,7 @@ class FilterForm(FlaskForm):
 
     def __init__(self, *args, currency: str = "", **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.currency = currency
         self.fuel.choices = [("", _("Any fuel"))] + [(k, str(v)) for k, v in FUEL_TYPES.items()]
         names = country_names()
         self.country.choices = [("", _("Any country"))] + [(c, names[c]) for c in COUNTRIES]

@@ -112,7 +112,7 @@ def saved_search_new():
         form.notify.data = True
         filters = FilterForm(request.args, currency=group.currency)
         if not form.name.data and filters.validate() and not filters.criteria().empty:
-            form.name.data = filters.criteria().summary()[: watch.NAME_MAX]
+            form.name.data = filters.criteria().summary(group.currency)[: watch.NAME_MAX]
         return _search_form(form, group)
     form = SavedSearchForm(currency=group.currency)
     if not form.validate():
