@@ -100,6 +100,18 @@ def test_watchlist_and_saved_search_form_on_a_phone(new_page, buyer_cleanup):
     expect(row).to_contain_text("NOK")
     fits(page, 375)
     page.screenshot(path=str(ARTIFACTS / "market-watchlist-375.png"), full_page=True)
+    # The advert's page says it is watched, and stops watching it from there.
+    row.locator("a.advert-regno").click()
+    watched = page.locator(f'button[data-watch="{advert_id}"]')
+    expect(watched).to_have_attribute("data-watched", "true")
+    fits(page, 375)
+    page.screenshot(path=str(ARTIFACTS / "market-advert-watched-375.png"), full_page=True)
+    watched.click()
+    expect(page.locator(f'button[data-watch="{advert_id}"]')).to_have_attribute(
+        "data-watched", "false"
+    )
+    page.goto("/market/adverts/watchlist")
+    expect(page.locator(f'tr[data-advert-id="{advert_id}"]')).to_have_count(0)
 
     page.set_viewport_size(DESKTOP)
     page.reload()
