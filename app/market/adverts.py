@@ -87,11 +87,6 @@ class Page(queries.Page):
     def rows(self) -> list[Row]:
         return self.items
 
-    def leads(self, advert: Advert) -> bool:
-        """Whether the viewer's group holds the advert's highest bid."""
-        best = self.own_best.get(advert.id)
-        return best is not None and best == advert.highest_bid
-
 
 def _rows(*where, order=()):
     return (
