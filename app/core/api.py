@@ -8,11 +8,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from flask import Blueprint, current_app, jsonify, request
 from flask_babel import gettext as _
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 from werkzeug.exceptions import BadRequest
@@ -43,15 +43,28 @@ class Schema(BaseModel):
     # The spec's own key for a missing or empty field, by its name on the wire, where the spec
     # names one (PASSWORD_REQUIRED rather than FIELD_REQUIRED).
     required_keys: ClassVar[dict[str, str]] = {}
+    # The key of any other refusal of a field, by its path on the wire, where the form that
+    # sends it shows one of its own (PASSWORD_PATTERN rather than INVALID_VALUE).
+    refused_keys: ClassVar[dict[str, str]] = {}
 
     @field_validator("*", mode="before")
     @classmethod
-    def _no_nul(cls, value: Any) -> Any:
+    def _no_nul(cls, value: Any, info: ValidationInfo) -> Any:
         # No one types a NUL, and PostgreSQL cannot store or compare text that holds one. A
-        # nested object checks its own fields.
-        if not isinstance(value, dict) and holds_nul(value):
+        # nested object checks its own fields, and so does each object of a list of them, so
+        # that the refusal names the field.
+        if isinstance(value, dict) or (isinstance(value, list) and _of_models(cls, info)):
+            return value
+        if holds_nul(value):
             raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
         return value
+
+
+def _of_models(model: type[BaseModel], info: ValidationInfo) -> bool:
+    """Whether the field being validated is a list of models."""
+    field = model.model_fields.get(info.field_name or "")
+    args = get_args(field.annotation) if field is not None else ()
+    return any(isinstance(arg, type) and issubclass(arg, BaseModel) for arg in args)
 
 
 @dataclass
@@ -98,6 +111,7 @@ class ApiError(Exception):
 def validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> ApiError:
     """Turn pydantic's errors into a 422 with a translated message and key per field."""
     required = getattr(model, "required_keys", {})
+    refused = getattr(model, "refused_keys", {})
     errors, keys = {}, {}
     for err in exc.errors():
         field = ".".join(str(p) for p in err["loc"]) or "body"
@@ -106,6 +120,8 @@ def validation_error(exc: ValidationError, model: type[BaseModel] | None = None)
         key, text = field_message(err)
         if key == "FIELD_REQUIRED" and field in required:
             key, text = required[field], message(required[field])
+        elif field in refused:
+            key, text = refused[field], message(refused[field])
         keys[field], errors[field] = key, text
     first = next(iter(errors.values()), _("The request could not be read."))
     return ApiError(422, first, errors=errors, keys=keys)

@@ -11,4 +11,5 @@ from app.market import (  # noqa: E402,F401
     public_invite,
     routes_admin,
     routes_adverts,
+    routes_watch,
 )

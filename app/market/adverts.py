@@ -87,11 +87,6 @@ class Page(queries.Page):
     def rows(self) -> list[Row]:
         return self.items
 
-    def leads(self, advert: Advert) -> bool:
-        """Whether the viewer's group holds the advert's highest bid."""
-        best = self.own_best.get(advert.id)
-        return best is not None and best == advert.highest_bid
-
 
 def _rows(*where, order=()):
     return (
@@ -147,12 +142,10 @@ def market_condition(group: InstanceGroup):
     return and_(Advert.status == "published", or_(*sources))
 
 
-def market_page(group: InstanceGroup, q: str, page: int) -> Page:
-    """A page of the market list, soonest ending first."""
-    where = [market_condition(group)]
-    if (found := search_condition(q)) is not None:
-        where.append(found)
-    return paginate(_rows(*where, order=(Advert.ends_at,)), page)
+def market_page(group: InstanceGroup, where: list, page: int) -> Page:
+    """A page of the market list narrowed by `where` (app.market.filters), soonest ending
+    first."""
+    return paginate(_rows(market_condition(group), *where, order=(Advert.ends_at,)), page)
 
 
 def seller_page(group: InstanceGroup, list_name: str, q: str, page: int) -> Page:
@@ -343,6 +336,15 @@ def send_bid_links(advert: Advert, seller_group: InstanceGroup) -> int:
 def find_advert(advert_id: int, group: InstanceGroup) -> Advert | None:
     """An advert the group may open: its own as seller; as buyer a partner's advert on the
     market, or one allocated or sold to it. Anything else is None (a 404)."""
+    return db.session.scalar(
+        select(Advert)
+        .where(Advert.id == advert_id, visible_condition(group))
+        .execution_options(all_instances=True)
+    )
+
+
+def visible_condition(group: InstanceGroup):
+    """The adverts the group may open (find_advert), as a condition."""
     allowed = []
     if group.seller:
         allowed.append(
@@ -355,13 +357,7 @@ def find_advert(advert_id: int, group: InstanceGroup) -> Advert | None:
                 or_(Advert.status.in_(BUYER_OPEN), Advert.allocated_group_id == group.id),
             )
         )
-    if not allowed:
-        return None
-    return db.session.scalar(
-        select(Advert)
-        .where(Advert.id == advert_id, or_(*allowed))
-        .execution_options(all_instances=True)
-    )
+    return or_(*allowed) if allowed else Advert.id.is_(None)
 
 
 @dataclass
@@ -523,6 +519,10 @@ def _remove_images(advert: Advert, image_ids: set[int]) -> None:
 
 def publish(advert: Advert, group: InstanceGroup) -> int:
     """Put a draft on the market and send the bid links; return how many were sent."""
+    from app.market.watch import advert_published  # watch builds on this module
+
+    if advert.published_at is None:
+        advert_published(advert)
     advert.status = "published"
     advert.published_at = advert.published_at or utcnow()
     db.session.flush()

@@ -459,7 +459,10 @@ def change_status(advert_id: int, status: str, notes: str | None, user_id: int) 
     advert.status = status
     advert.status_notes = notes or None
     if status == "published" and advert.published_at is None:
+        from app.market.watch import advert_published  # watch builds on this module
+
         advert.published_at = now
+        advert_published(advert)  # first time on the market: the saved searches are matched
     if status == "sold":
         advert.sold_at = now
     if previous == "allocated" and status == "closed":

@@ -22,6 +22,7 @@ from app.market.models import (
     MarketInvite,
     MarketLink,
     MarketPartner,
+    MarketWatch,
     VehicleRequest,
 )
 from app.preparation.models import PreparationItem
@@ -263,3 +264,29 @@ def allocate_link() -> str | None:
 @demo_link("change_status")
 def change_status_link() -> str | None:
     return _path("change-status", "seller", "seller@demo.test")
+
+
+@seeder(47)
+def seed_watch(ctx: dict) -> None:
+    """The demo buyer watches a published advert and keeps a saved search, which has already
+    e-mailed about a matching advert (readable at its preview link)."""
+    from app.market.filters import Criteria
+    from app.market.watch import create_search, notify_new_advert
+
+    buyer, group = ctx["users"]["buyer@demo.test"], ctx["market_groups"]["fjord"]
+    published = db.session.scalars(
+        select(Advert)
+        .where(Advert.status == "published")
+        .order_by(Advert.id)
+        .execution_options(all_instances=True)
+    ).all()
+    if not published:
+        return
+    activate(group.instance_id)
+    db.session.add(MarketWatch(user_id=buyer.id, advert_id=published[0].id))
+    newest = published[-1]
+    criteria = Criteria(brand=newest.brand, max_price=500_000)
+    create_search(buyer.id, f"{newest.brand} ≤ 500 000 NOK", criteria, notify=True)
+    db.session.flush()
+    activate(None)
+    notify_new_advert(newest.id)

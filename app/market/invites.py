@@ -3,9 +3,11 @@ and makes it the seller's market partner."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import wraps
+from pathlib import Path
 
 import email_validator
 from flask import url_for
@@ -158,13 +160,54 @@ class RegistrationInvalid(Exception):
         self.keys = keys
 
 
-def message_for(key: str) -> str:
-    """The translated text of a key this module uses."""
+def message_for(key: str, max_length: int | None = None) -> str:
+    """The translated text of a key this module uses (FIELD_TOO_LONG names the field's
+    longest length)."""
+    if key == "FIELD_TOO_LONG":
+        return message(key, max=max_length or "")
     if key == EMAIL_TAKEN:
         return _("A user with this e-mail address already exists. Log in to accept the invitation.")
     if key == EMAIL_NOT_INVITED:
         return _("Register with the e-mail address the invitation was sent to.")
     return message(key)
+
+
+@dataclass(frozen=True)
+class InviteField:
+    """One field of the registration (app/market/invite_fields.json): where it is on the wire
+    and the message key of each refusal. The accept call and the invitation page's script
+    (islands/market-invite/rules.js, given the same table) refuse a value with the same key."""
+
+    name: str  # the Registration attribute
+    path: str
+    max_length: int | None = None
+    required: str | None = None  # the key of an empty value (None: optional, or a choice)
+    check: str | None = None  # email, phone, password, repeat, country, currency, language
+    refused: str = "INVALID_VALUE"  # the key of a value the check (or the schema) refuses
+    too_long: str = "FIELD_TOO_LONG"
+    company: bool = False  # asked only of a new company
+
+    def page_rule(self) -> dict:
+        """The field's rule as the page's script reads it (the file's own keys)."""
+        rule = {
+            "path": self.path, "required": self.required, "check": self.check,
+            "refused": self.refused, "tooLong": self.too_long,
+            "maxLength": self.max_length, "company": self.company,
+        }  # fmt: skip
+        if self.check in CHOICES:
+            rule["choices"] = list(CHOICES[self.check])
+        return rule
+
+
+def _load_fields() -> tuple[InviteField, ...]:
+    rows = json.loads(Path(__file__).with_name("invite_fields.json").read_text("utf-8"))
+    names = {"maxLength": "max_length", "tooLong": "too_long"}
+    return tuple(InviteField(**{names.get(k, k): v for k, v in row.items()}) for row in rows)
+
+
+CHOICES = {"country": COUNTRIES, "currency": CURRENCIES, "language": INVITE_LANGUAGES}
+INVITE_FIELDS = _load_fields()
+INVITE_FIELD = {field.name: field for field in INVITE_FIELDS}
 
 
 @dataclass
@@ -201,57 +244,37 @@ def phone_ok(value: str) -> bool:
     return not _LETTER.search(value or "")
 
 
+def _field_ok(field: InviteField, value: str, reg: Registration) -> bool:
+    """Whether a non-empty value passes its field's check (invite_fields.json `check`)."""
+    if field.check == "email":
+        return email_ok(value)
+    if field.check == "phone":
+        return phone_ok(value)
+    if field.check == "password":
+        return password_ok(value)
+    if field.check == "repeat":  # compared only with a password given
+        return not reg.password or value == reg.password
+    if field.check in CHOICES:
+        return value in CHOICES[field.check]
+    return True
+
+
 def check_registration(reg: Registration, *, new_instance: bool) -> dict[str, str]:
-    """Spec 02 section 5: every refused field with its message key (empty when all is well)."""
+    """Spec 02 section 5: every refused field with its message key (empty when all is well),
+    by the rules of invite_fields.json, which the invitation page applies the same way."""
     keys: dict[str, str] = {}
-
-    def need(name: str) -> bool:
-        if not (getattr(reg, name) or "").strip():
-            keys[name] = "FIELD_REQUIRED"
-            return False
-        return True
-
-    if new_instance:
-        need("company_name")
-        need("company_id")
-        need("contact_name")
-        if need("contact_email") and not email_ok(reg.contact_email):
-            keys["contact_email"] = "INVALID_EMAIL"
-        if need("contact_phone") and not phone_ok(reg.contact_phone):
-            keys["contact_phone"] = "INVALID_PHONE_NUMBER_CHARACTERS"
-        need("invoice_reference")
-        if need("invoice_email") and not email_ok(reg.invoice_email):
-            keys["invoice_email"] = "INVALID_EMAIL"
-        if reg.country_code not in COUNTRIES:
-            keys["country_code"] = "INVALID_VALUE"
-        if reg.currency not in CURRENCIES:
-            keys["currency"] = "INVALID_VALUE"
-    need("firstname")
-    need("lastname")
-    if need("email") and not email_ok(reg.email):
-        keys["email"] = "INVALID_EMAIL"
-    if reg.phone_number and not phone_ok(reg.phone_number):
-        keys["phone_number"] = "INVALID_PHONE_NUMBER_CHARACTERS"
-    for name, key in _password_keys(reg.password, reg.password_repeat).items():
-        keys[name] = key
-    if reg.language not in INVITE_LANGUAGES:
-        keys["language"] = "INVALID_VALUE"
+    for field in INVITE_FIELDS:
+        if field.company and not new_instance:
+            continue
+        value = getattr(reg, field.name) or ""
+        if not value.strip():
+            if field.required:
+                keys[field.name] = field.required
+        elif field.max_length is not None and len(value) > field.max_length:
+            keys[field.name] = field.too_long
+        elif not _field_ok(field, value, reg):
+            keys[field.name] = field.refused
     return keys
-
-
-def _password_keys(first: str, second: str) -> dict[str, str]:
-    """The password pair's refusals: required, pattern, repeated, matching."""
-    one, two = "password", "password_repeat"  # the Registration fields
-    refused = {}
-    if not first:
-        refused[one] = "PASSWORD_REQUIRED"
-    elif not password_ok(first):
-        refused[one] = "PASSWORD_PATTERN"
-    if not second:
-        refused[two] = "VERIFY_PASSWORD_REQUIRED"
-    elif first and second != first:
-        refused[two] = "PASSWORDS_DOESNT_MATCH"
-    return refused
 
 
 def open_invite(invite_hash: str) -> MarketInvite:

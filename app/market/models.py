@@ -244,3 +244,42 @@ class VehicleRequest(InstanceScoped, TimestampMixin, db.Model):
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
 
     group: Mapped[InstanceGroup] = relationship()
+
+
+class MarketWatch(InstanceScoped, db.Model):
+    """An advert a user of a buyer company watches (the user's company's instance; the advert
+    lives in the seller's)."""
+
+    __table_args__ = (UniqueConstraint("instance_id", "user_id", "advert_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SavedSearch(InstanceScoped, TimestampMixin, db.Model):
+    """A user's named market search (the advert list's filters, app.market.filters); while
+    `notify` is on, each new advert it matches is e-mailed once. `token` is the e-mail's
+    switch-off link."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    criteria: Mapped[dict] = mapped_column(JSON, default=dict)
+    notify: Mapped[bool] = mapped_column(Boolean, default=True)
+    token: Mapped[str] = mapped_column(String(32), unique=True, default=public_hash)
+
+
+class SavedSearchHit(InstanceScoped, db.Model):
+    """An advert a saved search was e-mailed about: at most one per advert and search."""
+
+    __table_args__ = (UniqueConstraint("search_id", "advert_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    search_id: Mapped[int] = mapped_column(
+        ForeignKey("saved_search.id", ondelete="CASCADE"), index=True
+    )
+    advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"), index=True)
+    mail_id: Mapped[int | None] = mapped_column(ForeignKey("email_message.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

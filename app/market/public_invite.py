@@ -19,9 +19,12 @@ from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bp, invites
+from app.market.filters import country_names
 from app.market.invites import (
     COUNTRY_DEFAULTS,
     DEFAULT_LANGUAGE,
+    INVITE_FIELD,
+    INVITE_FIELDS,
     INVITE_LANGUAGES,
     InviteError,
     Registration,
@@ -33,73 +36,63 @@ from app.market.models import COUNTRIES, CURRENCIES, MarketInvite
 
 INVALID = "MODULES.CCMARKET.ALERTS.INVALID_INVITATION"
 # Where each registration field is on the wire (the 422 answer's `keys` name these paths).
-FIELD_PATHS = {
-    "company_name": "instance.companyName",
-    "company_id": "instance.groups.0.companyId",
-    "contact_name": "instance.groups.0.contactName",
-    "contact_email": "instance.groups.0.contactEmail",
-    "contact_phone": "instance.groups.0.contactPhone",
-    "invoice_reference": "instance.groups.0.invoiceReference",
-    "invoice_email": "instance.groups.0.invoiceEmail",
-    "currency": "instance.groups.0.currency",
-    "country_code": "instance.groups.0.countryCode",
-    "email": "user.email",
-    "firstname": "user.firstname",
-    "lastname": "user.lastname",
-    "phone_number": "user.phoneNumber",
-    "password": "user.plainPassword.first",
-    "password_repeat": "user.plainPassword.second",
-    "language": "user.language",
-}
-# The message keys the form checks in the browser; their texts go to the page script.
-FORM_KEYS = (
-    "FIELD_REQUIRED",
-    "INVALID_EMAIL",
-    "INVALID_PHONE_NUMBER_CHARACTERS",
-    "PASSWORD_REQUIRED",
-    "PASSWORD_PATTERN",
-    "VERIFY_PASSWORD_REQUIRED",
-    "PASSWORDS_DOESNT_MATCH",
+FIELD_PATHS = {field.name: field.path for field in INVITE_FIELDS}
+# The message keys the form checks in the browser (every key of the field table); their texts
+# go to the page script.
+FORM_KEYS = tuple(
+    sorted({k for f in INVITE_FIELDS for k in (f.required, f.refused, f.too_long) if k})
 )
 
 
 # --- schemas -----------------------------------------------------------------------------------
 
 
+def text(name: str, alias: str | None = None):
+    """A registration field in the accept payload: any text, whose length and form
+    check_registration refuses with the field's key (its longest length documented here)."""
+    field = INVITE_FIELD[name]
+    extra = {"maxLength": field.max_length} if field.max_length else None
+    return Field(None, alias=alias, json_schema_extra=extra)
+
+
 class GroupIn(Schema):
     name: str | None = Field(None, max_length=200)
-    company_id: str | None = Field(None, alias="companyId", max_length=50)
-    contact_name: str | None = Field(None, alias="contactName", max_length=200)
-    contact_email: str | None = Field(None, alias="contactEmail", max_length=254)
-    contact_phone: str | None = Field(None, alias="contactPhone", max_length=50)
-    invoice_reference: str | None = Field(None, alias="invoiceReference", max_length=200)
-    invoice_email: str | None = Field(None, alias="invoiceEmail", max_length=254)
-    currency: str | None = Field(None, max_length=3)
-    country_code: str | None = Field(None, alias="countryCode", max_length=2)
+    company_id: str | None = text("company_id", "companyId")
+    contact_name: str | None = text("contact_name", "contactName")
+    contact_email: str | None = text("contact_email", "contactEmail")
+    contact_phone: str | None = text("contact_phone", "contactPhone")
+    invoice_reference: str | None = text("invoice_reference", "invoiceReference")
+    invoice_email: str | None = text("invoice_email", "invoiceEmail")
+    currency: str | None = text("currency")
+    country_code: str | None = text("country_code", "countryCode")
 
 
 class InstanceIn(Schema):
-    company_name: str | None = Field(None, alias="companyName", max_length=200)
+    company_name: str | None = text("company_name", "companyName")
     groups: list[GroupIn] = Field(default_factory=list, max_length=1)
 
 
 class PlainPasswordIn(Schema):
-    first: str | None = Field(None, max_length=PASSWORD_MAX)
-    second: str | None = Field(None, max_length=PASSWORD_MAX)
+    first: str | None = text("password")
+    second: str | None = text("password_repeat")
 
 
 class UserIn(Schema):
-    email: str | None = Field(None, max_length=254)
+    email: str | None = text("email")
     username: str | None = Field(None, max_length=254)
     plain_password: PlainPasswordIn = Field(default_factory=PlainPasswordIn, alias="plainPassword")
-    phone_number: str | None = Field(None, alias="phoneNumber", max_length=40)
-    firstname: str | None = Field(None, max_length=100)
-    lastname: str | None = Field(None, max_length=100)
-    language: str | None = Field(None, max_length=10)
+    phone_number: str | None = text("phone_number", "phoneNumber")
+    firstname: str | None = text("firstname")
+    lastname: str | None = text("lastname")
+    language: str | None = text("language")
 
 
 class AcceptBody(Schema):
     """Spec 02 section 3 "Accept payload"; `instance` is ignored for an existing company."""
+
+    # A field's value of another type than text (or holding a NUL) is refused with the key the
+    # page shows for that field: a weak password is PASSWORD_PATTERN whatever it is.
+    refused_keys = {field.path: field.refused for field in INVITE_FIELDS}
 
     instance: InstanceIn | None = None
     user: UserIn
@@ -187,7 +180,10 @@ def _api_error(exc: InviteError) -> ApiError:
 
 def _invalid(keys: dict[str, str]) -> ApiError:
     paths = {FIELD_PATHS[name]: key for name, key in keys.items()}
-    errors = {path: invites.message_for(key) for path, key in paths.items()}
+    errors = {
+        FIELD_PATHS[name]: invites.message_for(key, INVITE_FIELD[name].max_length)
+        for name, key in keys.items()
+    }
     return ApiError(422, next(iter(errors.values())), errors=errors, keys=paths)
 
 
@@ -263,17 +259,12 @@ def invite_page(invite_hash: str):
         languages=[(code, LOCALES[code]) for code in INVITE_LANGUAGES],
         default_language=invite.language if invite.language in INVITE_LANGUAGES else None,
         password_max=PASSWORD_MAX,
+        rules=[field.page_rule() for field in INVITE_FIELDS],
     )
 
 
 def country_name(code: str) -> str:
-    return {
-        "SE": _("Sweden"),
-        "NO": _("Norway"),
-        "FI": _("Finland"),
-        "DE": _("Germany"),
-        "DK": _("Denmark"),
-    }[code]
+    return country_names()[code]
 
 
 @api_call(api_bp, "/_public/instance-invites/<invite_hash>", "GET", response=InviteOut, public=True)

@@ -19,7 +19,7 @@ from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
 from app.extensions import db
 from app.market import adverts as svc
-from app.market import bp
+from app.market import bp, watch
 from app.market.bidding import (
     ALLOCATABLE,
     STATUS_LABELS,
@@ -27,6 +27,7 @@ from app.market.bidding import (
     format_amount,
     link_path,
 )
+from app.market.filters import FILTER_NAMES, FilterForm
 from app.market.forms import AdvertForm
 from app.market.groups import current_group
 from app.market.models import Advert, AdvertImage, InstanceGroup
@@ -123,8 +124,9 @@ def advert_status(status: str) -> str:
 
 
 def _link(**changes) -> str:
-    """This page's URL with its search and page, some of them changed."""
-    params = {"q": _search() or None, "page": _page_number(), **changes}
+    """This page's URL with its search, filters and page, some of them changed."""
+    kept = {name: request.args.get(name) for name in FILTER_NAMES}
+    params = {**kept, "q": _search() or None, "page": _page_number(), **changes}
     params = {k: v for k, v in params.items() if v not in (None, "", 1)}
     return url_for(request.endpoint, **(request.view_args or {}), **params)
 
@@ -157,8 +159,14 @@ def _render(template: str, status: int = 200, commit: bool = False, **context):
 def adverts_list():
     """The adverts on the market the viewer's company may see and bid on."""
     v, group = _access("list", need_group=False)
-    q, page = _search(), _page_number()
-    result = svc.market_page(group, q, page) if group else svc.Page([], 0, 1)
+    page = _page_number()
+    filters = FilterForm(request.args, currency=group.currency if group else "")
+    valid = filters.validate()
+    criteria = filters.criteria() if valid else None
+    result = svc.Page([], 0, 1)
+    if group is not None and criteria is not None:
+        result = svc.market_page(group, criteria.conditions(group), page)
+    watched: set[int] = set()
     if group is not None and result.rows:
         adverts = [r.advert for r in result.rows]
         foreign = [a for a in adverts if a.seller_group_id != group.id]
@@ -166,9 +174,12 @@ def adverts_list():
             result.own_best = svc.own_best_bids([a.id for a in foreign], group.id)
             links = svc.links_for(foreign, v.user.id, group, "bid")
             result.links = svc.public_paths(foreign, links, group.hash, "bid")
+            watched = watch.watched_ids(v.user.id, [a.id for a in foreign])
     return _render(
         "market/adverts/list.html",
-        commit=True, page=result, group=group, q=q, title=TITLES["list"], now=utcnow(),
+        422 if not valid else 200,
+        commit=True, page=result, group=group, q=filters.q.data or "", filters=filters,
+        criteria=criteria, watched=watched, title=TITLES["list"], now=utcnow(),
     )  # fmt: skip
 
 
@@ -274,6 +285,8 @@ def advert_page(advert_id: int):
         bids=bids, images=svc.advert_images(advert.id),
         sent_links=svc.sent_bid_links(advert) if own else [],
         leads=best is not None and best == advert.highest_bid,
+        can_watch=watch.may_watch(advert, group),
+        watched=advert.id in watch.watched_ids(v.user.id, [advert.id]),
         title=f"{advert.title} · {advert.regno}",
     )  # fmt: skip
 

@@ -197,6 +197,15 @@ MAIN_MENU: tuple[Entry, ...] = (
             ),
             Entry("market.my-deals", _l("My deals"), "/market/adverts/my-deals", rule=market_buyer),
             Entry(
+                "market.watchlist", _l("Watchlist"), "/market/adverts/watchlist", rule=market_buyer
+            ),
+            Entry(
+                "market.saved-searches",
+                _l("Saved searches"),
+                "/market/saved-searches",
+                rule=market_buyer,
+            ),
+            Entry(
                 "market.vehicle-requests",
                 _l("Vehicle requests"),
                 "/market/vehicle-requests",

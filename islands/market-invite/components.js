@@ -8,7 +8,7 @@
 import { createElement as h, useEffect, useRef, useState } from 'react';
 import { format, t as T } from '../public/core.js';
 import { initialValues, isNewCompany, sentValues, serverErrors, shownErrors } from './flow.js';
-import { COMPANY_FIELDS, payload, validate } from './rules.js';
+import { companyPaths, payload, validate } from './rules.js';
 
 /** One input with its label, hint and error, as the server drew it before (ids included). */
 export function Field({ field, value, error, disabled, optionalText, onChange, onBlur }) {
@@ -46,16 +46,13 @@ export function Field({ field, value, error, disabled, optionalText, onChange, o
     hintId
       ? h('p', { className: 'field-hint', id: hintId, hidden: Boolean(error && field.ruleHint) }, field.hint)
       : null,
-    h(FieldError, { id: errorId, error }),
+    h(FieldError, { id: errorId, error, max: field.maxlength }),
   );
 }
 
-function FieldError({ id, error }) {
-  return h(
-    'p',
-    { className: 'field-error', id, hidden: !error, 'data-message-key': error?.key },
-    error ? error.text || T.messages?.[error.key] || error.key : '',
-  );
+function FieldError({ id, error, max }) {
+  const text = error ? error.text || format(T.messages?.[error.key] || error.key, { max }) : '';
+  return h('p', { className: 'field-error', id, hidden: !error, 'data-message-key': error?.key }, text);
 }
 
 /** A choice (country, currency, language) with its label and error. */
@@ -178,7 +175,7 @@ export function RegistrationForm({ invite, form, countryCurrency, hidden, onSend
   }, [focusPath]);
 
   const sent = sentValues(values, invite);
-  const keys = validate(sent, newCompany);
+  const keys = validate(sent, newCompany, form.rules);
   const errors = shownErrors(keys, touched, server);
   const valid = Object.keys(keys).length === 0 && Object.keys(server).length === 0;
 
@@ -212,7 +209,7 @@ export function RegistrationForm({ invite, form, countryCurrency, hidden, onSend
     setSaving(false);
     if (status === 422 && data.keys) {
       const editable = new Set(
-        fields.map((field) => field.path).filter((path) => newCompany || !COMPANY_FIELDS.includes(path)),
+        fields.map((field) => field.path).filter((path) => newCompany || !companyPaths(form.rules).includes(path)),
       );
       const found = serverErrors(data, editable);
       if (!found) {

@@ -1,22 +1,18 @@
-// The invitation form's rules (spec 02 section 5), the same as app/market/invites.py
-// check_registration: each refused field by its path on the wire, with the spec's message key.
+// The invitation form's rules (spec 02 section 5). Which key each field is refused with comes
+// from the server's table (app/market/invite_fields.json, given to the page as `form.rules`),
+// the same table check_registration in app/market/invites.py applies; the checks it names are
+// here, written as the server's.
 
 // Python's PASSWORD_RE: at least 7 characters with a lowercase letter, a digit and a special one.
 const PASSWORD = /^(?=.*[a-z])(?=.*\d)(?=.*[^A-Za-z0-9\s]).{7,}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const LETTER = /\p{L}/u;
+const PASSWORD_PATH = 'user.plainPassword.first';
 
-export const COMPANY_FIELDS = [
-  'instance.companyName',
-  'instance.groups.0.companyId',
-  'instance.groups.0.contactName',
-  'instance.groups.0.contactEmail',
-  'instance.groups.0.contactPhone',
-  'instance.groups.0.invoiceReference',
-  'instance.groups.0.invoiceEmail',
-  'instance.groups.0.countryCode',
-  'instance.groups.0.currency',
-];
+/** The paths of the fields asked only of a new company. */
+export function companyPaths(rules) {
+  return rules.filter((rule) => rule.company).map((rule) => rule.path);
+}
 
 /** Whether a phone number is acceptable: it may not hold letters. */
 export function phoneOk(value) {
@@ -28,50 +24,41 @@ export function emailOk(value) {
 }
 
 export function passwordOk(value) {
-  return PASSWORD.test(value || '') && value.length <= 128;
+  return PASSWORD.test(value || '') && [...value].length <= 128;
+}
+
+const CHECKS = {
+  email: emailOk,
+  phone: phoneOk,
+  password: passwordOk,
+  // Compared only with a password given.
+  repeat: (value, text) => !text(PASSWORD_PATH) || value === text(PASSWORD_PATH),
+};
+
+function passes(rule, value, text) {
+  if (rule.choices) return rule.choices.includes(value);
+  const check = CHECKS[rule.check];
+  return check ? check(value, text) : true;
 }
 
 /**
- * The refused fields of `values` (path -> value): {path: key}. Company fields count only for a
- * new company (`newInstance`); an existing one's are read-only.
+ * The refused fields of `values` (path -> value): {path: key}, by the server's `rules`. Company
+ * fields count only for a new company (`newInstance`); an existing one's are read-only.
  */
-export function validate(values, newInstance) {
+export function validate(values, newInstance, rules) {
   const keys = {};
-  const text = (path) => String(values[path] ?? '').trim();
-  const need = (path) => {
-    if (text(path)) return true;
-    keys[path] = 'FIELD_REQUIRED';
-    return false;
-  };
-  if (newInstance) {
-    need('instance.companyName');
-    need('instance.groups.0.companyId');
-    need('instance.groups.0.contactName');
-    if (need('instance.groups.0.contactEmail') && !emailOk(text('instance.groups.0.contactEmail'))) {
-      keys['instance.groups.0.contactEmail'] = 'INVALID_EMAIL';
-    }
-    if (need('instance.groups.0.contactPhone') && !phoneOk(text('instance.groups.0.contactPhone'))) {
-      keys['instance.groups.0.contactPhone'] = 'INVALID_PHONE_NUMBER_CHARACTERS';
-    }
-    need('instance.groups.0.invoiceReference');
-    if (need('instance.groups.0.invoiceEmail') && !emailOk(text('instance.groups.0.invoiceEmail'))) {
-      keys['instance.groups.0.invoiceEmail'] = 'INVALID_EMAIL';
-    }
-  }
-  need('user.firstname');
-  need('user.lastname');
-  if (need('user.email') && !emailOk(text('user.email'))) keys['user.email'] = 'INVALID_EMAIL';
-  if (text('user.phoneNumber') && !phoneOk(text('user.phoneNumber'))) {
-    keys['user.phoneNumber'] = 'INVALID_PHONE_NUMBER_CHARACTERS';
-  }
   // The server strips surrounding spaces from every value, passwords included.
-  const password = text('user.plainPassword.first');
-  const repeat = text('user.plainPassword.second');
-  if (!password) keys['user.plainPassword.first'] = 'PASSWORD_REQUIRED';
-  else if (!passwordOk(password)) keys['user.plainPassword.first'] = 'PASSWORD_PATTERN';
-  if (!repeat) keys['user.plainPassword.second'] = 'VERIFY_PASSWORD_REQUIRED';
-  else if (password && repeat !== password) {
-    keys['user.plainPassword.second'] = 'PASSWORDS_DOESNT_MATCH';
+  const text = (path) => String(values[path] ?? '').trim();
+  for (const rule of rules) {
+    if (rule.company && !newInstance) continue;
+    const value = text(rule.path);
+    if (!value) {
+      if (rule.required) keys[rule.path] = rule.required;
+    } else if (rule.maxLength && [...value].length > rule.maxLength) {
+      keys[rule.path] = rule.tooLong || 'FIELD_TOO_LONG';
+    } else if (!passes(rule, value, text)) {
+      keys[rule.path] = rule.refused || 'INVALID_VALUE';
+    }
   }
   return keys;
 }

@@ -1,8 +1,19 @@
 // The invitation form's rules in the browser: the same cases as the server's
-// (tests/market/test_invites.py NEW_COMPANY_RULES and USER_RULES).
+// (tests/market/test_invites.py NEW_COMPANY_RULES and USER_RULES), by the same table of fields
+// and keys (app/market/invite_fields.json; the page gets it with the choices the server adds).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { payload, validate } from '../market-invite/rules.js';
+import { companyPaths, payload, validate } from '../market-invite/rules.js';
+
+const CHOICES = {
+  country: ['SE', 'NO', 'FI', 'DE', 'DK'],
+  currency: ['SEK', 'NOK', 'DKK', 'EUR'],
+  language: ['sv-SE', 'en-GB'],
+};
+const RULES = JSON.parse(readFileSync(new URL('../../app/market/invite_fields.json', import.meta.url), 'utf8')).map(
+  (rule) => (CHOICES[rule.check] ? { ...rule, choices: CHOICES[rule.check] } : rule),
+);
 
 const GOOD = {
   'instance.companyName': 'Testbil AB',
@@ -24,6 +35,9 @@ const GOOD = {
 };
 
 const COMPANY = [
+  ['instance.groups.0.countryCode', 'US', 'INVALID_VALUE'],
+  ['instance.groups.0.currency', 'USD', 'INVALID_VALUE'],
+  ['instance.companyName', 'x'.repeat(201), 'FIELD_TOO_LONG'],
   ['instance.companyName', '', 'FIELD_REQUIRED'],
   ['instance.groups.0.companyId', '  ', 'FIELD_REQUIRED'],
   ['instance.groups.0.contactName', '', 'FIELD_REQUIRED'],
@@ -50,16 +64,21 @@ const USER = [
   ['user.plainPassword.first', 'abcdef12', 'PASSWORD_PATTERN'],
   ['user.plainPassword.second', '', 'VERIFY_PASSWORD_REQUIRED'],
   ['user.plainPassword.second', 'Other-pass-2', 'PASSWORDS_DOESNT_MATCH'],
+  ['user.plainPassword.first', `a1!${'x'.repeat(126)}`, 'PASSWORD_PATTERN'], // 129 characters
+  ['user.firstname', 'x'.repeat(101), 'FIELD_TOO_LONG'],
+  ['user.email', `${'x'.repeat(250)}@a.se`, 'FIELD_TOO_LONG'],
+  ['user.phoneNumber', '1'.repeat(41), 'FIELD_TOO_LONG'],
+  ['user.language', 'de-DE', 'INVALID_VALUE'],
 ];
 
 function refused(path, value, newInstance) {
   const values = { ...GOOD, [path]: value };
   if (path === 'user.plainPassword.first' && value) values['user.plainPassword.second'] = value;
-  return validate(values, newInstance);
+  return validate(values, newInstance, RULES);
 }
 
 test('a complete form is valid', () => {
-  assert.deepEqual(validate(GOOD, true), {});
+  assert.deepEqual(validate(GOOD, true, RULES), {});
 });
 
 for (const [path, value, key] of [...COMPANY, ...USER]) {
@@ -74,10 +93,14 @@ for (const [path, value, key] of USER) {
   });
 }
 
+test('the company fields are those the table marks', () => {
+  assert.deepEqual(companyPaths(RULES), RULES.slice(0, 9).map((rule) => rule.path));
+});
+
 test('an existing company needs none of the company fields', () => {
   const values = { ...GOOD };
   for (const [path] of COMPANY) values[path] = '';
-  assert.deepEqual(validate(values, false), {});
+  assert.deepEqual(validate(values, false, RULES), {});
 });
 
 test('the payload has the spec shape, the e-mail as username', () => {
@@ -98,6 +121,7 @@ import { firstStep, initialValues, sentValues, serverErrors, shownErrors } from 
 
 const F = (over) => ({ required: true, type: 'text', maxlength: 200, ...over });
 const FORM = {
+  rules: RULES,
   title: 'Register your company',
   intro: 'Fields marked (optional) may be left empty; all others are required.',
   optional: '(optional)',

@@ -44,7 +44,14 @@ MAIN_MENU = {
     | market(*SELLER_MARKET, "statistics", "settings")
     | MOBILE,
     "buyer": {"my-dashboard", "my-lists"}
-    | market("my-allocations", "my-deals", "vehicle-requests", "vehicle-request-add")
+    | market(
+        "my-allocations",
+        "my-deals",
+        "watchlist",
+        "saved-searches",
+        "vehicle-requests",
+        "vehicle-request-add",
+    )
     | MOBILE,
     "station": {"my-dashboard", "my-lists", "station"} | vehicle("begcare") | MOBILE,
     "divadmin": {"my-dashboard", "my-lists", "admin"}

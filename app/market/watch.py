@@ -1,0 +1,306 @@
+"""Watchlist and saved searches of the users of buyer companies, and the e-mail a saved search
+sends when a new advert matches it.
+
+Watches and searches belong to the user and the company they work in (its instance); the
+adverts they name live in the sellers' instances, so every advert query names the viewer's
+group and runs across instances, narrowed by what that group may open (adverts.py). A new
+advert is matched in a job queued when it is first published: the market list's own query with
+the search's criteria (app.market.filters) must find it, so an advert the company may not see
+never matches. Each search mails about an advert once (a unique row per search and advert).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from decimal import Decimal
+
+from flask import current_app, has_request_context, url_for
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+
+from app.auth.models import User, user_instances
+from app.core import jobs
+from app.core.i18n import user_time_zone
+from app.extensions import db
+from app.mail.services import send_mail
+from app.market.adverts import (
+    Seller,
+    market_condition,
+    own_best_bids,
+    recipient_language,
+    visible_condition,
+    writing_across_instances,
+)
+from app.market.bidding import convert_up, rates_from
+from app.market.filters import Criteria
+from app.market.groups import partner_buyers
+from app.market.models import (
+    Advert,
+    InstanceGroup,
+    MarketWatch,
+    SavedSearch,
+    SavedSearchHit,
+)
+
+MAX_SEARCHES = 50
+NAME_MAX = 100
+
+
+# --- the watchlist -----------------------------------------------------------------------------
+
+
+def may_watch(advert: Advert, group: InstanceGroup) -> bool:
+    """A buyer watches the adverts of others it may open (not its own company's)."""
+    return group.buyer and advert.seller_group_id != group.id
+
+
+def watched_ids(user_id: int, advert_ids: Iterable[int]) -> set[int]:
+    """Which of these adverts the user watches (in the active company)."""
+    ids = list(advert_ids)
+    if not ids:
+        return set()
+    return set(
+        db.session.scalars(
+            select(MarketWatch.advert_id).where(
+                MarketWatch.user_id == user_id, MarketWatch.advert_id.in_(ids)
+            )
+        )
+    )
+
+
+def set_watch(user_id: int, advert: Advert, on: bool) -> bool:
+    """Watch (or stop watching) an advert; returns whether anything changed. Only flushes."""
+    if not on:
+        result = db.session.execute(
+            delete(MarketWatch).where(
+                MarketWatch.user_id == user_id, MarketWatch.advert_id == advert.id
+            )
+        )
+        return bool(result.rowcount)
+    if advert.id in watched_ids(user_id, [advert.id]):
+        return False
+    try:
+        with db.session.begin_nested():
+            db.session.add(MarketWatch(user_id=user_id, advert_id=advert.id))
+    except IntegrityError:  # the same click in another tab, at the same moment
+        return False
+    return True
+
+
+class Rates:
+    """Each seller's exchange rates into one currency, read once per seller and page."""
+
+    def __init__(self, currency: str) -> None:
+        self.currency = currency
+        self._known: dict[tuple[int, str], Decimal | None] = {}
+
+    def convert(self, advert: Advert, amount: int | None) -> int | None:
+        """`amount` of the advert's currency in this currency, rounded up as a next bid is
+        (None without a rate)."""
+        if amount is None:
+            return None
+        key = (advert.instance_id, advert.currency)
+        if key not in self._known:
+            self._known[key] = rates_from(*key).get(self.currency)
+        rate = self._known[key]
+        return convert_up(amount, rate) if rate is not None else None
+
+
+@dataclass
+class WatchRow:
+    advert: Advert
+    seller_name: str
+    highest: int | None  # the highest bid in the viewer's currency
+    start: int | None  # the start price in the viewer's currency
+    watched_at: object
+
+
+def watchlist(user_id: int, group: InstanceGroup) -> tuple[list[WatchRow], int]:
+    """The user's watched adverts the company may still open, soonest ending first, and how
+    many watched adverts it may no longer open (withdrawn, or allocated to another buyer)."""
+    rows = db.session.execute(
+        select(Advert, Seller.name, MarketWatch.created_at)
+        .join(MarketWatch, MarketWatch.advert_id == Advert.id)
+        .join(Seller, Seller.id == Advert.seller_group_id)
+        .where(
+            MarketWatch.user_id == user_id,
+            MarketWatch.instance_id == group.instance_id,
+            visible_condition(group),
+        )
+        .order_by(Advert.ends_at, Advert.id)
+        .execution_options(all_instances=True)
+    ).all()
+    total = db.session.scalar(
+        select(func.count(MarketWatch.id)).where(MarketWatch.user_id == user_id)
+    )
+    rates = Rates(group.currency)
+    result = [
+        WatchRow(
+            advert,
+            seller,
+            rates.convert(advert, advert.highest_bid),
+            rates.convert(advert, advert.start_price),
+            watched_at,
+        )  # fmt: skip
+        for advert, seller, watched_at in rows
+    ]
+    return result, max(0, (total or 0) - len(result))
+
+
+def own_best(rows: list[WatchRow], group: InstanceGroup) -> dict[int, int]:
+    return own_best_bids([r.advert.id for r in rows], group.id)
+
+
+# --- saved searches ----------------------------------------------------------------------------
+
+
+def searches(user_id: int) -> list[SavedSearch]:
+    return list(
+        db.session.scalars(
+            select(SavedSearch)
+            .where(SavedSearch.user_id == user_id)
+            .order_by(func.lower(SavedSearch.name), SavedSearch.id)
+        )
+    )
+
+
+def find_search(search_id: int, user_id: int) -> SavedSearch | None:
+    """One of the user's own searches in the active company (another's is None: a 404)."""
+    return db.session.scalar(
+        select(SavedSearch).where(SavedSearch.id == search_id, SavedSearch.user_id == user_id)
+    )
+
+
+def count_searches(user_id: int) -> int:
+    return db.session.scalar(
+        select(func.count(SavedSearch.id)).where(SavedSearch.user_id == user_id)
+    )
+
+
+def create_search(user_id: int, name: str, criteria: Criteria, notify: bool) -> SavedSearch:
+    search = SavedSearch(user_id=user_id, name=name, criteria=criteria.to_json(), notify=notify)
+    db.session.add(search)
+    db.session.flush()
+    return search
+
+
+def search_by_token(token: str) -> SavedSearch | None:
+    """The search a switch-off link names, in any instance."""
+    if not token or len(token) > 64:
+        return None
+    return db.session.scalar(
+        select(SavedSearch).where(SavedSearch.token == token).execution_options(all_instances=True)
+    )
+
+
+def criteria_of(search: SavedSearch) -> Criteria:
+    return Criteria.from_json(search.criteria)
+
+
+# --- the e-mail of a new advert ----------------------------------------------------------------
+
+
+def advert_published(advert: Advert) -> None:
+    """Queue the match of a newly published advert against the saved searches (after the
+    commit; a rolled-back publish matches nothing)."""
+    jobs.enqueue("app.market.watch:notify_new_advert", advert.id)
+
+
+def _candidates(advert: Advert) -> list[tuple[SavedSearch, User, InstanceGroup]]:
+    """The searches with e-mail on of the active users of the advert's partner buyers (the
+    seller's own company excluded), each with its user and the user's company's group."""
+    groups = {
+        g.instance_id: g
+        for g in partner_buyers(advert.seller_group_id)
+        if g.buyer and g.id != advert.seller_group_id
+    }
+    if not groups:
+        return []
+    rows = db.session.execute(
+        select(SavedSearch, User)
+        .join(User, User.id == SavedSearch.user_id)
+        .join(
+            user_instances,
+            (user_instances.c.user_id == User.id)
+            & (user_instances.c.instance_id == SavedSearch.instance_id),
+        )
+        .where(
+            SavedSearch.instance_id.in_(list(groups)),
+            SavedSearch.notify.is_(True),
+            User.active.is_(True),
+        )
+        .order_by(SavedSearch.id)
+        .execution_options(all_instances=True)
+    ).all()
+    return [
+        (search, user, groups[search.instance_id])
+        for search, user in rows
+        if "market" in (user.modules or [])
+    ]
+
+
+def matches(advert_id: int, criteria: Criteria, group: InstanceGroup) -> bool:
+    """Whether the market list of `group` narrowed by `criteria` holds the advert."""
+    found = db.session.scalar(
+        select(Advert.id)
+        .where(Advert.id == advert_id, market_condition(group), *criteria.conditions(group))
+        .execution_options(all_instances=True)
+    )
+    return found is not None
+
+
+def notify_new_advert(advert_id: int) -> int:
+    """Job: e-mail each saved search the advert matches, once per search; returns how many."""
+    advert = db.session.scalar(
+        select(Advert).where(Advert.id == advert_id).execution_options(all_instances=True)
+    )
+    if advert is None or advert.status != "published":
+        return 0
+    context = nullcontext()
+    if not has_request_context():  # a worker: links are made for the configured address
+        base = current_app.config.get("BASE_URL") or "http://127.0.0.1:5000"
+        context = current_app.test_request_context(base_url=base)
+    sent = 0
+    with context:
+        seller_name = db.session.get(InstanceGroup, advert.seller_group_id).name
+        for search, user, group in _candidates(advert):
+            if not matches(advert.id, criteria_of(search), group):
+                continue
+            if _send(search, user, group, advert, seller_name):
+                sent += 1
+    db.session.flush()
+    return sent
+
+
+def _send(search, user: User, group: InstanceGroup, advert: Advert, seller_name: str) -> bool:
+    """Record the hit and mail it, unless this search has mailed about the advert already."""
+    hit = SavedSearchHit(instance_id=search.instance_id, search_id=search.id, advert_id=advert.id)
+    try:
+        # Inline, the job runs in the seller's request; the hit is the buyer's instance's.
+        with writing_across_instances(), db.session.begin_nested():
+            db.session.add(hit)
+    except IntegrityError:
+        return False
+    rates = Rates(group.currency)
+    mail = send_mail(
+        to=user.email,
+        template="market_saved_search",
+        kind="market_saved_search",
+        language=recipient_language(user, group),
+        time_zone=user_time_zone(user),
+        instance_id=search.instance_id,
+        advert=advert,
+        search_name=search.name,
+        criteria=criteria_of(search),
+        seller_name=seller_name,
+        recipient_name=user.full_name,
+        currency=group.currency,
+        start_price=rates.convert(advert, advert.start_price),
+        advert_url=url_for("market.advert_page", advert_id=advert.id, _external=True),
+        searches_url=url_for("market.saved_searches", _external=True),
+        off_url=url_for("market.saved_search_off", token=search.token, _external=True),
+    )
+    hit.mail_id = mail.id
+    return True
