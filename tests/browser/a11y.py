@@ -304,8 +304,10 @@ def run_walk(browser, live_server) -> Walk:
 
     quiet = quiet_dialogs_script(live_server.app)
     kinds = TemplateKinds(live_server.app)
+    # A11Y_USERS=station,buyer walks only those users' menus (while mending a page).
+    users = [u for u in os.environ.get("A11Y_USERS", ",".join(USERS)).split(",") if u]
     try:
-        menus = walk_menus(browser, live_server.url, quiet, kinds)
+        menus = walk_menus(browser, live_server.url, quiet, kinds, users)
     finally:
         kinds.close()
     public, paths = public_walk(browser, live_server, quiet)

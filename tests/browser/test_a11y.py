@@ -7,13 +7,10 @@ keyboard alone walks the menu tree, fills a form and bids.
 """
 
 import pytest
-from sqlalchemy import select
 
-from app.extensions import db
-from app.market.models import AdvertBid
 from tests.browser.a11y import DEMO_PASSWORD, USERS
 from tests.browser.conftest import MOBILE
-from tests.browser.test_market_bid import new_advert
+from tests.browser.test_market_bid import bid_amounts, new_advert
 
 pytestmark = pytest.mark.browser
 
@@ -108,10 +105,4 @@ def test_a_keyboard_alone_places_a_bid(live_server, new_page):
     page.keyboard.press("Space")
     success = page.locator(".bid-result .alert-success")
     success.wait_for()
-    with live_server.app.app_context():
-        bids = db.session.scalars(
-            select(AdvertBid.amount)
-            .where(AdvertBid.advert_id == paths["id"])
-            .execution_options(all_instances=True)
-        ).all()
-    assert 193_000 in bids
+    assert 193_000 in bid_amounts(live_server, paths["id"])
