@@ -27,7 +27,8 @@ DEMO_PASSWORD = "demo-pass-1"
 # The demo users whose menus are walked (CONTRACT.md, demo data).
 USERS = ("admin", "seller", "buyer", "station", "divadmin", "global")
 # Pages whose answer is an error page on purpose.
-EXPECTED_STATUS = {"/no-such-page": 404, "/reset-password/no-such-token": 404}
+# (An anonymous unknown path is sent to the sign-in page: the error pages are checked signed in.)
+EXPECTED_STATUS = {"/not-found": 404, "/no-such-page": 404, "/reset-password/no-such-token": 404}
 # Every link of the main (or admin) menu and of the user menu.
 MENU_LINKS = """() => [...document.querySelectorAll('#shell-nav a[href], [data-user-menu] a[href]')]
   .map((a) => a.href)"""
@@ -258,7 +259,8 @@ def reset_mail_preview(app) -> str:
 
 def public_walk(browser, live_server, init_script: str) -> tuple[list[Visit], list[str]]:
     """The pages without a menu: sign-in, reset, mail preview, the market's hash links, the public
-    quick test, error pages; then the two print views, signed in as the seller."""
+    quick test, the error page; then the two print views and the not-found pages, signed in as
+    the seller."""
     from app.demo import demo_links
 
     with live_server.app.app_context():
@@ -281,15 +283,18 @@ def public_walk(browser, live_server, init_script: str) -> tuple[list[Visit], li
             links["allocate"],
             links["change_status"],
             links["quick_test"],
-            "/not-found",
-            "/no-such-page",
             "/error",
         ]
         for path in anonymous:
             visits.append(walker.visit("anonymous", path)[0])
     finally:
         walker.close()
-    prints = [links["quick_test_pdf"], links["purchase_analysis_pdf"]]
+    prints = [
+        links["quick_test_pdf"],
+        links["purchase_analysis_pdf"],
+        "/not-found",
+        "/no-such-page",
+    ]
     walker = Walker(browser, live_server.url, init_script)
     try:
         walker.sign_in("seller")
