@@ -3,9 +3,10 @@
 // static/dist/i18n/ belongs to the Python build (translation catalogues) and is left alone.
 // The service worker is built last, unhashed, as static/dist/sw.js (served at /sw.js).
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -161,9 +162,67 @@ async function buildServiceWorker(manifestText, manifest) {
   return version;
 }
 
+/**
+ * Bytes of a built file, raw and gzipped (level 9), by its static/dist path. The gzipped copy is
+ * written beside it (`.gz`): app/core/islands.py sends it to browsers that accept gzip.
+ */
+async function fileSizes(files) {
+  const sizes = {};
+  for (const file of [...new Set(files)].sort()) {
+    const bytes = await readFile(path.join(outdir, file));
+    const gzipped = gzipSync(bytes, { level: 9 });
+    await writeFile(path.join(outdir, `${file}.gz`), gzipped);
+    sizes[file] = { bytes: bytes.length, gzip: gzipped.length };
+  }
+  return sizes;
+}
+
+/** One page's files (the entry or island and every chunk it loads through static imports). */
+function bundleOf(files, sizes) {
+  const js = files.filter((f) => f.endsWith('.js'));
+  const css = files.filter((f) => f.endsWith('.css'));
+  const sum = (list) => list.reduce((total, f) => total + sizes[f].gzip, 0);
+  return { js, css, jsGzip: sum(js), cssGzip: sum(css) };
+}
+
+/**
+ * static/dist/sizes.json, the budgets' report: every built file's size (raw and gzip), and what
+ * each kind of page loads. A staff page loads the stylesheet, main.js with its static chunks and,
+ * on demand, the chunks of the islands on it (`islands`: an island's own chunk and the chunks it
+ * loads that main.js does not). A public page loads the stylesheet and its entry with its static
+ * chunks (`public`). tests/browser/test_budgets.py holds each page of the walk to its budget.
+ */
+async function writeSizes(manifest) {
+  const outputs = Object.keys(result.metafile.outputs).map(relative);
+  const publicOutputs = Object.keys(publicResult.metafile.outputs).map(relative);
+  const sizes = await fileSizes([...outputs, ...publicOutputs]);
+  const css = [manifest['app.css']];
+  const shell = [manifest['main.js'], ...manifest.chunks];
+  const report = { files: sizes, staff: bundleOf([...css, ...shell], sizes), islands: {}, public: {} };
+  const byEntry = outputsByEntry(result.metafile);
+  for (const [name, file] of Object.entries(manifest.islands)) {
+    const key = byEntry.get(`islands/${name}/index.jsx`) ?? byEntry.get(`islands/${name}/index.js`);
+    const own = [file, ...staticChunks(result.metafile.outputs, key).map(relative)];
+    report.islands[name] = bundleOf(own.filter((f) => !shell.includes(f)), sizes);
+  }
+  for (const logical of Object.keys(PUBLIC_ENTRIES)) {
+    const files = [...css, manifest[logical], ...manifest.publicChunks[logical]];
+    report.public[logical] = bundleOf(files, sizes);
+  }
+  await writeFile(path.join(outdir, 'sizes.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  const lines = [`staff shell: JS ${kb(report.staff.jsGzip)}, CSS ${kb(report.staff.cssGzip)}`];
+  for (const [name, b] of Object.entries(report.islands)) lines.push(`  + ${name}: JS ${kb(b.jsGzip)}`);
+  for (const [name, b] of Object.entries(report.public)) {
+    lines.push(`public ${name}: JS ${kb(b.jsGzip)}, CSS ${kb(b.cssGzip)}`);
+  }
+  console.log(`static/dist/sizes.json (gzip):\n${lines.join('\n')}`);
+}
+
 const manifest = manifestFrom(result.metafile, publicResult.metafile);
 const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
 await writeFile(path.join(outdir, 'manifest.json'), manifestText);
 console.log(`static/dist/manifest.json: ${JSON.stringify(manifest)}`);
 const swVersion = await buildServiceWorker(manifestText, manifest);
+await writeSizes(manifest);
 console.log(`static/dist/sw.js: bundle version ${swVersion}`);

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app, request, url_for
+from flask import Flask, current_app, request, send_file, url_for
 from markupsafe import Markup, escape
 
 MISSING_MESSAGE = "The island bundles are missing: run `make build`."
@@ -119,13 +119,19 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 def _cache_hashed(response):
-    """Hashed bundles are cached for a year and never revalidated; a new build has new names."""
-    if (
-        request.endpoint == "static"
-        and response.status_code == 200
-        and _HASHED.match((request.view_args or {}).get("filename", ""))
-    ):
-        response.headers["Cache-Control"] = IMMUTABLE
+    """Hashed bundles are cached for a year and never revalidated; a new build has new names.
+    A browser that accepts gzip gets the build's gzipped copy (`<file>.gz`, written beside it)."""
+    filename = (request.view_args or {}).get("filename", "")
+    if request.endpoint != "static" or response.status_code != 200 or not _HASHED.match(filename):
+        return response
+    gzipped = Path(current_app.static_folder or "") / f"{filename}.gz"
+    if "gzip" in request.accept_encodings and gzipped.is_file():
+        mimetype = response.mimetype
+        response.close()  # the plain file's handle
+        response = send_file(gzipped, mimetype=mimetype, conditional=True, etag=True)
+        response.headers["Content-Encoding"] = "gzip"
+    response.headers["Cache-Control"] = IMMUTABLE
+    response.vary.add("Accept-Encoding")
     return response
 
 

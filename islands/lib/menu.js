@@ -223,7 +223,8 @@ function enhanceSearch(doc, win) {
     const input = form.querySelector('input[type="search"], input[name="searchphrase"]');
     if (!input) continue;
     const submit = form.querySelector('button[type="submit"], button:not([type])');
-    // Below 640px the field folds into its button (app.css, .search-collapsible).
+    // Below 640px the field folds into its button (app.css, .search-collapsible; the server
+    // draws the class already, so that nothing moves here).
     form.classList.add('search-collapsible');
     const expand = (open) => {
       form.classList.toggle('is-expanded', open);

@@ -6,6 +6,7 @@
 // React is one chunk shared by every public page.
 import { createElement } from 'react';
 import { createRoot } from 'react-dom/client';
+import { keepScrollersFocusable } from '../lib/scrollers.js';
 import { api, h, requestKey, t } from '../public/core.js';
 import { fillHistory, fillPrices, updateAdvertCard } from './advert.js';
 import { alertBox } from './form-parts.js';
@@ -38,6 +39,7 @@ export function templateTexts(doc = document) {
  * BidderParts for a bidder's link, SellerParts for a seller's.
  */
 export function startBidPage(root, Parts) {
+  keepScrollersFocusable();
   const action = root.dataset.action;
   const link = root.dataset.link; // action/groupHash/advertHash/userHash
   const page = {

@@ -4,6 +4,8 @@
 // itself: 1 s later, 10 s in Firefox, never on a mobile browser. "Print" opens the browser's own
 // dialog, which the page's print CSS lays out the same way.
 
+import { keepScrollersFocusable } from '../lib/scrollers.js';
+
 const CLOSE_AFTER_MS = 1000;
 const CLOSE_AFTER_FIREFOX_MS = 10000;
 
@@ -40,6 +42,7 @@ async function savePdf(button, documentNode, status) {
 }
 
 function start() {
+  keepScrollersFocusable();
   const documentNode = document.querySelector('[data-print-document]');
   const save = document.querySelector('[data-save-pdf]');
   const print = document.querySelector('[data-print]');

@@ -12,6 +12,7 @@ import {
   LineElement,
   PointElement,
 } from 'chart.js';
+import { keepScrollersFocusable } from '../lib/scrollers.js';
 import { closeDelay } from './close.js';
 
 Chart.register(CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler);
@@ -90,6 +91,7 @@ async function savePdf(button) {
 }
 
 drawChart();
+keepScrollersFocusable();
 const button = document.getElementById('pa-save-pdf');
 if (button) button.addEventListener('click', () => savePdf(button));
 document.body.dataset.ready = 'true';

@@ -185,3 +185,13 @@ def snap():
             page.set_viewport_size(size)
 
     return save
+
+
+@pytest.fixture(scope="session")
+def a11y_walk(live_server, browser):
+    """The accessibility walk (tests/browser/a11y.py), once for the gates that read it."""
+    from tests.browser.a11y import AXE_JS, AXE_MISSING, run_walk
+
+    if not AXE_JS.is_file():
+        pytest.fail(AXE_MISSING)
+    return run_walk(browser, live_server)

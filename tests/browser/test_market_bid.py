@@ -48,6 +48,16 @@ def advert_row(live_server, advert_id: int) -> Advert:
         return ad
 
 
+def bid_amounts(live_server, advert_id: int) -> list[int]:
+    """The amounts of every bid stored on the advert."""
+    with live_server.app.app_context():
+        return db.session.scalars(
+            select(AdvertBid.amount)
+            .where(AdvertBid.advert_id == advert_id)
+            .execution_options(all_instances=True)
+        ).all()
+
+
 def open_phone(new_page, path: str):
     page = new_page(viewport=MOBILE)
     page.goto(path)
@@ -88,13 +98,7 @@ def test_a_bid_from_a_phone(live_server, new_page, snap):
     expect(history.first).to_contain_text("193,000 NOK")
     expect(page.locator(".bid-leading")).to_be_visible()
     snap(page, "market-bid-sent")
-    with live_server.app.app_context():
-        bids = db.session.scalars(
-            select(AdvertBid.amount)
-            .where(AdvertBid.advert_id == paths["id"])
-            .execution_options(all_instances=True)
-        ).all()
-    assert sorted(bids) == [185_000, 191_500, 193_000]
+    assert sorted(bid_amounts(live_server, paths["id"])) == [185_000, 191_500, 193_000]
 
 
 def test_a_refused_bid_shows_the_servers_message_in_red(live_server, new_page, snap):

@@ -851,3 +851,23 @@ def test_a_buyer_sees_the_allocation_to_its_company(bidder, ad, buyer_link, sell
     other = bidder.get(data_path("bid", ad, link(ad, MALMO, "bid"))).json
     assert other["allocatedToYou"] is False and "allocatedSalesPrice" not in other
     assert other["closedMessage"] == "This advert has already been allocated to a buyer."
+
+
+def test_a_browser_that_accepts_gzip_gets_the_builds_gzipped_bundle(demo_app, bidder):
+    """The build writes `<file>.gz` beside each bundle (level 9): the bytes the budgets count are
+    the bytes that travel."""
+    manifest = json.loads((Path(demo_app.static_folder) / "dist" / "manifest.json").read_text())
+    path = f"/static/dist/{manifest['publicChunks']['market-bid.js'][0]}"
+    plain = bidder.get(path)
+    zipped = bidder.get(path, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert "Content-Encoding" not in plain.headers
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert zipped.headers["Content-Type"] == plain.headers["Content-Type"]
+    assert zipped.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert (
+        "Accept-Encoding" in zipped.headers["Vary"] and "Accept-Encoding" in plain.headers["Vary"]
+    )
+    assert gzip.decompress(zipped.get_data()) == plain.get_data()
+    assert len(zipped.get_data()) < len(plain.get_data()) / 2
+    plain.close()
+    zipped.close()
