@@ -129,11 +129,36 @@ def _cache_hashed(response):
     return response
 
 
+class JSONFragment:
+    """A prop value encoded once as island() would encode it, for large values that stay the
+    same from page to page (the time zone choices): island() splices the text in as is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: Any) -> None:
+        self.text = _dumps(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _props_json(props: dict[str, Any]) -> str:
+    """`props` as JSON; JSONFragment values at the top level are spliced in already encoded
+    (the same text json.dumps writes for the whole dict: keys in order, ", " and ": ")."""
+    if not any(type(v) is JSONFragment for v in props.values()):
+        return _dumps(props)
+    members = (
+        f"{_dumps(key)}: {value.text if type(value) is JSONFragment else _dumps(value)}"
+        for key, value in props.items()
+    )
+    return "{" + ", ".join(members) + "}"
+
+
 def island(name: str, props: dict[str, Any] | None = None, fallback: Any = None) -> Markup:
     """The mount element for island `name`, its props as JSON and `fallback` for no-JS pages."""
-    props_json = json.dumps(props or {}, default=str, ensure_ascii=False)
     return Markup('<div data-island="{}" data-island-props="{}">{}</div>').format(
-        name, props_json, escape(fallback) if fallback is not None else ""
+        name, _props_json(props or {}), escape(fallback) if fallback is not None else ""
     )
 
 
