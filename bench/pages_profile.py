@@ -40,12 +40,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--top", type=int, default=0, help="print the N costliest functions")
     parser.add_argument("--sort", default="cumulative")
-    parser.add_argument("--callees", help="with --top: print the callees of functions matching this")
+    parser.add_argument(
+        "--callees", help="with --top: print the callees of functions matching this"
+    )
     parser.add_argument("--html", help="write each page's HTML (CSRF masked) into this folder")
     parser.add_argument("--user", default="seller@demo.test")
     parser.add_argument("--locale", help="Accept-Language of the requests")
     args = parser.parse_args()
-    url = os.environ.get("BENCH_DATABASE_URL") or f"sqlite:///{ROOT / 'instance' / 'bench_pages.db'}"
+    url = (
+        os.environ.get("BENCH_DATABASE_URL") or f"sqlite:///{ROOT / 'instance' / 'bench_pages.db'}"
+    )
     os.environ["DATABASE_URL"] = url
     from app import create_app
 

@@ -224,7 +224,7 @@ def remember_choice(response):
 def init_app(app) -> None:
     from app.core import formatting
 
-    formatting.install()  # gettext without a chain of context lookups per string
+    formatting.install(app)  # gettext without a chain of context lookups per string
     app.after_request(remember_choice)
     register_cli(app)
 
