@@ -30,6 +30,7 @@ class _State:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._bundle: Bundle | None = None
+        self.heads: dict[tuple[str, str], Markup] = {}  # island_head() per bundle and root
 
     def bundle(self, debug: bool) -> Bundle | None:
         """The current manifest, or None while the bundles have not been built."""
@@ -88,17 +89,31 @@ def asset_url(logical: str) -> str:
 
 
 def island_head() -> Markup:
-    """The stylesheet, module preloads and the page script for <head>."""
-    manifest = _manifest()
-    tags = [Markup('<link rel="stylesheet" href="{}">').format(_dist_url(manifest["app.css"]))]
-    tags += [
-        Markup('<link rel="modulepreload" href="{}">').format(_dist_url(chunk))
-        for chunk in manifest.get("chunks", [])
-    ]
-    tags.append(
-        Markup('<script type="module" src="{}"></script>').format(_dist_url(manifest["main.js"]))
-    )
-    return Markup("\n").join(tags)
+    """The stylesheet, module preloads and the page script for <head>: the same for every
+    page of one bundle and script root, so built once for them."""
+    state = _state(current_app)
+    bundle = state.bundle(current_app.debug)
+    if bundle is None:
+        raise RuntimeError(MISSING_MESSAGE)
+    key = (bundle.version, request.script_root)
+    head = state.heads.get(key)
+    if head is None:
+        manifest = bundle.manifest
+        tags = [Markup('<link rel="stylesheet" href="{}">').format(_dist_url(manifest["app.css"]))]
+        tags += [
+            Markup('<link rel="modulepreload" href="{}">').format(_dist_url(chunk))
+            for chunk in manifest.get("chunks", [])
+        ]
+        tags.append(
+            Markup('<script type="module" src="{}"></script>').format(
+                _dist_url(manifest["main.js"])
+            )
+        )
+        head = Markup("\n").join(tags)
+        if len(state.heads) > 8:  # a new bundle (debug) or another root: the old ones are dead
+            state.heads.clear()
+        state.heads[key] = head
+    return head
 
 
 def page_script_tags(logical: str) -> Markup:
