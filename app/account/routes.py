@@ -10,8 +10,8 @@ from app.auth.session import start_session
 from app.core.i18n import (
     LOCALES,
     TIME_ZONES,
-    country_time_zone,
     current_locale,
+    remembered_country_time_zone,
     to_locale,
     user_time_zone,
 )
@@ -33,14 +33,12 @@ def settings_props() -> dict:
     from app.shell.viewer import viewer
 
     options = current_user.options or {}
-    country_zone = country_time_zone(current_user)
+    country_zone = remembered_country_time_zone(current_user)
     return {
         "language": to_locale(options.get("language")) or current_locale(),
         "languages": _LANGUAGE_CHOICES,
         "landingPage": options.get("landingPage", ""),
-        "landingPages": [
-            {"value": c.value, "label": c.label} for c in svc.landing_choices(viewer())
-        ],
+        "landingPages": svc.landing_choices_json(viewer()),
         "timeZone": user_time_zone(current_user),
         "timeZones": _TIME_ZONE_CHOICES,
         "countryTimeZone": country_zone or "",
