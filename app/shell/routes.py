@@ -16,6 +16,7 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_login import current_user
+from markupsafe import Markup
 
 from app.auth import impersonation
 from app.auth.session import safe_next
@@ -128,7 +129,9 @@ def settings(password_form=None):
     if current_user.login_type != "default":
         abort(404)
     if password_form is not None:  # sent back with its errors
-        password_html = render_template("account/_password.html", password_form=password_form)
+        password_html = Markup(  # noqa: S704 - our template's output
+            render_template("account/_password.html", password_form=password_form)
+        )
     else:  # the empty form: the same for everyone of a language but the CSRF token
         key = (
             "password-form",
