@@ -41,7 +41,7 @@ from app.preparation.queries import (
     parse_sort,
 )
 from app.preparation.states import BY_ID, BY_SEGMENT, STATES
-from app.shell.layout import shell_counts
+from app.shell.layout import COUNTS, shell_counts
 from app.shell.viewer import viewer
 
 PER_PAGE = 25
@@ -405,6 +405,19 @@ class Table:
         return rows
 
 
+def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
+    """`counter_total(...)`, kept per instance and counts version as the menu's counts are
+    (every change of the counters renews the version)."""
+    if v.instance is None:
+        return counter_total(module, scope, state)
+    key = ("total", v.instance.id, v.instance.counts_version, module, tuple(scope), state)
+    total = COUNTS.get(key)
+    if total is None:
+        total = counter_total(module, scope, state)
+        COUNTS.put(key, total)
+    return total
+
+
 def _page_number() -> int:
     return request_int("page", 1, low=1)
 
@@ -443,7 +456,7 @@ def overview(module: str):
         scope = division_scope(filters.division, v.visible_divisions, v.selected_division_ids)
         stmt = item_query(module, scope, filters=filters, sort=sort)
         if filters.only_scope:  # the maintained counters know the total
-            total = counter_total(module, scope, filters.state)
+            total = _counter_total(v, module, scope, filters.state)
             page = paginate(stmt, _page_number(), PER_PAGE, total=total)
         else:  # count the matches, up to a cap that keeps broad searches fast
             page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP)
