@@ -99,7 +99,7 @@ def gunicorn(app_spec: str, port: int, env: dict, workers: int = 4, root: Path =
         yield proc
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
+        proc.wait(timeout=120)
 
 
 def worker_cpu_seconds(master_pid: int) -> float:
@@ -118,7 +118,7 @@ def worker_cpu_seconds(master_pid: int) -> float:
 
 def sign_in(port: int, email: str, password: str = "demo-pass-1") -> str:
     """Sign in through the login form; return the session cookie header value."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)  # a busy machine
     conn.request("GET", "/login")
     resp = conn.getresponse()
     html = resp.read().decode()

@@ -51,7 +51,7 @@ RATE_LIMIT = "100000000/60"
 def rows_on(port: int, path: str, cookie: str) -> int:
     if path == "bid":
         return 1
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     conn.request("GET", path, headers={"Cookie": cookie})
     resp = conn.getresponse()
     body = resp.read().decode()
