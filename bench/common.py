@@ -78,13 +78,14 @@ def prepare_database(url: str, items: int = 100_000) -> None:
 
 
 @contextmanager
-def gunicorn(app_spec: str, port: int, env: dict, workers: int = 4):
-    """Serve `app_spec` with gunicorn on 127.0.0.1:port for the duration of the block."""
+def gunicorn(app_spec: str, port: int, env: dict, workers: int = 4, root: Path = ROOT):
+    """Serve `app_spec` with gunicorn on 127.0.0.1:port for the duration of the block (the
+    code of `root`: another checkout serves an older version beside this one)."""
     cmd = [
         str(ROOT / ".venv/bin/gunicorn"), "--config", str(ROOT / "bench" / "gunicorn_bench.py"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
         "--worker-class", "sync", "--log-level", "warning", app_spec,
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env})  # noqa: S603
+    proc = subprocess.Popen(cmd, cwd=root, env={**os.environ, **env})  # noqa: S603
     try:
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -98,7 +99,7 @@ def gunicorn(app_spec: str, port: int, env: dict, workers: int = 4):
         yield proc
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
+        proc.wait(timeout=120)
 
 
 def worker_cpu_seconds(master_pid: int) -> float:
@@ -117,7 +118,7 @@ def worker_cpu_seconds(master_pid: int) -> float:
 
 def sign_in(port: int, email: str, password: str = "demo-pass-1") -> str:
     """Sign in through the login form; return the session cookie header value."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)  # a busy machine
     conn.request("GET", "/login")
     resp = conn.getresponse()
     html = resp.read().decode()

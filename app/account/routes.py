@@ -10,13 +10,22 @@ from app.auth.session import start_session
 from app.core.i18n import (
     LOCALES,
     TIME_ZONES,
-    country_time_zone,
     current_locale,
+    remembered_country_time_zone,
     to_locale,
     user_time_zone,
 )
+from app.core.islands import JSONFragment
 from app.core.messages import message
 from app.extensions import db
+
+# The same on every page: encoded once (some 430 time zones).
+_LANGUAGE_CHOICES = JSONFragment(
+    [{"code": code, "label": label} for code, label in LOCALES.items()]
+)
+_TIME_ZONE_CHOICES = JSONFragment(
+    [{"value": zone, "label": zone.replace("_", " ")} for zone in TIME_ZONES]
+)
 
 
 def settings_props() -> dict:
@@ -24,16 +33,14 @@ def settings_props() -> dict:
     from app.shell.viewer import viewer
 
     options = current_user.options or {}
-    country_zone = country_time_zone(current_user)
+    country_zone = remembered_country_time_zone(current_user)
     return {
         "language": to_locale(options.get("language")) or current_locale(),
-        "languages": [{"code": code, "label": label} for code, label in LOCALES.items()],
+        "languages": _LANGUAGE_CHOICES,
         "landingPage": options.get("landingPage", ""),
-        "landingPages": [
-            {"value": c.value, "label": c.label} for c in svc.landing_choices(viewer())
-        ],
+        "landingPages": svc.landing_choices_json(viewer()),
         "timeZone": user_time_zone(current_user),
-        "timeZones": [{"value": zone, "label": zone.replace("_", " ")} for zone in TIME_ZONES],
+        "timeZones": _TIME_ZONE_CHOICES,
         "countryTimeZone": country_zone or "",
         "saveUrl": "me/options",
     }

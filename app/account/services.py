@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 from app.auth import services as auth_services
 from app.auth.session import safe_next
 from app.core import audit
+from app.core.islands import JSONFragment
 
 # Main-menu entries that are no place to land on.
 _NOT_LANDING = ("logout", "user", "custom-list.manage")
@@ -22,8 +23,23 @@ class Choice:
 
 
 def landing_choices(v) -> list[Choice]:
-    """Every menu destination the user has (custom lists included), as landing pages. The
-    menus are the shell's, resolved once per viewer snapshot, not built again here."""
+    """Every menu destination the user has (custom lists included), as landing pages: from
+    the shell's menus, once per viewer snapshot (user, instance, locale, menu version)."""
+    if "landing_choices" not in v.snapshot.derived:
+        v.snapshot.derived["landing_choices"] = _landing_choices(v)
+    return v.snapshot.derived["landing_choices"]
+
+
+def landing_choices_json(v) -> JSONFragment:
+    """The landing choices as My settings' island props, encoded once per viewer snapshot."""
+    if "landing_choices_json" not in v.snapshot.derived:
+        v.snapshot.derived["landing_choices_json"] = JSONFragment(
+            [{"value": c.value, "label": c.label} for c in landing_choices(v)]
+        )
+    return v.snapshot.derived["landing_choices_json"]
+
+
+def _landing_choices(v) -> list[Choice]:
     from app.shell.layout import resolved_menu, resolved_user_menu
 
     choices = [Choice("", _("First module (default)"))]

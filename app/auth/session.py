@@ -120,22 +120,58 @@ def signer_id(user_id: int) -> int | None:
     return int(head) if head.isdigit() and len(head) < 12 else None
 
 
-@login_manager.user_loader
-def load_user(user_id: str) -> User | None:
+def _user_query():
+    """The signed-in user with their active instance, and whether the session named in the
+    cookie is live for the user who signed it in: one statement, one round trip. Built once
+    per process with bound parameters (SQLAlchemy also keeps its compiled form)."""
+    from sqlalchemy import bindparam, exists
     from sqlalchemy.orm import joinedload
 
+    alive = (
+        exists()
+        .where(
+            UserSession.token_hash == bindparam("token_hash"),
+            UserSession.user_id == bindparam("signer_id"),
+            UserSession.revoked_at.is_(None),
+            UserSession.expires_at > bindparam("now", type_=UserSession.expires_at.type),
+        )
+        .label("alive")
+    )
+    return (
+        select(User, alive)
+        .options(joinedload(User.active_instance))
+        .where(User.id == bindparam("user_id"))
+        .execution_options(all_instances=True)
+    )
+
+
+_USER_QUERY = None
+
+
+@login_manager.user_loader
+def load_user(user_id: str) -> User | None:
+    """The user of a `get_id()` value, while their nonce matches, they are active and the
+    server-side session of whoever signed in (the impersonator while acting) is live."""
+    global _USER_QUERY
     raw_id, _, nonce = user_id.partition(".")
     if not raw_id.isdigit() or len(raw_id) > 11:
         return None
-    user = db.session.scalars(
-        select(User)
-        .options(joinedload(User.active_instance))
-        .where(User.id == int(raw_id))
-        .execution_options(all_instances=True)
-    ).first()
-    if user is None or user.session_nonce != nonce or not user.is_active:
+    signer = signer_id(int(raw_id))
+    session_id = session.get(SESSION_ID_KEY)
+    if signer is None or not isinstance(session_id, str) or not session_id:
         return None
-    signer = signer_id(user.id)
-    if signer is None or not session_alive(signer):
+    if _USER_QUERY is None:
+        _USER_QUERY = _user_query()
+    row = db.session.execute(
+        _USER_QUERY,
+        {
+            "user_id": int(raw_id), "signer_id": signer, "token_hash": _hash(session_id),
+            "now": utcnow(),
+        },
+    ).first()  # fmt: skip
+    if row is None:
+        return None
+    user, alive = row
+    if user.session_nonce != nonce or not user.is_active or not alive:
         return None
     return user

@@ -115,25 +115,29 @@ def country_time_zone(user) -> str | None:
     return zones[0] if zones else None
 
 
-_COUNTRY_ZONES: dict[tuple, str] = {}  # per process: (user, its version, instance) -> zone
+_COUNTRY_ZONES: dict[tuple, str | None] = {}  # per process: (user, its version, instance) -> zone
 
 
-def user_time_zone(user) -> str:
-    """The zone a user reads times in: chosen in My settings, else their country's, else UTC.
-    The country's zone is kept per process until the user or their company's menus change
-    (the instance's menu_version moves with every country or division change)."""
-    chosen = (user.options or {}).get("timeZone")
-    if chosen in _TIME_ZONE_SET:
-        return chosen
+def remembered_country_time_zone(user) -> str | None:
+    """`country_time_zone(user)`, kept per process until the user or their company's menus
+    change (the instance's menu_version moves with every country or division change)."""
     instance = user.active_instance
     key = (user.id, user.modified_at, instance.id if instance else None,
            instance.menu_version if instance else None)  # fmt: skip
-    zone = _COUNTRY_ZONES.get(key)
-    if zone is None:
-        if len(_COUNTRY_ZONES) > 4096:
-            _COUNTRY_ZONES.clear()
-        zone = _COUNTRY_ZONES[key] = country_time_zone(user) or DEFAULT_TIME_ZONE
+    if key in _COUNTRY_ZONES:
+        return _COUNTRY_ZONES[key]
+    if len(_COUNTRY_ZONES) > 4096:
+        _COUNTRY_ZONES.clear()
+    zone = _COUNTRY_ZONES[key] = country_time_zone(user)
     return zone
+
+
+def user_time_zone(user) -> str:
+    """The zone a user reads times in: chosen in My settings, else their country's, else UTC."""
+    chosen = (user.options or {}).get("timeZone")
+    if chosen in _TIME_ZONE_SET:
+        return chosen
+    return remembered_country_time_zone(user) or DEFAULT_TIME_ZONE
 
 
 def current_time_zone() -> str:
@@ -224,7 +228,7 @@ def remember_choice(response):
 def init_app(app) -> None:
     from app.core import formatting
 
-    formatting.install()  # gettext without a chain of context lookups per string
+    formatting.install(app)  # gettext without a chain of context lookups per string
     app.after_request(remember_choice)
     register_cli(app)
 

@@ -30,6 +30,7 @@ class _State:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._bundle: Bundle | None = None
+        self.heads: dict[tuple[str, str], Markup] = {}  # island_head() per bundle and root
 
     def bundle(self, debug: bool) -> Bundle | None:
         """The current manifest, or None while the bundles have not been built."""
@@ -88,17 +89,31 @@ def asset_url(logical: str) -> str:
 
 
 def island_head() -> Markup:
-    """The stylesheet, module preloads and the page script for <head>."""
-    manifest = _manifest()
-    tags = [Markup('<link rel="stylesheet" href="{}">').format(_dist_url(manifest["app.css"]))]
-    tags += [
-        Markup('<link rel="modulepreload" href="{}">').format(_dist_url(chunk))
-        for chunk in manifest.get("chunks", [])
-    ]
-    tags.append(
-        Markup('<script type="module" src="{}"></script>').format(_dist_url(manifest["main.js"]))
-    )
-    return Markup("\n").join(tags)
+    """The stylesheet, module preloads and the page script for <head>: the same for every
+    page of one bundle and script root, so built once for them."""
+    state = _state(current_app)
+    bundle = state.bundle(current_app.debug)
+    if bundle is None:
+        raise RuntimeError(MISSING_MESSAGE)
+    key = (bundle.version, request.script_root)
+    head = state.heads.get(key)
+    if head is None:
+        manifest = bundle.manifest
+        tags = [Markup('<link rel="stylesheet" href="{}">').format(_dist_url(manifest["app.css"]))]
+        tags += [
+            Markup('<link rel="modulepreload" href="{}">').format(_dist_url(chunk))
+            for chunk in manifest.get("chunks", [])
+        ]
+        tags.append(
+            Markup('<script type="module" src="{}"></script>').format(
+                _dist_url(manifest["main.js"])
+            )
+        )
+        head = Markup("\n").join(tags)
+        if len(state.heads) > 8:  # a new bundle (debug) or another root: the old ones are dead
+            state.heads.clear()
+        state.heads[key] = head
+    return head
 
 
 def page_script_tags(logical: str) -> Markup:
@@ -135,11 +150,36 @@ def _cache_hashed(response):
     return response
 
 
+class JSONFragment:
+    """A prop value encoded once as island() would encode it, for large values that stay the
+    same from page to page (the time zone choices): island() splices the text in as is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: Any) -> None:
+        self.text = _dumps(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _props_json(props: dict[str, Any]) -> str:
+    """`props` as JSON; JSONFragment values at the top level are spliced in already encoded
+    (the same text json.dumps writes for the whole dict: keys in order, ", " and ": ")."""
+    if not any(type(v) is JSONFragment for v in props.values()):
+        return _dumps(props)
+    members = (
+        f"{_dumps(key)}: {value.text if type(value) is JSONFragment else _dumps(value)}"
+        for key, value in props.items()
+    )
+    return "{" + ", ".join(members) + "}"
+
+
 def island(name: str, props: dict[str, Any] | None = None, fallback: Any = None) -> Markup:
     """The mount element for island `name`, its props as JSON and `fallback` for no-JS pages."""
-    props_json = json.dumps(props or {}, default=str, ensure_ascii=False)
     return Markup('<div data-island="{}" data-island-props="{}">{}</div>').format(
-        name, props_json, escape(fallback) if fallback is not None else ""
+        name, _props_json(props or {}), escape(fallback) if fallback is not None else ""
     )
 
 

@@ -10,10 +10,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import case, func, select
+from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
@@ -350,16 +351,23 @@ def move_by_button(item: PreparationItem, to_state: int, user) -> StateButton:
 # --- what the tables show --------------------------------------------------------------------
 
 
+@cache
+def _progress_query():
+    """Built once: constructing a statement costs more than running it on a page of ids (the
+    tenancy hook still limits it to the active instance on every execution)."""
+    done = func.sum(case((ItemStationTask.status == "done", 1), else_=0))
+    return (
+        select(ItemStationTask.item_id, done, func.count())
+        .where(ItemStationTask.item_id.in_(bindparam("ids", expanding=True)))
+        .group_by(ItemStationTask.item_id)
+    )
+
+
 def station_progress(item_ids: list[int]) -> dict[int, tuple[int, int]]:
     """(done, total) station tasks per item: one grouped query for a page of items."""
     if not item_ids:
         return {}
-    done = func.sum(case((ItemStationTask.status == "done", 1), else_=0))
-    rows = db.session.execute(
-        select(ItemStationTask.item_id, done, func.count())
-        .where(ItemStationTask.item_id.in_(item_ids))
-        .group_by(ItemStationTask.item_id)
-    ).all()
+    rows = db.session.execute(_progress_query(), {"ids": item_ids}).all()
     return {item_id: (int(d or 0), int(total)) for item_id, d, total in rows}
 
 
@@ -376,20 +384,23 @@ def manage_path(item: PreparationItem) -> str:
     return f"/{item.module}/items/{BY_ID[item.state].segment}/{item.id}/{view}"
 
 
+@cache
+def _active_adverts_query():
+    from app.market.models import Advert  # the market builds on items, not the other way
+
+    return (
+        select(Advert.item_id)
+        .where(
+            Advert.item_id.in_(bindparam("ids", expanding=True)),
+            Advert.status.in_(("published", "closed", "allocated")),
+        )
+        .distinct()
+    )
+
+
 def active_advert_ids(item_ids: list[int]) -> set[int]:
     """Items with an active market advert: published, closed or allocated (spec 02: a blue
     callout on their rows). One query over the page's item ids, in the active instance."""
-    from app.market.models import Advert  # the market builds on items, not the other way
-
     if not item_ids:
         return set()
-    return set(
-        db.session.scalars(
-            select(Advert.item_id)
-            .where(
-                Advert.item_id.in_(item_ids),
-                Advert.status.in_(("published", "closed", "allocated")),
-            )
-            .distinct()
-        )
-    )
+    return set(db.session.scalars(_active_adverts_query(), {"ids": item_ids}))

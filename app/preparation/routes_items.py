@@ -4,11 +4,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from functools import cached_property
+from typing import NamedTuple
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from markupsafe import Markup
 from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -38,7 +41,7 @@ from app.preparation.queries import (
     parse_sort,
 )
 from app.preparation.states import BY_ID, BY_SEGMENT, STATES
-from app.shell.layout import shell_counts
+from app.shell.layout import COUNTS, shell_counts
 from app.shell.viewer import viewer
 
 PER_PAGE = 25
@@ -282,6 +285,26 @@ LIST_SORTS = ("regno", "model", "division", "days", "mileage", "price")
 OVERVIEW_SORTS = (*LIST_SORTS, "state")
 
 
+class Row(NamedTuple):
+    """One row of the item table, every cell's value worked out in Python: the macro prints."""
+
+    id: int
+    css: str  # "row-warning", " row-advert", both or neither
+    href: str  # the item's page
+    regno: str
+    warning: bool
+    model: str
+    model_year: int | None
+    division: str
+    state: str
+    days: int
+    mileage: str  # formatted, "" when unknown
+    price: str
+    done: int
+    total: int
+    progress_title: Markup | None  # "%(done)s of %(total)s stations done"; None: no stations
+
+
 @dataclass
 class Table:
     """What the item table macro needs: the page, the sort, the links and the row facts."""
@@ -335,6 +358,65 @@ class Table:
     def state_title(state: int) -> str:
         return str(BY_ID[state].title)
 
+    @cached_property
+    def rows(self) -> list[Row]:
+        """The page's rows. What is the same for many rows (a state's title, a progress label,
+        the number format) is worked out once per table, not per row."""
+        number, divisions, adverts, progress = (
+            self.number,
+            self.divisions,
+            self.adverts,
+            self.progress,
+        )
+        states: dict[int, str] = {}
+        titles: dict[tuple[int, int], Markup] = {}
+        # As Jinja's {{ _(msgid, done=.., total=..) }}: the translation is markup, the numbers
+        # are formatted into it.
+        label = Markup(_("%(done)s of %(total)s stations done"))  # noqa: S704
+        rows = []
+        for item in self.page.items:
+            item_id, warning, state = item.id, item.warning, item.state
+            done, total = progress.get(item_id, (0, 0))
+            if total and (done, total) not in titles:
+                titles[done, total] = label % {"done": done, "total": total}
+            if state not in states:
+                states[state] = str(BY_ID[state].title)
+            mileage, price = item.mileage, item.sales_price
+            rows.append(
+                Row(
+                    item_id,
+                    ("row-warning" if warning else "")
+                    + (" row-advert" if item_id in adverts else ""),
+                    svc.manage_path(item),
+                    item.regno,
+                    warning,
+                    item.full_model_name,
+                    item.model_year,
+                    divisions.get(item.division_id, ""),
+                    states[state],
+                    svc.days_in_state(item.state_changed_at, self.now),
+                    "" if mileage is None else number(mileage),
+                    "" if price is None else number(price),
+                    done,
+                    total,
+                    titles[done, total] if total else None,
+                )
+            )
+        return rows
+
+
+def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
+    """`counter_total(...)`, kept per instance and counts version as the menu's counts are
+    (every change of the counters renews the version)."""
+    if v.instance is None:
+        return counter_total(module, scope, state)
+    key = ("total", v.instance.id, v.instance.counts_version, module, tuple(scope), state)
+    total = COUNTS.get(key)
+    if total is None:
+        total = counter_total(module, scope, state)
+        COUNTS.put(key, total)
+    return total
+
 
 def _page_number() -> int:
     return request_int("page", 1, low=1)
@@ -374,7 +456,7 @@ def overview(module: str):
         scope = division_scope(filters.division, v.visible_divisions, v.selected_division_ids)
         stmt = item_query(module, scope, filters=filters, sort=sort)
         if filters.only_scope:  # the maintained counters know the total
-            total = counter_total(module, scope, filters.state)
+            total = _counter_total(v, module, scope, filters.state)
             page = paginate(stmt, _page_number(), PER_PAGE, total=total)
         else:  # count the matches, up to a cap that keeps broad searches fast
             page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP)

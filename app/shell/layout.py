@@ -12,7 +12,7 @@ from app.core import roles as R
 from app.preparation.services import state_counts
 from app.shell import versions  # noqa: F401 - registers the menu-version listener
 from app.shell.menu import Node, main_menu, mark_active, user_menu
-from app.shell.menu_island import island_props
+from app.shell.menu_island import island_props_json
 from app.shell.viewer import SnapshotCache, Viewer, viewer
 
 
@@ -70,43 +70,39 @@ def shell_counts(v: Viewer) -> dict[str, dict[int, int]]:
 
 _MARK = re.compile("\x1e([acegt]):([^\x1e]*)\x1e")
 _BETWEEN_TAGS = re.compile(r">\s+<")
+_CSRF_MARK = "\x1et:\x1e"  # noqa: S105 - where the token goes
 
 
 def nav_html(
     v: Viewer, menu: list[Node], counts_key, trail: list[Node], admin_mode: bool
 ) -> Markup:
     """The menu's HTML: rendered once per snapshot and counts, then marked for this page."""
-    cache_key = ("nav", counts_key, admin_mode)
-    html = v.snapshot.derived.get(cache_key)
-    if html is None:
+
+    def render() -> str:
         macro = get_template_attribute("macros/nav.html", "nav_list")
         # No white space between tags: the menu island hydrates this markup as React renders it.
-        html = _BETWEEN_TAGS.sub("><", str(macro(menu)).strip())
-        # Keep only the newest rendering per snapshot: counts change, old ones are dead.
-        for old in [
-            k
-            for k in v.snapshot.derived
-            if isinstance(k, tuple) and k[0] == "nav" and k[2] == admin_mode
-        ]:
-            del v.snapshot.derived[old]
-        v.snapshot.derived[cache_key] = html
-    active = {n.key for n in trail}
-    current = trail[-1].key if trail else None
-    token = generate_csrf()
+        return _BETWEEN_TAGS.sub("><", str(macro(menu)).strip())
+
+    html = v.snapshot.latest("nav", counts_key, admin_mode, render)
+    active = tuple(n.key for n in trail)
 
     def fill(match: re.Match) -> str:
         kind, key = match.group(1), match.group(2)
         if kind == "a":
             return " active" if key in active else ""
         if kind == "c":
-            return ' aria-current="page"' if key == current else ""
+            return ' aria-current="page"' if active and key == active[-1] else ""
         if kind == "e":
             return "true" if key in active else "false"
         if kind == "g":
             return "" if key in active else ' class="nav-collapsed-group"'
-        return token
+        return match.group(0)  # the CSRF token: per session, filled below
 
-    return Markup(_MARK.sub(fill, html))  # noqa: S704 - our own template's output
+    # Marked once per trail (a path in the menu tree: a bounded number of them).
+    marked = v.snapshot.latest(
+        "nav-page", counts_key, (admin_mode, active), lambda: _MARK.sub(fill, html)
+    )
+    return Markup(marked.replace(_CSRF_MARK, generate_csrf()))  # noqa: S704 - our template's
 
 
 @dataclass
@@ -120,11 +116,20 @@ class Shell:
     chat_url: str | None
     show_top_selector: bool
     nav: Markup
-    menu_props: dict | None = None  # the menu island's props (app/shell/menu_island.py)
+    menu_props: Markup | None = None  # the menu island's props as JSON (app/shell/menu_island.py)
 
     @property
     def title(self) -> str | None:
         return self.trail[-1].title if self.trail else None
+
+
+def counted_menu(v: Viewer) -> list[Node]:
+    """The viewer's main menu with the current counts: built once per snapshot and counts
+    (the nodes are not changed afterwards), as the menu's HTML is."""
+    counts = shell_counts(v)
+    return v.snapshot.latest(
+        "counted", g.get("shell_counts_key"), None, lambda: with_counts(resolved_menu(v), counts)
+    )
 
 
 def build_shell() -> Shell | None:
@@ -132,7 +137,7 @@ def build_shell() -> Shell | None:
     v = viewer()
     if v is None:
         return None
-    menu = with_counts(resolved_menu(v), shell_counts(v))
+    menu = counted_menu(v)
     admin_mode = request.path == "/admin" or request.path.startswith("/admin/")
     if admin_mode:
         admin = next((n for n in menu if n.entry.menu_root), None)
@@ -154,7 +159,7 @@ def build_shell() -> Shell | None:
         or v.impersonator is not None,
         nav=nav_html(v, menu, counts_key, trail, admin_mode),
     )
-    shell.menu_props = island_props(shell, generate_csrf())
+    shell.menu_props = island_props_json(shell, generate_csrf())
     return shell
 
 

@@ -86,8 +86,6 @@ class Node:
     level: int
     children: list["Node"] = field(default_factory=list)
     count: int | None = None
-    active: bool = False
-    current: bool = False
 
     @property
     def key(self) -> str:
@@ -479,7 +477,8 @@ def user_menu(v: Viewer) -> list[Node]:
 
 
 def mark_active(nodes: list[Node], path: str, full_path: str) -> list[Node]:
-    """Mark the trail to the entry matching `path`; return that trail (for the breadcrumb)."""
+    """The trail to the entry matching `path` (the breadcrumb; its last node is the current
+    entry). The nodes are left as they are: pages of one snapshot and counts share them."""
     best: list[Node] = []
 
     def walk(items: list[Node], trail: list[Node]) -> None:
@@ -499,8 +498,4 @@ def mark_active(nodes: list[Node], path: str, full_path: str) -> list[Node]:
             walk(node.children, [*trail, node])
 
     walk(nodes, [])
-    for node in best:
-        node.active = True
-    if best:
-        best[-1].current = True
     return best

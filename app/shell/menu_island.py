@@ -5,9 +5,11 @@ The server keeps drawing the menus (first paint and no-script); the island hydra
 so every text it shows comes from here, already translated, exactly as the macro writes it.
 """
 
-from flask import g, url_for
+from flask import current_app, g, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 from pydantic import Field
 
 from app.core.api import Schema, api_call
@@ -47,18 +49,11 @@ def counts_by_key(nodes: list[Node]) -> dict[str, dict]:
     return found
 
 
-def island_props(shell, csrf_token: str) -> dict:
+def island_props(shell, csrf_token: str, items=None) -> dict:
     """Props of the menu island: the main (or admin) menu and the user menu of this page."""
     active = [node.key for node in shell.trail]
-    # Built once per snapshot (user, instance, locale), counts and menu kind, as the HTML is.
-    derived = shell.viewer.snapshot.derived
-    cache_key = ("menu-data", g.get("shell_counts_key"), shell.admin_mode)
-    items = derived.get(cache_key)
     if items is None:
-        for old in [k for k in derived if isinstance(k, tuple) and k[0] == "menu-data"]:
-            if old[2] == shell.admin_mode:
-                del derived[old]
-        items = derived[cache_key] = [node_data(node) for node in shell.menu]
+        items = [node_data(node) for node in shell.menu]
     return {
         "main": {
             "label": _("Main menu"),
@@ -88,6 +83,30 @@ def island_props(shell, csrf_token: str) -> dict:
             "csrfToken": csrf_token,
         },
     }
+
+
+# Stands for the menu items in the props until their JSON, encoded once, is put in its place.
+_ITEMS = "\x00menu-items\x00"
+
+
+def _tojson(value) -> str:
+    """Jinja's `tojson` filter as Flask configures it (sorted keys, HTML-safe)."""
+    return htmlsafe_json_dumps(value, dumps=current_app.json.dumps)
+
+
+def island_props_json(shell, csrf_token: str) -> Markup:
+    """`island_props(...) | tojson`, with the menu items' JSON encoded once per snapshot (user,
+    instance, locale), counts and menu kind, as the menu's HTML is."""
+    items = shell.viewer.snapshot.latest(
+        "menu-json",
+        g.get("shell_counts_key"),
+        shell.admin_mode,
+        lambda: _tojson([node_data(node) for node in shell.menu]),
+    )
+    text = _tojson(island_props(shell, csrf_token, items=_ITEMS))
+    # The first occurrence is the items': with sorted keys only the active keys, labels, URLs
+    # and the token come before "items", none of them the user's text.
+    return Markup(text.replace(_tojson(_ITEMS), items, 1))  # noqa: S704 - encoded JSON
 
 
 class MenuCount(Schema):

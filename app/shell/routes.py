@@ -16,9 +16,11 @@ from flask import (
 )
 from flask_babel import gettext as _
 from flask_login import current_user
+from markupsafe import Markup
 
 from app.auth import impersonation
 from app.auth.session import safe_next
+from app.core import fragments
 from app.core.api import openapi_document
 from app.core.i18n import current_locale, to_locale
 from app.core.pages import public_page
@@ -126,10 +128,25 @@ def settings(password_form=None):
 
     if current_user.login_type != "default":
         abort(404)
+    if password_form is not None:  # sent back with its errors
+        password_html = Markup(  # noqa: S704 - our template's output
+            render_template("account/_password.html", password_form=password_form)
+        )
+    else:  # the empty form: the same for everyone of a language but the CSRF token
+        key = (
+            "password-form",
+            current_locale(),
+            request.script_root,
+            viewer().impersonator is None,
+        )
+        password_html = fragments.with_csrf(
+            key,
+            lambda: render_template(
+                "account/_password.html", password_form=ChangePasswordForm(formdata=None)
+            ),
+        )
     return render_template(
-        "shell/settings.html",
-        props=settings_props(),
-        password_form=password_form or ChangePasswordForm(formdata=None),
+        "shell/settings.html", props=settings_props(), password_html=password_html
     )
 
 

@@ -81,6 +81,18 @@ class Snapshot:
     division_choices: tuple[DivisionChoice, ...]
     derived: dict = field(default_factory=dict)  # e.g. the resolved menu tree
 
+    def latest(self, kind: str, counts_key, variant, build):
+        """Something built from this snapshot and the vehicle counts of `counts_key`, once;
+        only the newest counts' one is kept per kind and variant (older counts are dead)."""
+        key = (kind, counts_key, variant)
+        found = self.derived.get(key)
+        if found is None:
+            for old in list(self.derived):
+                if isinstance(old, tuple) and old[0] == kind and old[2] == variant:
+                    self.derived.pop(old, None)
+            found = self.derived[key] = build()
+        return found
+
 
 class SnapshotCache:
     """A small least-recently-used cache, one per worker process."""
