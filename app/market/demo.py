@@ -165,6 +165,7 @@ def seed_market(ctx: dict) -> None:
                 advert_id=advert.id, group_id=group.id, user_id=user.id, link_id=link.id,
                 request_key=f"demo-{advert.id}-{minutes}", amount=amount,
                 currency=group.currency, advert_amount=convert_back(amount, rates[group.currency]),
+                rate=rates[group.currency],
                 created_at=advert.published_at + timedelta(hours=5, minutes=37 * minutes),
             )  # fmt: skip
             db.session.add(bid)
@@ -174,6 +175,7 @@ def seed_market(ctx: dict) -> None:
                 ensure_link(advert, bidders[who].id, groups[who], "bid")
         advert.bid_count = len(bids)
         advert.highest_bid = best.advert_amount if best else None
+        advert.highest_group_id = best.group_id if best else None
         if status in ("allocated", "sold") and best is not None:
             advert.allocated_group_id, advert.allocated_price = best.group_id, best.advert_amount
             advert.allocated_at = now - timedelta(days=abs(days) - 1 if days < -1 else 0, hours=2)
