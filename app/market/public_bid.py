@@ -18,9 +18,9 @@ from pydantic import (
     BaseModel,
     Field,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
-    model_validator,
 )
 from pydantic_core import PydanticCustomError
 from sqlalchemy import and_, func, select
@@ -99,13 +99,25 @@ def page_texts(action: str) -> dict[str, str]:
                 "This vehicle has been allocated to your company for %(amount)s %(currency)s."
             ),
             "automatic": _("automatic"),
-            "buyNow": _("Buy now"),
-            "yourMaximum": _(
-                "Your maximum: %(amount)s %(currency)s. It is never shown to the seller."
+            "buyNowTitle": _("Buy now"),
+            "buyNow": _("Buy now for %(amount)s %(currency)s"),
+            "buyNowHint": _(
+                "The first buyer to take this price gets the vehicle and bidding ends."
             ),
-            "extended": _("A late bid moved the end of bidding."),
+            "buyNowConfirm": _("Confirm: buy for %(amount)s %(currency)s"),
+            "cancel": _("Cancel"),
+            "maximumTitle": _("Bid automatically up to a maximum"),
+            "maximumLabel": _("Your maximum in %(currency)s"),
+            "maximumHint": _(
+                "The system bids for you, one step at a time, up to this amount. "
+                "The seller never sees it."
+            ),
+            "yourMaximum": _("Your maximum is %(amount)s %(currency)s."),
+            "setMaximum": _("Set maximum"),
+            "raiseMaximum": _("Raise maximum"),
             "softClose": _(
-                "A bid in the last %(minutes)s minutes moves the end %(minutes)s minutes after that bid."
+                "A bid in the last %(seconds)s seconds moves the end %(seconds)s seconds after "
+                "that bid."
             ),
         }
     elif action == "allocate":
@@ -113,7 +125,7 @@ def page_texts(action: str) -> dict[str, str]:
             "bidders": _("Choose the buyer"),
             "noBidders": _("No company has bid on this advert yet, so it cannot be allocated."),
             "bidderBid": _("Highest bid %(amount)s %(currency)s"),
-            "bidderBidRate": _("bid %(amount)s %(currency)s at the rate %(rate)s"),
+            "bidderRate": _("rate %(rate)s"),
             "priceLabel": _("Sales price in %(currency)s"),
             "priceHint": _("Filled in from the chosen buyer's bid; you may change it."),
             "priceInCurrencies": _("The sales price per currency"),
@@ -258,8 +270,10 @@ def _history(advert: Advert, own_group_id: int | None) -> list[dict]:
     ]
 
 
-def _bidders(advert: Advert) -> list[dict]:
-    """Each bidding group's highest bid (as bidding.group_bids picks it), highest first."""
+def _bidders(advert: Advert) -> tuple[list[dict], dict[str, str]]:
+    """Each bidding group's highest bid (as bidding.group_bids picks it), highest first, and
+    the exchange rate each was converted with, by group id (the allocation shows both
+    currencies)."""
     top = (
         select(AdvertBid.group_id, func.max(AdvertBid.advert_amount).label("top"))
         .where(AdvertBid.advert_id == advert.id)
@@ -275,7 +289,10 @@ def _bidders(advert: Advert) -> list[dict]:
         .execution_options(all_instances=True)
     ).all()
     bidders: dict[int, dict] = {}
+    rates: dict[str, str] = {}
     for bid, name in rows:
+        if bid.group_id not in bidders and bid.rate is not None:
+            rates[str(bid.group_id)] = format(bid.rate.normalize(), "f")
         bidders.setdefault(
             bid.group_id,
             {
@@ -284,11 +301,10 @@ def _bidders(advert: Advert) -> list[dict]:
                 "bid": bid.amount,
                 "currency": bid.currency,
                 "advertAmount": bid.advert_amount,
-                "rate": None if bid.rate is None else format(bid.rate.normalize(), "f"),
                 "createdAt": _iso(bid.created_at),
             },
         )
-    return list(bidders.values())
+    return list(bidders.values()), rates
 
 
 def _seller_name(advert: Advert, group: InstanceGroup) -> str:
@@ -409,10 +425,11 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         "allocatedAt": _iso(advert.allocated_at),
     }
     if action == "allocate":
-        bidders = _bidders(advert)
+        bidders, rates = _bidders(advert)
         names = {b["id"]: b["name"] for b in bidders}
         data |= {
             "bidders": bidders,
+            "bidderRates": rates,
             "canAllocate": advert.status in ALLOCATABLE and bool(bidders),
             "allocatedInstanceGroup": (
                 {"id": advert.allocated_group_id, "name": names.get(advert.allocated_group_id)}
@@ -497,25 +514,26 @@ def _whole(value: int | None) -> int | None:
 class BidBody(Schema):
     # The bid is required unless a maximum is given (the system then bids for it); null gets
     # the same FIELD_REQUIRED as a missing field, but the published schema says what is
-    # accepted: a whole number above zero.
-    bid: Annotated[
-        int | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
-    ] = None
+    # accepted: a whole number above zero. (The maximum comes first: the bid's check reads it.)
     maximum: Annotated[
         int | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
     ] = None
+    bid: Annotated[
+        int | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
+    ] = Field(default=None, validate_default=True)
     request_key: str = Field(alias="requestKey", min_length=1, max_length=40)
 
-    @field_validator("bid", "maximum")
+    @field_validator("maximum")
     @classmethod
     def _positive(cls, value: int | None) -> int | None:
         return _whole(value)
 
-    @model_validator(mode="after")
-    def _present(self):
-        if self.bid is None and self.maximum is None:
-            raise PydanticCustomError("FIELD_REQUIRED", "FIELD_REQUIRED", {"field": "bid"})
-        return self
+    @field_validator("bid")
+    @classmethod
+    def _present(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is None and info.data.get("maximum") is None:
+            raise PydanticCustomError("FIELD_REQUIRED", "FIELD_REQUIRED")
+        return _whole(value)
 
 
 class BuyNowBody(Schema):
