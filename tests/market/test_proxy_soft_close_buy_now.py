@@ -100,7 +100,10 @@ def test_two_maxima_end_with_the_higher_one_step_above_the_lower(client, ad):
     assert answer.json["leading"] is True
     bids = bids_of(ad.id)
     # Malmö's maximum is spent (200 000), Fjordauto bids one step above it (201 000 SEK).
-    assert [(b.currency, b.advert_amount) for b in bids[-2:]] == [("SEK", 200_000), ("NOK", 201_000)]
+    assert [(b.currency, b.advert_amount) for b in bids[-2:]] == [
+        ("SEK", 200_000),
+        ("NOK", 201_000),
+    ]
     assert all(b.automatic for b in bids)
     assert reload(ad.id).highest_bid == 201_000
 
