@@ -71,7 +71,9 @@ export function startBidPage(root, Parts) {
     const answer = await api(method, path, body);
     page.kept.answered = answer.status !== 0;
     if (answer.ok) page.kept = freshForm();
-    showResult(answer.ok ? 'success' : 'danger', answer.data.message || t.loadFailed);
+    // A bid placed but outbid at once by another bidder's maximum is a warning, not a success.
+    const kind = !answer.ok ? 'danger' : answer.data.leading === false ? 'warning' : 'success';
+    showResult(kind, answer.data.message || t.loadFailed);
     // After any definite answer the data may have moved on (a higher bid, a new status).
     if (answer.status !== 0) await load(false);
     return answer.ok;
