@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
@@ -197,6 +198,16 @@ class BidLink:
     instance_id: int
     advert_currency: str
     currency: str  # the bidder's
+    # What 1 advert_currency is worth in the bidder's currency, read with the link (None: the
+    # seller keeps no rate for it); 1 for the advert's own currency.
+    rate: Decimal | None = None
+
+    def rates(self) -> dict[str, Decimal]:
+        """The rates a bid without maxima needs: the advert's currency and the bidder's."""
+        rates = {self.advert_currency: Decimal(1)}
+        if self.rate is not None and self.rate > 0:
+            rates.setdefault(self.currency, Decimal(self.rate))
+        return rates
 
 
 @dataclass(frozen=True)
@@ -244,6 +255,8 @@ def _lock_advert(advert_id: int) -> Advert:
     ).scalar_one()
 
 
+# The link, its advert's and group's currencies and the seller's rate between them, in one
+# statement (the rate does not depend on the bids, so it is read before the lock).
 _BID_LINK = select(
     _link_t.c.id,
     _link_t.c.advert_id,
@@ -252,12 +265,18 @@ _BID_LINK = select(
     _advert_t.c.instance_id,
     _advert_t.c.currency,
     _group_t.c.currency,
+    _rate_t.c.rate,
     _link_t.c.kind,
     _group_t.c.hash,
     _advert_t.c.hash,
 ).select_from(
-    _link_t.join(_advert_t, _advert_t.c.id == _link_t.c.advert_id).join(
-        _group_t, _group_t.c.id == _link_t.c.group_id
+    _link_t.join(_advert_t, _advert_t.c.id == _link_t.c.advert_id)
+    .join(_group_t, _group_t.c.id == _link_t.c.group_id)
+    .outerjoin(
+        _rate_t,
+        (_rate_t.c.instance_id == _advert_t.c.instance_id)
+        & (_rate_t.c.currency == _advert_t.c.currency)
+        & (_rate_t.c.to_currency == _group_t.c.currency),
     )
 )
 _BID_LINK_BY_HASH = _BID_LINK.where(_link_t.c.hash == bindparam("hash"))
@@ -338,7 +357,7 @@ def resolve_bid_link(group_hash: str, advert_hash: str, user_hash: str) -> BidLi
 
 def _bid_link(link_id: int) -> BidLink:
     row = db.session.execute(_BID_LINK_BY_ID, {"id": link_id}).one()
-    return BidLink(*row[:7])
+    return BidLink(*row[:8])
 
 
 def _earlier(link_id: int, request_key: str) -> PlacedBid | None:
@@ -487,14 +506,26 @@ def place_bid(
     before the lock (they do not depend on the bids), then under the lock one read of the
     advert's row, the maxima only when there are any, the bid's insert and one update."""
     link = _bid_link(link) if isinstance(link, int) else link
-    rates = rates_from(link.instance_id, link.advert_currency)
-    rate = rates.get(link.currency)
     state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
-    # A statement of its own, after the lock: on PostgreSQL (read committed) it reads a fresh
-    # snapshot, so a double tap that waited for the lock sees the first tap's bid. Joined into
-    # the locked read it would not (the lock re-reads the advert's row, not the joined ones).
-    if earlier := _earlier(link.link_id, request_key):
-        return BidResult(earlier, duplicate=True, next_bid=_next_in(state, rate))
+    proxy = state.proxy_bidding and (state.maxima_count or maximum is not None)
+    # Maxima may be in any currency: then every rate; else the link's own, read with it.
+    rates = rates_from(link.instance_id, link.advert_currency) if proxy else link.rates()
+    try:
+        return _place(link, state, rates, amount, request_key, maximum)
+    except MarketError:
+        # A double tap refused (its first tap raised the next bid, or ended the advert by a
+        # rule): the first tap's answer again. Looked up after the lock, in a statement of its
+        # own, so on PostgreSQL (read committed) it sees the bid the lock waited for. Accepted
+        # bids need no look-up: a second insert of the key breaks the unique constraint.
+        if earlier := _earlier(link.link_id, request_key):
+            return BidResult(
+                earlier, duplicate=True, next_bid=_next_in(state, rates.get(link.currency))
+            )
+        raise
+
+
+def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum) -> BidResult:
+    rate = rates.get(link.currency)
     now = utcnow()
     if reason := bidding_closed_message(state, now):
         raise MarketError(reason, "BIDDING_CLOSED")
@@ -655,7 +686,7 @@ def buy_now(link: BidLink | int, request_key: str) -> BidResult:
     advert's row lock), the first taker's bid is stored (marked buy now) and the advert is
     allocated to its company at once; any later taker is refused with BOUGHT_BY_OTHER."""
     link = _bid_link(link) if isinstance(link, int) else link
-    rates = rates_from(link.instance_id, link.advert_currency)
+    rates = link.rates()
     rate = rates.get(link.currency)
     state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
     if earlier := _earlier(link.link_id, request_key):
@@ -807,22 +838,32 @@ def allowed_statuses(advert: Advert) -> tuple[str, ...]:
 
 
 def save_bid(
-    link: BidLink | int, amount: int | None, request_key: str, maximum: int | None = None
+    link: BidLink | int,
+    amount: int | None,
+    request_key: str,
+    maximum: int | None = None,
+    notify: Callable[[BidResult], None] | None = None,
 ) -> BidResult:
-    """place_bid and commit; a double tap that raced past the lookup returns the first bid."""
+    """place_bid and commit; a double tap that raced past the lookup returns the first bid.
+    `notify(result)` runs inside the transaction, before the commit: the mails it stores are
+    there exactly when the bid is (and on SQLite it writes under the lock the bid holds)."""
     link = _bid_link(link) if isinstance(link, int) else link
-    return _committed(link, request_key, place_bid, amount, request_key, maximum)
+    return _committed(link, request_key, notify, place_bid, amount, request_key, maximum)
 
 
-def save_buy_now(link: BidLink | int, request_key: str) -> BidResult:
-    """buy_now and commit (a double tap: the first answer again)."""
+def save_buy_now(
+    link: BidLink | int, request_key: str, notify: Callable[[BidResult], None] | None = None
+) -> BidResult:
+    """buy_now and commit (a double tap: the first answer again); `notify` as for save_bid."""
     link = _bid_link(link) if isinstance(link, int) else link
-    return _committed(link, request_key, buy_now, request_key)
+    return _committed(link, request_key, notify, buy_now, request_key)
 
 
-def _committed(link: BidLink, request_key: str, action, *args) -> BidResult:
+def _committed(link: BidLink, request_key: str, notify, action, *args) -> BidResult:
     try:
         result = action(link, *args)
+        if notify is not None and not result.duplicate:
+            notify(result)
         db.session.commit()
         return result
     except IntegrityError:

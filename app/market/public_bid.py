@@ -550,11 +550,21 @@ def _refused(exc: MarketError):
 
 
 def _tell_bidders(kind: str, link_ids) -> None:
-    """After the commit: a mail to each bidder the transaction's rules concern."""
-    for link_id in link_ids:
-        link = db.session.get(MarketLink, link_id)
-        if link is not None:
-            bidder_mail.send(kind, link, link.advert)
+    """A mail to each bidder the bid transaction's rules concern, stored in that transaction."""
+    if not link_ids:
+        return
+    links = db.session.scalars(
+        select(MarketLink)
+        .where(MarketLink.id.in_(link_ids))
+        .execution_options(all_instances=True, populate_existing=True)
+    ).all()
+    for link in links:
+        advert = db.session.execute(
+            select(Advert)
+            .where(Advert.id == link.advert_id)
+            .execution_options(all_instances=True, populate_existing=True)
+        ).scalar_one()
+        bidder_mail.send(kind, link, advert)
 
 
 def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str):
@@ -583,13 +593,13 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
     link = _bid_link_or_404(group_hash, advert_hash, user_hash)
     body = parse_body(BidBody)  # the link first: an unknown one is a 404 whatever its body
     try:
-        result = save_bid(link, body.bid, body.request_key, body.maximum)
+        result = save_bid(
+            link, body.bid, body.request_key, body.maximum,
+            notify=lambda placed: _tell_bidders("outbid", placed.outbid_links),
+        )  # fmt: skip
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)
-    if result.outbid_links:
-        _tell_bidders("outbid", result.outbid_links)
-        db.session.commit()
     bid = result.bid
     if bid is None:
         text = _("Your maximum is saved. Your company still has the highest bid.")
@@ -632,13 +642,12 @@ def market_bid_buy_now(group_hash: str, advert_hash: str, user_hash: str):
     link = _bid_link_or_404(group_hash, advert_hash, user_hash)
     body = parse_body(BuyNowBody)
     try:
-        result = save_buy_now(link, body.request_key)
+        result = save_buy_now(
+            link, body.request_key, notify=lambda _bought: _tell_bidders("won", [link.link_id])
+        )
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)
-    if not result.duplicate:
-        _tell_bidders("won", [link.link_id])
-        db.session.commit()
     bid = result.bid
     answer = {
         "message": _("You bought the vehicle for %(amount)s %(currency)s. The seller will contact you.",
