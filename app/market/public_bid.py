@@ -567,6 +567,18 @@ def _tell_bidders(kind: str, link_ids) -> None:
         bidder_mail.send(kind, link, advert)
 
 
+def _bid_json(bid) -> dict | None:
+    """A placed bid as the bid calls answer it."""
+    if bid is None:
+        return None
+    return {
+        "id": bid.id,
+        "bid": bid.amount,
+        "currency": bid.currency,
+        "createdAt": _iso(bid.created_at),
+    }
+
+
 def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str):
     check_public_rate()
     link = resolve_bid_link(group_hash, advert_hash, user_hash)
@@ -611,14 +623,7 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
         text = message("BID_SENT")
     answer = {
         "message": text,
-        "bid": None
-        if bid is None
-        else {
-            "id": bid.id,
-            "bid": bid.amount,
-            "currency": bid.currency,
-            "createdAt": _iso(bid.created_at),
-        },
+        "bid": _bid_json(bid),
         "nextBid": result.next_bid,
         "leading": result.leading,
         "maximum": result.maximum,
@@ -652,8 +657,7 @@ def market_bid_buy_now(group_hash: str, advert_hash: str, user_hash: str):
     answer = {
         "message": _("You bought the vehicle for %(amount)s %(currency)s. The seller will contact you.",
                      amount=format_amount(bid.amount), currency=bid.currency),
-        "bid": {"id": bid.id, "bid": bid.amount, "currency": bid.currency,
-                "createdAt": _iso(bid.created_at)},
+        "bid": _bid_json(bid),
     }  # fmt: skip
     return jsonify(answer), 200 if result.duplicate else 201
 
