@@ -191,7 +191,7 @@ export function MaximumForm({ data, currencies, page }) {
   return h(
     'form',
     {
-      className: 'bid-form bid-maximum',
+      className: 'bid-maximum',
       noValidate: true,
       onSubmit: (event) => {
         setKey(requestKey());

@@ -56,7 +56,7 @@ def rows(live_server, advert_id: int):
 def phone(new_page, path: str):
     page = new_page(viewport=MOBILE)
     page.goto(path)
-    expect(page.locator("form.bid-form").first).to_be_visible()
+    expect(page.locator("form.bid-form")).to_be_visible()
     return page
 
 
