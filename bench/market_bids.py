@@ -9,13 +9,18 @@ database is checked: every accepted bid is there exactly once, and each advert's
 its last accepted bid. Then the size of the bid page's JavaScript (gzip) against the others'.
 
 Targets: >= 500 accepted bids/s, POST p95 < 100 ms, bid page JavaScript <= 80 KB gzip with
-React included (issue 17: the bid form is a React component) and below the shell pages'.
+React included (issue 17: the bid form is a React component) and below the shell pages'. With
+--fortunes (issue 14): rounds of TechEmpower's fortunes page (bench/bare_app.py) and the bids
+under the same gunicorn set-up and database, bid POSTs per second >= 0.8 of the fortunes rate.
+With --proxy every bid also carries a hidden maximum (issue 16), so the maxima answer inside
+the bid transaction and the database check covers the automatic bids too.
 
     BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/dc_bench \\
         .venv/bin/python bench/market_bids.py                      # as gunicorn.conf.py: sync, 2 per core
     ... bench/market_bids.py --worker-class gthread --threads 8    # another worker set-up
     ... bench/market_bids.py --sweep                               # several set-ups in turn
     ... bench/market_bids.py --raise-steps 10                      # bids 0..10 steps above
+    ... bench/market_bids.py --proxy --fortunes --workers 2       # issue 14 + 16: the ratio
     .venv/bin/python bench/market_bids.py --js-only                # the JavaScript sizes only
 """
 
@@ -122,13 +127,15 @@ class CpuSplit:
 
 
 @contextlib.contextmanager
-def serve(port: int, env: dict, worker_class: str, workers: int, threads: int):
+def serve(
+    port: int, env: dict, worker_class: str, workers: int, threads: int, app: str = "wsgi:app"
+):
     """gunicorn on 127.0.0.1:port (no --preload: every worker opens its own connections)."""
     cmd = [
         str(ROOT / ".venv/bin/gunicorn"), "--config", str(ROOT / "bench" / "gunicorn_bench.py"),
         "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
         "--threads", str(threads), "--keep-alive", "5", "--backlog", "256",
-        "--log-level", "warning", "wsgi:app",
+        "--log-level", "warning", app,
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env})  # noqa: S603
     try:
@@ -162,6 +169,24 @@ def seed(url: str, tag: str, users: int, adverts: int):
         db.session.remove()
         db.engine.dispose()
     return app, market
+
+
+def count_automatic(app, market) -> int:
+    """The bids the maxima placed by themselves during the run."""
+    from sqlalchemy import func, select
+
+    from app.extensions import db
+    from app.market.models import AdvertBid
+
+    with app.app_context():
+        count = db.session.scalar(
+            select(func.count())
+            .select_from(AdvertBid)
+            .where(AdvertBid.advert_id.in_(market.advert_ids), AdvertBid.automatic.is_(True))
+        )
+        db.session.remove()
+        db.engine.dispose()
+    return count
 
 
 def verify(app, market, accepted: dict[int, list[int]]) -> list[str]:
@@ -216,8 +241,11 @@ def _minimum(conn, bidder, headers) -> int:
     return next(r["nextBid"] for r in table["exchangeRates"] if r["currency"] == bidder.currency)
 
 
-def bidder_thread(port: int, bidder, run: Run, ready: threading.Barrier, raise_steps: int) -> None:
+def bidder_thread(
+    port: int, bidder, run: Run, ready: threading.Barrier, raise_steps: int, proxy: bool = False
+) -> None:
     rng = random.Random(bidder.link_id)
+    maximum = 0
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     page = f"/market-bid/bid/{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
     try:
@@ -242,6 +270,8 @@ def bidder_thread(port: int, bidder, run: Run, ready: threading.Barrier, raise_s
     while run.claim():
         # The minimum, or with --raise-steps a random 0..n bid steps (1,000 units) above it.
         body = {"bid": amount + 1000 * rng.randint(0, raise_steps), "requestKey": uuid.uuid4().hex}
+        if proxy:  # a hidden maximum 1..6 steps above the bid, never lowered
+            maximum = body["maximum"] = max(maximum, body["bid"] + 1000 * rng.randint(1, 6))
         start = time.perf_counter()
         try:
             status, data = _json(conn, "POST", post, headers, body)
@@ -292,7 +322,9 @@ def bid_run(url: str, args, worker_class: str, workers: int, threads: int, port:
     with serve(port, env, worker_class, workers, threads) as server:
         ready = threading.Barrier(args.bidders + 1)
         clients = [
-            threading.Thread(target=bidder_thread, args=(port, b, run, ready, args.raise_steps))
+            threading.Thread(
+                target=bidder_thread, args=(port, b, run, ready, args.raise_steps, args.proxy)
+            )
             for b in chosen
         ]
         for client in clients:
@@ -309,7 +341,9 @@ def bid_run(url: str, args, worker_class: str, workers: int, threads: int, port:
     wall = max(run.last - run.first, 1e-9)
     accepted = sum(len(ids) for ids in run.accepted.values())
     problems = verify(app, market, {a: run.accepted.get(a, []) for a in market.advert_ids})
+    automatic = count_automatic(app, market) if args.proxy else 0
     return {
+        "automatic": automatic,
         # A sync worker serves one request at a time: --threads means nothing to it.
         "setup": f"{worker_class} {workers} workers"
         + (f" x {threads} threads" if worker_class != "sync" else ""),
@@ -335,7 +369,9 @@ def report(result: dict) -> None:
         f"{result['setup']:32s} {result['accepted_per_s']:7.1f} accepted bids/s  "
         f"{result['posts_per_s']:7.1f} POSTs/s  p50 {result['p50']:6.1f} ms  "
         f"p95 {result['p95']:6.1f} ms  p99 {result['p99']:6.1f} ms  "
-        f"({result['posts']} POSTs in {result['wall']:.2f} s: {result['accepted']} accepted, "
+        f"({result['posts']} POSTs in {result['wall']:.2f} s: {result['accepted']} accepted"
+        + (f" + {result['automatic']} automatic" if result["automatic"] else "")
+        + ", "
         f"{result['refused']} refused as outbid, {result['duplicates']} duplicates, "
         f"{len(result['errors'])} errors)  {'meets' if ok else 'MISSES'} the target"
     )
@@ -359,6 +395,53 @@ def report(result: dict) -> None:
             f"  database: all {result['accepted']} accepted bids stored once; every advert's "
             "highest bid is its last accepted bid; bid counts and minimums hold"
         )
+
+
+# --- the fortunes page, under the same set-up ------------------------------------------------
+
+
+def fortunes_run(url: str, args, worker_class: str, workers: int, threads: int, port: int):
+    """TechEmpower's fortunes page (bench/bare_app.py) under the same gunicorn set-up, loaded
+    from as many keep-alive clients as there are bidders for args.fortune_seconds."""
+    from bare_app import create_fortunes
+    from common import load
+
+    create_fortunes(url)
+    env = {"DATABASE_URL": url, "PYTHONPATH": "."}
+    with serve(port, env, worker_class, workers, threads, app="bench.bare_app:app") as server:
+        load(port, "/fortunes", clients=workers * 2, seconds=1)  # warm every worker
+        cpu = CpuSplit()
+        cpu.start(server.pid)
+        result = load(port, "/fortunes", clients=args.bidders, seconds=args.fortune_seconds)
+        spent = cpu.stop()
+    result["cpu_ms"] = spent["server"] / max(result["requests"], 1) * 1000
+    return result
+
+
+def ratio_table(rounds: list[tuple[dict, dict]], url: str) -> None:
+    """Bid POSTs per second against the fortunes page's requests per second, round by round,
+    and the median ratio (issue 14: >= 0.8, p95 < 100 ms at 50 clients, 0 lost, 0 twice)."""
+    import statistics
+
+    print(
+        "\n| round | fortunes req/s | fortunes p95 ms | fortunes CPU ms/req | bid POSTs/s | "
+        "accepted bids/s | bid p95 ms | bid CPU ms/POST | ratio POSTs/s : fortunes |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n, (fortunes, bids) in enumerate(rounds, 1):
+        print(
+            f"| {n} | {fortunes['rps']:.0f} | {fortunes['p95_ms']:.1f} | {fortunes['cpu_ms']:.2f} | "
+            f"{bids['posts_per_s']:.0f} | {bids['accepted_per_s']:.0f} | {bids['p95']:.1f} | "
+            f"{bids['cpu']['server'] / max(bids['posts'], 1) * 1000:.2f} | "
+            f"{bids['posts_per_s'] / fortunes['rps']:.2f} |"
+        )
+    ratio = statistics.median(b["posts_per_s"] / f["rps"] for f, b in rounds)
+    lost = sum(len(b["problems"]) for _f, b in rounds)
+    p95 = statistics.median(b["p95"] for _f, b in rounds)
+    print(
+        f"median ratio {ratio:.2f} (target >= 0.8), median bid p95 {p95:.1f} ms (target < 100), "
+        f"database problems {lost} ({url.split('://')[0]})"
+    )
 
 
 # --- the JavaScript --------------------------------------------------------------------------
@@ -451,6 +534,12 @@ def main() -> None:
         "--raise-steps", type=int, default=0, help="bid up to n steps above the minimum (random)"
     )
     parser.add_argument("--sweep", action="store_true", help="try several worker set-ups")
+    parser.add_argument("--proxy", action="store_true", help="bidders also send a maximum")
+    parser.add_argument(
+        "--fortunes", action="store_true", help="rounds of fortunes page + bids, with the ratio"
+    )
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--fortune-seconds", type=float, default=5.0)
     parser.add_argument("--js-only", action="store_true")
     args = parser.parse_args()
     if args.bids > 1000 or args.seconds > 120 or args.bidders > 50:
@@ -462,6 +551,20 @@ def main() -> None:
         prepare_database(url, args.items)
         print(f"public rate limit raised to {RATE_LIMIT} for the run (all bidders share 127.0.0.1)")
         setups = SWEEP if args.sweep else [(args.worker_class, args.workers, args.threads)]
+        if args.fortunes:
+            setup = setups[0]
+            rounds = []
+            for _ in range(args.rounds):
+                fortunes = fortunes_run(url, args, *setup, PORTS[1])
+                print(
+                    f"fortunes page: {fortunes['rps']:.1f} req/s, p95 {fortunes['p95_ms']:.1f} ms, "
+                    f"{fortunes['cpu_ms']:.2f} ms CPU per request"
+                )
+                bids = bid_run(url, args, *setup, PORTS[0])
+                report(bids)
+                rounds.append((fortunes, bids))
+            ratio_table(rounds, url)
+            setups = []
         results = []
         for n, (worker_class, workers, threads) in enumerate(setups):
             result = bid_run(url, args, worker_class, workers, threads, PORTS[n % 2])

@@ -486,8 +486,10 @@ def save_settings(
     rates: dict[str, Decimal | None],
     bid_step: int,
     invite_terms: str | None,
+    **defaults,
 ) -> None:
-    """Store the rates (None removes one), the default bid step and the invitation terms."""
+    """Store the rates (None removes one), the default bid step and the invitation terms, and
+    the advert defaults given by name (proxy_bidding, soft_close_seconds, rate_max_age_days)."""
     existing = exchange_rates(group)
     removed = [c for c, rate in rates.items() if rate is None and c in existing]
     if removed:
@@ -516,6 +518,9 @@ def save_settings(
             row.modified_at = utcnow()
     group.bid_step = bid_step
     group.invite_terms = (invite_terms or "").strip() or None
+    for name, value in defaults.items():
+        if value is not None:  # a number left empty keeps its value
+            setattr(group, name, value)
     db.session.flush()
 
 

@@ -8,6 +8,7 @@ from decimal import Decimal, InvalidOperation
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import (
+    BooleanField,
     EmailField,
     Field,
     SelectChoice,
@@ -29,6 +30,9 @@ RATE_MAX = Decimal("99999999")  # Numeric(14, 6): eight digits before the decima
 TERMS_MAX = 5000
 NOTES_MAX = 1000
 MILEAGE_MAX = 9_999_999
+SOFT_CLOSE_MAX = 3600  # an hour
+# The market settings that are defaults of new adverts (issue 16), and the rate warning's age.
+ADVERT_DEFAULTS = ("proxy_bidding", "soft_close_seconds", "rate_max_age_days")
 OLDEST_MODEL_YEAR = 1900
 LANGUAGE_NAMES = {"sv-SE": "Svenska", "en-GB": "English"}
 
@@ -145,6 +149,30 @@ class SettingsForm(FlaskForm):
         validators=[Optional(), _max_length(TERMS_MAX)],
         render_kw={"rows": 8, "maxlength": TERMS_MAX},
         description=_l("An invited company reads and accepts these terms when it registers."),
+    )
+    proxy_bidding = BooleanField(
+        _l("Proxy bids"),
+        description=_l(
+            "Bidders may set a hidden maximum; the system bids for them one step at a time. "
+            "You never see a maximum. Each advert can change it."
+        ),
+    )
+    soft_close_seconds = WholeNumberField(
+        _l("Soft close (seconds)"),
+        validators=[Optional()],
+        low=0,
+        high=SOFT_CLOSE_MAX,
+        description=_l(
+            "A bid this close to the end moves the end this far after the bid; 0 turns it off. "
+            "Each advert can change it."
+        ),
+    )
+    rate_max_age_days = WholeNumberField(
+        _l("Warn about exchange rates older than (days)"),
+        validators=[Optional()],
+        low=1,
+        high=365,
+        description=_l("The advert form warns you before publishing with an older rate."),
     )
 
     def __init__(self, currency: str, *args, **kwargs) -> None:

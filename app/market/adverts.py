@@ -13,7 +13,8 @@ import math
 from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 from flask import url_for
 from sqlalchemy import and_, delete, func, or_, select
@@ -27,13 +28,15 @@ from app.core.models import utcnow
 from app.core.tenancy import activate, active_instance_id
 from app.extensions import db
 from app.mail.services import send_mail
-from app.market.bidding import link_path
+from app.market.bidding import convert_up, link_path
 from app.market.groups import partner_buyers, partner_seller_ids
 from app.market.invites import COUNTRY_DEFAULTS, DEFAULT_LANGUAGE
 from app.market.models import (
+    SOFT_CLOSE_SECONDS,
     Advert,
     AdvertBid,
     AdvertImage,
+    ExchangeRate,
     InstanceGroup,
     MarketLink,
 )
@@ -382,6 +385,21 @@ def bid_lines(advert: Advert, viewer_group: InstanceGroup) -> list[BidLine]:
     ]
 
 
+def allocation_in_buyer_currency(
+    advert: Advert, bids: list[BidLine]
+) -> tuple[int, str, str] | None:
+    """The allocated price in the buyer's currency at the rate of the buyer's highest bid
+    (amount, currency, rate as stored), when the buyer bid in another currency."""
+    if advert.allocated_price is None or advert.allocated_group_id is None:
+        return None
+    theirs = [b.bid for b in bids if b.bid.group_id == advert.allocated_group_id]
+    top = max(theirs, key=lambda b: (b.advert_amount, -b.id), default=None)
+    if top is None or top.currency == advert.currency or not top.rate:
+        return None
+    rate = Decimal(top.rate)
+    return convert_up(advert.allocated_price, rate), top.currency, format(rate.normalize(), "f")
+
+
 @dataclass
 class SentLink:
     name: str
@@ -448,6 +466,9 @@ class AdvertData:
     color: str | None = None
     description: str | None = None
     item_id: int | None = None
+    proxy_bidding: bool = True
+    soft_close_seconds: int = SOFT_CLOSE_SECONDS
+    buy_now_price: int | None = None
 
 
 def stock_items(q: str, division_ids: list[int], limit: int = 10) -> list[PreparationItem]:
@@ -487,6 +508,7 @@ def _apply(advert: Advert, data: AdvertData) -> None:
     for name in (
         "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
         "description", "start_price", "bid_step", "ends_at", "item_id",
+        "proxy_bidding", "soft_close_seconds", "buy_now_price",
     ):  # fmt: skip
         setattr(advert, name, getattr(data, name))
 
@@ -575,6 +597,31 @@ def _publish_recorded(
         by=user.id,
     )
     return sent
+
+
+@dataclass
+class StaleRate:
+    to_currency: str
+    modified_at: datetime
+    days: int
+
+
+def stale_rates(group: InstanceGroup) -> list[StaleRate]:
+    """The group's exchange rates last changed longer ago than its setting allows: the advert
+    form warns about them before publishing (bids are converted at these rates)."""
+    now = utcnow()
+    limit = now - timedelta(days=group.rate_max_age_days)
+    rows = db.session.execute(
+        select(ExchangeRate.to_currency, ExchangeRate.modified_at)
+        .where(
+            ExchangeRate.instance_id == group.instance_id,
+            ExchangeRate.currency == group.currency,
+            ExchangeRate.modified_at < limit,
+        )
+        .order_by(ExchangeRate.to_currency)
+        .execution_options(all_instances=True)
+    ).all()
+    return [StaleRate(to, aware(at), (now - aware(at)).days) for to, at in rows]
 
 
 def aware(value: datetime) -> datetime:

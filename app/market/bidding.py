@@ -9,14 +9,16 @@ concurrent writers on one advert are serialised and its highest bid is always co
 from __future__ import annotations
 
 import hmac
+import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
@@ -28,6 +30,7 @@ from app.market.models import (
     MAX_AMOUNT,
     Advert,
     AdvertBid,
+    AdvertMaximum,
     ExchangeRate,
     InstanceGroup,
     MarketLink,
@@ -195,6 +198,16 @@ class BidLink:
     instance_id: int
     advert_currency: str
     currency: str  # the bidder's
+    # What 1 advert_currency is worth in the bidder's currency, read with the link (None: the
+    # seller keeps no rate for it); 1 for the advert's own currency.
+    rate: Decimal | None = None
+
+    def rates(self) -> dict[str, Decimal]:
+        """The rates a bid without maxima needs: the advert's currency and the bidder's."""
+        rates = {self.advert_currency: Decimal(1)}
+        if self.rate is not None and self.rate > 0:
+            rates.setdefault(self.currency, Decimal(self.rate))
+        return rates
 
 
 @dataclass(frozen=True)
@@ -208,9 +221,15 @@ class PlacedBid:
 
 @dataclass(frozen=True)
 class BidResult:
-    bid: PlacedBid
+    bid: PlacedBid | None  # the bidder's own bid; None when a maximum alone was set
     duplicate: bool
     next_bid: int | None  # after this bid, in the bidder's currency
+    leading: bool = True  # the bidder's company holds the highest bid after the transaction
+    maximum: int | None = None  # the bidder's maximum now (their currency)
+    ends_at: datetime | None = None
+    extended: bool = False  # the soft close moved the end
+    # Links of bidders outbid by an automatic raise in this transaction (they get a mail).
+    outbid_links: tuple[int, ...] = ()
 
 
 def bidding_closed_message(advert, now: datetime) -> str | None:
@@ -236,6 +255,8 @@ def _lock_advert(advert_id: int) -> Advert:
     ).scalar_one()
 
 
+# The link, its advert's and group's currencies and the seller's rate between them, in one
+# statement (the rate does not depend on the bids, so it is read before the lock).
 _BID_LINK = select(
     _link_t.c.id,
     _link_t.c.advert_id,
@@ -244,35 +265,114 @@ _BID_LINK = select(
     _advert_t.c.instance_id,
     _advert_t.c.currency,
     _group_t.c.currency,
+    _rate_t.c.rate,
     _link_t.c.kind,
     _group_t.c.hash,
     _advert_t.c.hash,
 ).select_from(
-    _link_t.join(_advert_t, _advert_t.c.id == _link_t.c.advert_id).join(
-        _group_t, _group_t.c.id == _link_t.c.group_id
+    _link_t.join(_advert_t, _advert_t.c.id == _link_t.c.advert_id)
+    .join(_group_t, _group_t.c.id == _link_t.c.group_id)
+    .outerjoin(
+        _rate_t,
+        (_rate_t.c.instance_id == _advert_t.c.instance_id)
+        & (_rate_t.c.currency == _advert_t.c.currency)
+        & (_rate_t.c.to_currency == _group_t.c.currency),
     )
 )
 _BID_LINK_BY_HASH = _BID_LINK.where(_link_t.c.hash == bindparam("hash"))
 _BID_LINK_BY_ID = _BID_LINK.where(_link_t.c.id == bindparam("id"))
+# Everything the bid transaction decides on, from the advert's locked row alone: on
+# PostgreSQL a bid that waited for the lock reads this row as the previous bid left it.
 _BIDDING_STATE = select(
     _advert_t.c.status,
     _advert_t.c.ends_at,
     _advert_t.c.start_price,
     _advert_t.c.bid_step,
     _advert_t.c.highest_bid,
+    _advert_t.c.highest_group_id,
+    _advert_t.c.proxy_bidding,
+    _advert_t.c.soft_close_seconds,
+    _advert_t.c.buy_now_price,
+    _advert_t.c.maxima_count,
 ).where(_advert_t.c.id == bindparam("advert_id"))
 _EARLIER = select(
     _bid_t.c.id, _bid_t.c.amount, _bid_t.c.currency, _bid_t.c.advert_amount, _bid_t.c.created_at
 ).where(_bid_t.c.link_id == bindparam("link_id"), _bid_t.c.request_key == bindparam("key"))
 _INSERT_BID = insert(_bid_t).returning(_bid_t.c.id)
-_RAISE_HIGHEST = (
+_max_t = AdvertMaximum.__table__
+_MAXIMA = (
+    select(
+        _max_t.c.id,
+        _max_t.c.link_id,
+        _max_t.c.group_id,
+        _max_t.c.user_id,
+        _max_t.c.amount,
+        _max_t.c.currency,
+        _max_t.c.set_at,
+    )
+    .where(_max_t.c.advert_id == bindparam("advert_id"))
+    .order_by(_max_t.c.set_at, _max_t.c.id)
+)
+_INSERT_MAXIMUM = insert(_max_t)
+_RAISE_MAXIMUM = (
+    update(_max_t)
+    .where(_max_t.c.id == bindparam("maximum_id"))
+    .values(amount=bindparam("amount"), set_at=bindparam("now"))
+)
+_SAVE_STATE = (
     update(_advert_t)
     .where(_advert_t.c.id == bindparam("advert_id"))
     .values(
         highest_bid=bindparam("highest"),
-        bid_count=_advert_t.c.bid_count + 1,
+        highest_group_id=bindparam("leader"),
+        bid_count=_advert_t.c.bid_count + bindparam("placed"),
+        maxima_count=bindparam("maxima"),
+        ends_at=bindparam("ends"),
         modified_at=bindparam("now"),
     )
+)
+_LAST_LINK_OF_GROUP = (
+    select(_bid_t.c.link_id)
+    .where(_bid_t.c.advert_id == bindparam("advert_id"), _bid_t.c.group_id == bindparam("group"))
+    .order_by(_bid_t.c.id.desc())
+    .limit(1)
+)
+
+
+# PostgreSQL: the locked read, the checks, the insert and the advert's update in one statement
+# (one round trip) for a bid without maxima; what it refuses, Python explains from the state it
+# returns (the lock is then held, so the general path may go on from that state).
+_PG_BID = text(
+    """
+WITH a AS (
+  SELECT id, status, ends_at, start_price, bid_step, highest_bid, highest_group_id,
+         proxy_bidding, soft_close_seconds, buy_now_price, maxima_count
+  FROM advert WHERE id = :advert_id FOR UPDATE
+), ok AS (
+  SELECT id, soft_close_seconds FROM a
+  WHERE status = 'published' AND ends_at > :now AND NOT (proxy_bidding AND maxima_count > 0)
+    AND :advert_amount >= COALESCE(highest_bid + bid_step, start_price)
+), b AS (
+  INSERT INTO advert_bid (instance_id, advert_id, group_id, user_id, link_id, request_key,
+                          amount, currency, advert_amount, created_at, rate, automatic, buy_now)
+  SELECT :instance_id, id, :group_id, :user_id, :link_id, :request_key, :amount, :currency,
+         :advert_amount, :now, :rate, false, false FROM ok
+  RETURNING id
+), u AS (
+  UPDATE advert SET highest_bid = :advert_amount, highest_group_id = :group_id,
+         bid_count = advert.bid_count + 1, modified_at = :now,
+         ends_at = CASE WHEN ok.soft_close_seconds > 0
+                         AND advert.ends_at < :now + make_interval(secs => ok.soft_close_seconds)
+                        THEN :now + make_interval(secs => ok.soft_close_seconds)
+                        ELSE advert.ends_at END
+  FROM ok WHERE advert.id = ok.id
+  RETURNING advert.ends_at
+)
+SELECT a.status, a.ends_at, a.start_price, a.bid_step, a.highest_bid, a.highest_group_id,
+       a.proxy_bidding, a.soft_close_seconds, a.buy_now_price, a.maxima_count,
+       (SELECT id FROM b) AS bid_id, (SELECT ends_at FROM u) AS new_ends_at
+FROM a
+"""
 )
 
 
@@ -294,7 +394,7 @@ def resolve_bid_link(group_hash: str, advert_hash: str, user_hash: str) -> BidLi
 
 def _bid_link(link_id: int) -> BidLink:
     row = db.session.execute(_BID_LINK_BY_ID, {"id": link_id}).one()
-    return BidLink(*row[:7])
+    return BidLink(*row[:8])
 
 
 def _earlier(link_id: int, request_key: str) -> PlacedBid | None:
@@ -302,69 +402,407 @@ def _earlier(link_id: int, request_key: str) -> PlacedBid | None:
     return PlacedBid(*row) if row else None
 
 
-def place_bid(link: BidLink | int, amount: int, request_key: str) -> BidResult:
-    """Record a bid through a bidder's link, or raise MarketError. The advert's row is locked
-    for the whole decision; the same request key on the same link records one bid.
+def _no_rate(link: BidLink) -> MarketError:
+    return MarketError(
+        _(
+            "No exchange rate from %(from)s to %(to)s is set for this advert. "
+            "Please contact the seller.",
+            **{"from": link.advert_currency, "to": link.currency},
+        ),
+        "NO_EXCHANGE_RATE",
+    )
+
+
+def _too_large() -> MarketError:
+    return MarketError(_("The amount is too large."), "BID_TOO_HIGH")
+
+
+class _Book:
+    """The bid transaction's view of one advert under its lock: the highest bid and its group,
+    and the bids written so far (each its own row, never changed afterwards)."""
+
+    def __init__(self, link: BidLink, state, rates: dict[str, Decimal], now: datetime) -> None:
+        self.link, self.rates, self.now = link, rates, now
+        self.highest, self.leader = state.highest_bid, state.highest_group_id
+        self.step, self.start = state.bid_step, state.start_price
+        self.placed: list[tuple[int, int, bool]] = []  # (group, link, automatic) in order
+        self.outbid: list[tuple[int, int | None]] = []  # (group, its link or None)
+        self.leader_link: int | None = None
+
+    @property
+    def next(self) -> int:
+        return self.start if self.highest is None else self.highest + self.step
+
+    def write(
+        self, group_id: int, user_id: int | None, link_id: int, currency: str, amount: int,
+        key: str, automatic: bool = False, buy_now: bool = False,
+    ) -> PlacedBid:  # fmt: skip
+        """Insert one bid of `amount` in `currency`; it becomes the highest."""
+        rate = self.rates[currency]
+        advert_amount = convert_back(amount, rate)
+        values = {
+            "instance_id": self.link.instance_id, "advert_id": self.link.advert_id,
+            "group_id": group_id, "user_id": user_id, "link_id": link_id, "request_key": key,
+            "amount": amount, "currency": currency, "advert_amount": advert_amount,
+            "created_at": self.now, "rate": rate, "automatic": automatic, "buy_now": buy_now,
+        }  # fmt: skip
+        bid_id = db.session.execute(_INSERT_BID, values).scalar_one()
+        if self.leader is not None and self.leader != group_id and automatic:
+            self.outbid.append((self.leader, self.leader_link))
+        self.highest, self.leader, self.leader_link = advert_amount, group_id, link_id
+        self.placed.append((group_id, link_id, automatic))
+        return PlacedBid(bid_id, amount, currency, advert_amount, self.now)
+
+
+@dataclass
+class _Ceiling:
+    """A group's proxy ceiling in the advert's currency: its highest maximum (for the leader at
+    least its highest bid) and the time that ranks it against equal ceilings."""
+
+    group_id: int
+    amount: int
+    set_at: datetime | None
+    maximum: object | None  # the row of _MAXIMA it comes from
+
+
+def _ceilings(book: _Book, maxima: list) -> dict[int, _Ceiling]:
+    best: dict[int, _Ceiling] = {}
+    for row in maxima:
+        rate = book.rates.get(row.currency)
+        if rate is None:  # the seller removed the rate: that maximum cannot bid
+            continue
+        amount = convert_back(row.amount, rate)
+        held = best.get(row.group_id)
+        if held is None or amount > held.amount:
+            best[row.group_id] = _Ceiling(row.group_id, amount, row.set_at, row)
+    if book.leader is not None:
+        held = best.get(book.leader)
+        if held is None or held.amount < book.highest:
+            best[book.leader] = _Ceiling(book.leader, book.highest, None, None)
+    return best
+
+
+def _rank(ceilings: list[_Ceiling]) -> list[_Ceiling]:
+    """Highest ceiling first; equal ceilings: the earliest maximum first."""
+    return sorted(ceilings, key=lambda c: (-c.amount, c.set_at or datetime.max.replace(tzinfo=UTC)))
+
+
+def _auto_bid(book: _Book, ceiling: _Ceiling, target: int, key: str) -> bool:
+    """The system's bid of `target` (advert's currency) for a maximum, in its holder's
+    currency rounded up; False when that would pass the maximum."""
+    row = ceiling.maximum
+    amount = convert_up(target, book.rates[row.currency])
+    if amount > row.amount:
+        return False
+    book.write(row.group_id, row.user_id, row.link_id, row.currency, amount, key, automatic=True)
+    return True
+
+
+def _resolve_proxies(book: _Book, maxima: list) -> None:
+    """Let the maxima answer: the group with the highest ceiling (ties: the earliest maximum)
+    ends up leading at the least the step rules need. When it is challenged, the runner-up's
+    maximum is spent first (its last bid the winner can still beat by a step), then the winner
+    bids one step above it: the outcome of bidding step by step, in at most two stored bids."""
+    for _round in range(8):  # each round writes a bid and raises the highest; two or three do
+        ceilings = _ceilings(book, maxima)
+        ranked = [
+            c
+            for c in _rank(list(ceilings.values()))
+            if c.group_id == book.leader or c.amount >= book.next
+        ]
+        if not ranked or (len(ranked) == 1 and ranked[0].group_id == book.leader):
+            return
+        winner, others = ranked[0], ranked[1:]
+        runner = others[0] if others else None
+        auto_key = f"auto-{secrets.token_hex(12)}"  # each automatic bid: a key of its own
+        if winner.group_id == book.leader:
+            # Challenged: the challenger spends its maximum up to where the winner still beats it.
+            target = min(runner.amount, winner.amount - book.step)
+            if target < book.next or runner.maximum is None:
+                return
+            if not _auto_bid(book, runner, target, auto_key):
+                return
+            continue
+        if runner is not None and runner.maximum is not None:
+            target = min(runner.amount, winner.amount - book.step)
+            if target >= book.next and _auto_bid(book, runner, target, auto_key):
+                continue
+        if winner.maximum is None or not _auto_bid(book, winner, book.next, auto_key):
+            return
+
+
+def place_bid(
+    link: BidLink | int, amount: int | None, request_key: str, maximum: int | None = None
+) -> BidResult:
+    """Record a bid (and/or set the bidder's maximum) through a bidder's link, or raise
+    MarketError. The advert's row is locked for the whole decision; inside it the maxima
+    answer (proxy bids), the soft close moves the end, and the advert's state is written once.
+    The same request key on the same link records one bid.
 
     This is the market's hottest path, so it speaks in columns, not objects: the rates are read
     before the lock (they do not depend on the bids), then under the lock one read of the
-    advert's bidding state, one insert and one update."""
+    advert's row, the maxima only when there are any, the bid's insert and one update."""
     link = _bid_link(link) if isinstance(link, int) else link
-    rate = rates_from(link.instance_id, link.advert_currency).get(link.currency)
-    state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
-    # A statement of its own, after the lock: on PostgreSQL (read committed) it reads a fresh
-    # snapshot, so a double tap that waited for the lock sees the first tap's bid. Joined into
-    # the locked read it would not (the lock re-reads the advert's row, not the joined ones).
-    if earlier := _earlier(link.link_id, request_key):
-        return BidResult(earlier, duplicate=True, next_bid=_next_in(state, rate))
-    if reason := bidding_closed_message(state, utcnow()):
+    state = None
+    if maximum is None and amount is not None and db.engine.dialect.name == "postgresql":
+        state, result = _pg_bid(link, amount, request_key)
+        if result is not None:
+            return result
+    if state is None:
+        state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
+    proxy = state.proxy_bidding and (state.maxima_count or maximum is not None)
+    # Maxima may be in any currency: then every rate; else the link's own, read with it.
+    rates = rates_from(link.instance_id, link.advert_currency) if proxy else link.rates()
+    try:
+        return _place(link, state, rates, amount, request_key, maximum)
+    except MarketError:
+        # A double tap refused (its first tap raised the next bid, or ended the advert by a
+        # rule): the first tap's answer again. Looked up after the lock, in a statement of its
+        # own, so on PostgreSQL (read committed) it sees the bid the lock waited for. Accepted
+        # bids need no look-up: a second insert of the key breaks the unique constraint.
+        if earlier := _earlier(link.link_id, request_key):
+            return BidResult(
+                earlier, duplicate=True, next_bid=_next_in(state, rates.get(link.currency))
+            )
+        raise
+
+
+def _pg_bid(link: BidLink, amount: int, request_key: str):
+    """PostgreSQL, a bid without a maximum: lock, check, insert and update in one round trip
+    (_PG_BID). Returns (the advert's locked state, the result), the result None when the
+    statement took no bid: then the lock is held and the general path decides from the state
+    (a refusal's reason, or the maxima that must answer)."""
+    rate = link.rates().get(link.currency)
+    if rate is None or not 0 < amount <= MAX_AMOUNT:
+        return None, None
+    advert_amount, now = convert_back(amount, rate), utcnow()
+    row = db.session.execute(
+        _PG_BID,
+        {
+            "advert_id": link.advert_id, "now": now, "advert_amount": advert_amount,
+            "instance_id": link.instance_id, "group_id": link.group_id, "user_id": link.user_id,
+            "link_id": link.link_id, "request_key": request_key, "amount": amount,
+            "currency": link.currency, "rate": rate,
+        },
+    ).one()  # fmt: skip
+    if row.bid_id is None:
+        return row, None
+    return row, BidResult(
+        PlacedBid(row.bid_id, amount, link.currency, advert_amount, now),
+        duplicate=False,
+        next_bid=convert_up(advert_amount + row.bid_step, rate),
+        leading=True,
+        ends_at=row.new_ends_at,
+        extended=row.new_ends_at != row.ends_at,
+    )
+
+
+def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum) -> BidResult:
+    rate = rates.get(link.currency)
+    now = utcnow()
+    if reason := bidding_closed_message(state, now):
         raise MarketError(reason, "BIDDING_CLOSED")
     if rate is None:
-        raise MarketError(
-            _(
-                "No exchange rate from %(from)s to %(to)s is set for this advert. "
-                "Please contact the seller.",
-                **{"from": link.advert_currency, "to": link.currency},
-            ),
-            "NO_EXCHANGE_RATE",
-        )
-    minimum = convert_up(next_bid(state), rate)
-    if amount < minimum:
-        raise MarketError(
-            _(
-                "Your bid must be at least %(amount)s %(currency)s.",
-                amount=format_amount(minimum),
-                currency=link.currency,
-            ),
-            "BID_TOO_LOW",
-            next_bid=minimum,
-        )
-    if amount > MAX_AMOUNT:
-        raise MarketError(_("The amount is too large."), "BID_TOO_HIGH")
-    advert_amount, now = convert_back(amount, rate), utcnow()
-    values = {
-        "instance_id": link.instance_id,
-        "advert_id": link.advert_id,
-        "group_id": link.group_id,
-        "user_id": link.user_id,
-        "link_id": link.link_id,
-        "request_key": request_key,
-        "amount": amount,
-        "currency": link.currency,
-        "advert_amount": advert_amount,
-        "created_at": now,
-    }
-    bid_id = db.session.execute(_INSERT_BID, values).scalar_one()
-    db.session.execute(
-        _RAISE_HIGHEST, {"advert_id": link.advert_id, "highest": advert_amount, "now": now}
+        raise _no_rate(link)
+    book = _Book(link, state, rates, now)
+    minimum = convert_up(book.next, rate)
+    own_lead = state.highest_group_id == link.group_id
+    automatic = False
+    if maximum is not None:
+        if not state.proxy_bidding:
+            raise MarketError(_("This advert takes no maximum bids."), "PROXY_OFF")
+        if maximum > MAX_AMOUNT:
+            raise _too_large()
+        floor = amount if amount is not None else minimum
+        if maximum < floor:
+            raise MarketError(
+                _("Your maximum must be at least %(amount)s %(currency)s.",
+                  amount=format_amount(floor), currency=link.currency),
+                "MAXIMUM_TOO_LOW", next_bid=floor,
+            )  # fmt: skip
+        if amount is None and not own_lead:
+            # A maximum alone: the system bids the minimum for it now (an automatic bid).
+            amount, automatic = minimum, True
+    if amount is not None:
+        if amount < minimum:
+            raise MarketError(
+                _(
+                    "Your bid must be at least %(amount)s %(currency)s.",
+                    amount=format_amount(minimum),
+                    currency=link.currency,
+                ),
+                "BID_TOO_LOW",
+                next_bid=minimum,
+            )
+        if amount > MAX_AMOUNT:
+            raise _too_large()
+    maxima = (
+        db.session.execute(_MAXIMA, {"advert_id": link.advert_id}).all()
+        if state.proxy_bidding and (state.maxima_count or maximum is not None)
+        else []
     )
-    placed = PlacedBid(bid_id, amount, link.currency, advert_amount, now)
-    next_amount = convert_up(advert_amount + state.bid_step, rate)
-    return BidResult(placed, duplicate=False, next_bid=next_amount)
+    count = state.maxima_count
+    own = next((m for m in maxima if m.link_id == link.link_id), None)
+    if maximum is not None:
+        maxima, count = _set_maximum(link, maxima, own, maximum, now, count)
+    placed = None
+    if amount is not None:
+        placed = book.write(
+            link.group_id, link.user_id, link.link_id, link.currency, amount, request_key,
+            automatic=automatic,
+        )  # fmt: skip
+    if maxima:
+        _resolve_proxies(book, maxima)
+    ends_at, extended = state.ends_at, False
+    window = timedelta(seconds=state.soft_close_seconds or 0)
+    if book.placed and window and ends_at - now < window:
+        ends_at, extended = now + window, True
+    if book.placed or count != state.maxima_count:
+        db.session.execute(
+            _SAVE_STATE,
+            {
+                "advert_id": link.advert_id, "highest": book.highest, "leader": book.leader,
+                "placed": len(book.placed), "maxima": count, "ends": ends_at, "now": now,
+            },
+        )  # fmt: skip
+    outbid = tuple(
+        link_id if link_id is not None else _last_link(link.advert_id, group)
+        for group, link_id in dict(book.outbid).items()
+        if group != book.leader
+    )
+    return BidResult(
+        placed,
+        duplicate=False,
+        next_bid=convert_up(book.next, rate),
+        leading=book.leader == link.group_id,
+        maximum=maximum if maximum is not None else (own.amount if own else None),
+        ends_at=ends_at,
+        extended=extended,
+        outbid_links=tuple(x for x in outbid if x is not None),
+    )
+
+
+def _last_link(advert_id: int, group_id: int) -> int | None:
+    return db.session.scalar(_LAST_LINK_OF_GROUP, {"advert_id": advert_id, "group": group_id})
+
+
+def _set_maximum(link: BidLink, maxima: list, own, maximum: int, now: datetime, count: int):
+    """Store or raise the link's maximum; a lower one is refused. Returns the maxima as they
+    are now and their count."""
+    if own is not None and maximum < own.amount:
+        raise MarketError(
+            _(
+                "A maximum can only be raised. Yours is %(amount)s %(currency)s.",
+                amount=format_amount(own.amount),
+                currency=own.currency,
+            ),
+            "MAXIMUM_LOWER",
+        )
+    if own is not None and maximum == own.amount:
+        return maxima, count
+    values = {"amount": maximum, "now": now}
+    if own is None:
+        db.session.execute(
+            _INSERT_MAXIMUM,
+            {
+                "instance_id": link.instance_id, "advert_id": link.advert_id,
+                "link_id": link.link_id, "group_id": link.group_id, "user_id": link.user_id,
+                "amount": maximum, "currency": link.currency, "set_at": now,
+            },
+        )  # fmt: skip
+        count += 1
+        row_id = None
+    else:
+        db.session.execute(_RAISE_MAXIMUM, values | {"maximum_id": own.id})
+        row_id = own.id
+    mine = _MaximumRow(
+        row_id, link.link_id, link.group_id, link.user_id, maximum, link.currency, now
+    )
+    return [m for m in maxima if m.link_id != link.link_id] + [mine], count
+
+
+@dataclass(frozen=True)
+class _MaximumRow:
+    id: int | None
+    link_id: int
+    group_id: int
+    user_id: int | None
+    amount: int
+    currency: str
+    set_at: datetime
 
 
 def _next_in(state, rate: Decimal | None) -> int | None:
     return convert_up(next_bid(state), rate) if rate is not None else None
+
+
+def own_maximum(link_id: int) -> tuple[int, str] | None:
+    """The bidder's own maximum on the advert of their link (amount, currency), or None. Only
+    the bidder's own page asks for it; no page or call of the seller's does."""
+    row = db.session.execute(
+        select(_max_t.c.amount, _max_t.c.currency).where(_max_t.c.link_id == link_id)
+    ).first()
+    return (row.amount, row.currency) if row else None
+
+
+# --- buy now -------------------------------------------------------------------------------
+
+
+def buy_now_open(state) -> bool:
+    """Buy now is offered while the advert has a price for it and the next bid has not passed
+    it (`state`: an Advert or a row with its bidding columns)."""
+    return state.buy_now_price is not None and next_bid(state) <= state.buy_now_price
+
+
+def buy_now(link: BidLink | int, request_key: str) -> BidResult:
+    """Take the advert's buy-now price through a bidder's link: serialised like a bid (the
+    advert's row lock), the first taker's bid is stored (marked buy now) and the advert is
+    allocated to its company at once; any later taker is refused with BOUGHT_BY_OTHER."""
+    link = _bid_link(link) if isinstance(link, int) else link
+    rates = link.rates()
+    rate = rates.get(link.currency)
+    state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
+    if earlier := _earlier(link.link_id, request_key):
+        return BidResult(earlier, duplicate=True, next_bid=None)
+    now = utcnow()
+    if state.status in ("allocated", "sold") and state.buy_now_price is not None:
+        raise MarketError(
+            _("Another buyer bought this vehicle first. Bidding has ended."), "BOUGHT_BY_OTHER"
+        )
+    if reason := bidding_closed_message(state, now):
+        raise MarketError(reason, "BIDDING_CLOSED")
+    if rate is None:
+        raise _no_rate(link)
+    if not buy_now_open(state):
+        raise MarketError(
+            _("This vehicle can no longer be bought at a fixed price; place a bid instead."),
+            "BUY_NOW_CLOSED",
+        )
+    book = _Book(link, state, rates, now)
+    amount = convert_up(state.buy_now_price, rate)
+    placed = book.write(
+        link.group_id, link.user_id, link.link_id, link.currency, amount, request_key,
+        buy_now=True,
+    )  # fmt: skip
+    db.session.execute(
+        update(_advert_t)
+        .where(_advert_t.c.id == link.advert_id)
+        .values(
+            status="allocated", allocated_group_id=link.group_id,
+            allocated_price=state.buy_now_price, allocated_at=now, ends_at=now,
+            highest_bid=placed.advert_amount, highest_group_id=link.group_id,
+            bid_count=_advert_t.c.bid_count + 1, modified_at=now,
+        )
+    )  # fmt: skip
+    audit.record(
+        "market_advert_bought",
+        instance_id=link.instance_id,
+        advert=link.advert_id,
+        previous=state.status,
+        group=link.group_id,
+        price=state.buy_now_price,
+    )
+    return BidResult(placed, duplicate=False, next_bid=None, ends_at=now)
 
 
 def format_amount(amount: int) -> str:
@@ -475,11 +913,33 @@ def allowed_statuses(advert: Advert) -> tuple[str, ...]:
     return TRANSITIONS[advert.status]
 
 
-def save_bid(link: BidLink | int, amount: int, request_key: str) -> BidResult:
-    """place_bid and commit; a double tap that raced past the lookup returns the first bid."""
+def save_bid(
+    link: BidLink | int,
+    amount: int | None,
+    request_key: str,
+    maximum: int | None = None,
+    notify: Callable[[BidResult], None] | None = None,
+) -> BidResult:
+    """place_bid and commit; a double tap that raced past the lookup returns the first bid.
+    `notify(result)` runs inside the transaction, before the commit: the mails it stores are
+    there exactly when the bid is (and on SQLite it writes under the lock the bid holds)."""
     link = _bid_link(link) if isinstance(link, int) else link
+    return _committed(link, request_key, notify, place_bid, amount, request_key, maximum)
+
+
+def save_buy_now(
+    link: BidLink | int, request_key: str, notify: Callable[[BidResult], None] | None = None
+) -> BidResult:
+    """buy_now and commit (a double tap: the first answer again); `notify` as for save_bid."""
+    link = _bid_link(link) if isinstance(link, int) else link
+    return _committed(link, request_key, notify, buy_now, request_key)
+
+
+def _committed(link: BidLink, request_key: str, notify, action, *args) -> BidResult:
     try:
-        result = place_bid(link, amount, request_key)
+        result = action(link, *args)
+        if notify is not None and not result.duplicate:
+            notify(result)
         db.session.commit()
         return result
     except IntegrityError:

@@ -44,6 +44,8 @@ TERMS = (
 )
 RATES = {"NOK": "1.0240", "DKK": "0.6480", "EUR": "0.0868"}
 # (status, days until bidding ends, start price, step, bids as (bidder, amount in its currency))
+# Every advert takes proxy bids (maxima) and closes softly (120 s); the third offers buy now.
+BUY_NOW = {2: 125_000}
 ADVERTS = [
     ("published", 3, 185_000, 1_000, [("malmo", 185_000), ("fjord", 191_500), ("malmo", 190_000)]),
     ("published", 5, 242_000, 2_000, [("fjord", 247_900)]),
@@ -154,6 +156,7 @@ def seed_market(ctx: dict) -> None:
             created_by_id=seller.id, created_at=now - timedelta(days=abs(days) + 6),
             description="Serviced at 15,000 km intervals, two sets of tyres, no known damage.",
             published_at=None if status == "draft" else now - timedelta(days=abs(days) + 5),
+            proxy_bidding=True, soft_close_seconds=120, buy_now_price=BUY_NOW.get(index),
         )  # fmt: skip
         db.session.add(advert)
         db.session.flush()
@@ -166,6 +169,7 @@ def seed_market(ctx: dict) -> None:
                 advert_id=advert.id, group_id=group.id, user_id=user.id, link_id=link.id,
                 request_key=f"demo-{advert.id}-{minutes}", amount=amount,
                 currency=group.currency, advert_amount=convert_back(amount, rates[group.currency]),
+                rate=rates[group.currency],
                 created_at=advert.published_at + timedelta(hours=5, minutes=37 * minutes),
             )  # fmt: skip
             db.session.add(bid)
@@ -175,6 +179,7 @@ def seed_market(ctx: dict) -> None:
                 ensure_link(advert, bidders[who].id, groups[who], "bid")
         advert.bid_count = len(bids)
         advert.highest_bid = best.advert_amount if best else None
+        advert.highest_group_id = best.group_id if best else None
         if status in ("allocated", "sold") and best is not None:
             advert.allocated_group_id, advert.allocated_price = best.group_id, best.advert_amount
             advert.allocated_at = now - timedelta(days=abs(days) - 1 if days < -1 else 0, hours=2)
@@ -254,6 +259,12 @@ def invite_link() -> str | None:
 @demo_link("bid")
 def bid_link() -> str | None:
     return _path("bid", "bid", "buyer@demo.test")
+
+
+@demo_link("bid_second_buyer")
+def bid_second_buyer_link() -> str | None:
+    """Malmö Bilcenter's bid link to the same advert as "bid" (Fjordauto's): two buyers."""
+    return _path("bid", "bid", "malmo@demo.test")
 
 
 @demo_link("allocate")

@@ -7,6 +7,7 @@ from flask_babel import lazy_gettext as _l
 from flask_babel import to_utc
 from flask_wtf import FlaskForm
 from wtforms import (
+    BooleanField,
     DateTimeLocalField,
     HiddenField,
     IntegerField,
@@ -110,6 +111,29 @@ class AdvertForm(FlaskForm):
         format="%Y-%m-%dT%H:%M",
         validators=[InputRequired(KEYS["FIELD_REQUIRED"])],
     )
+    proxy_bidding = BooleanField(
+        _l("Proxy bids"),
+        description=_l(
+            "Bidders may set a hidden maximum; the system bids for them one step at a time. "
+            "You never see a maximum."
+        ),
+    )
+    soft_close_seconds = WholeNumberField(
+        _l("Soft close (seconds)"),
+        validators=[
+            Optional(),
+            NumberRange(0, 3600, _l("Enter a number of seconds from 0 to 3600.")),
+        ],
+        render_kw={"inputmode": "numeric", "autocomplete": "off"},
+        description=_l(
+            "A bid this close to the end moves the end this far after the bid; 0 turns it off."
+        ),
+    )
+    buy_now_price = _amount(
+        _l("Buy-now price"),
+        False,
+        _l("Optional. The first buyer to take it gets the vehicle at once and bidding ends."),
+    )
     images = MultipleFileField(
         _l("Add images"), render_kw={"accept": "image/jpeg,image/png,image/webp", "multiple": True}
     )
@@ -120,13 +144,18 @@ class AdvertForm(FlaskForm):
             (k, str(v)) for k, v in FUEL_TYPES.items()
         ]
         if currency:
-            for name in ("start_price", "bid_step"):
+            for name in ("start_price", "bid_step", "buy_now_price"):
                 getattr(self, name).label.text = f"{getattr(self, name).label.text} ({currency})"
 
     def validate_regno(self, field) -> None:
         field.data = normalise_regno(field.data)
         if not PERMISSIVE_REGNO.match(field.data or ""):
             raise ValidationError(_("Use 2 to 20 letters, digits or hyphens."))
+
+    def validate_buy_now_price(self, field) -> None:
+        start = self.start_price.data
+        if field.data is not None and start is not None and field.data <= start:
+            raise ValidationError(_("The buy-now price must be above the start price."))
 
     def validate_model_year(self, field) -> None:
         NumberRange(1900, date.today().year + 2)(self, field)

@@ -20,6 +20,8 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -29,6 +31,8 @@ from app.extensions import db
 CURRENCIES = ("SEK", "NOK", "DKK", "EUR")
 COUNTRIES = ("SE", "NO", "FI", "DE", "DK")
 MAX_AMOUNT = 999_999_999
+SOFT_CLOSE_SECONDS = 120  # a bid this close to the end moves the end this far after the bid
+RATE_MAX_AGE_DAYS = 7  # an exchange rate older than this warns the seller before publishing
 
 
 def public_hash() -> str:
@@ -57,6 +61,15 @@ class InstanceGroup(InstanceScoped, TimestampMixin, db.Model):
     # Seller settings: the bid step new adverts start with and the terms invitees accept.
     bid_step: Mapped[int] = mapped_column(Integer, default=1000, server_default="1000")
     invite_terms: Mapped[str | None] = mapped_column(Text)
+    # Defaults of new adverts (issue 16): proxy bids, soft close; and how old an exchange rate
+    # may be before the advert form warns the seller.
+    proxy_bidding: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    soft_close_seconds: Mapped[int] = mapped_column(
+        Integer, default=SOFT_CLOSE_SECONDS, server_default=str(SOFT_CLOSE_SECONDS)
+    )
+    rate_max_age_days: Mapped[int] = mapped_column(
+        Integer, default=RATE_MAX_AGE_DAYS, server_default=str(RATE_MAX_AGE_DAYS)
+    )
 
     @property
     def enable_vehicle_request(self) -> bool:
@@ -160,6 +173,18 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
     allocated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     sold_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    # Issue 16: the group holding the highest bid (kept with it under the row lock), proxy
+    # bidding, the soft close (0: off) and an optional buy-now price (advert's currency).
+    highest_group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="SET NULL")
+    )
+    proxy_bidding: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    soft_close_seconds: Mapped[int] = mapped_column(
+        Integer, default=SOFT_CLOSE_SECONDS, server_default=str(SOFT_CLOSE_SECONDS)
+    )
+    buy_now_price: Mapped[int | None] = mapped_column(Integer)
+    # How many maxima bidders hold (a column of the locked row, so a waiting bid reads it fresh).
+    maxima_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     seller_group: Mapped[InstanceGroup] = relationship(foreign_keys=[seller_group_id])
     allocated_group: Mapped[InstanceGroup | None] = relationship(foreign_keys=[allocated_group_id])
@@ -221,8 +246,31 @@ class AdvertBid(InstanceScoped, db.Model):
     currency: Mapped[str] = mapped_column(String(3))
     advert_amount: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # Issue 16: the rate `amount` was converted with (1 for the advert's own currency), and
+    # whether the system placed the bid for a maximum (automatic) or it bought the advert.
+    rate: Mapped[Decimal | None] = mapped_column(Numeric(14, 6))
+    automatic: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    buy_now: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     group: Mapped[InstanceGroup] = relationship()
+
+
+class AdvertMaximum(InstanceScoped, db.Model):
+    """A bidder's hidden maximum on an advert (proxy bidding), one per bid link, in the bidder's
+    currency. It can only be raised; `set_at` (the time of the latest raise) breaks ties: the
+    earliest maximum wins. Never shown to the seller."""
+
+    __tablename__ = "advert_maximum"
+    __table_args__ = (UniqueConstraint("link_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"), index=True)
+    link_id: Mapped[int] = mapped_column(ForeignKey("market_link.id", ondelete="CASCADE"))
+    group_id: Mapped[int] = mapped_column(ForeignKey("instance_group.id", ondelete="CASCADE"))
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
+    amount: Mapped[int] = mapped_column(Integer)
+    currency: Mapped[str] = mapped_column(String(3))
+    set_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class VehicleRequest(InstanceScoped, TimestampMixin, db.Model):

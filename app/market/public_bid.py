@@ -14,7 +14,14 @@ from typing import Annotated
 
 from flask import abort, jsonify, redirect, render_template, send_file, url_for
 from flask_babel import gettext as _
-from pydantic import BaseModel, Field, ValidationError, WithJsonSchema, field_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 from sqlalchemy import and_, func, select
 
@@ -24,7 +31,7 @@ from app.core.models import utcnow
 from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
-from app.market import api_bp, bp, notices
+from app.market import api_bp, bidder_mail, bp, notices
 from app.market.bidding import (
     ACTIONS,
     ALLOCATABLE,
@@ -35,15 +42,20 @@ from app.market.bidding import (
     MarketError,
     allocate,
     bidding_closed_message,
+    buy_now_open,
     change_status,
+    convert_up,
     currency_table,
     format_amount,
     next_bid,
+    own_maximum,
     rates_from,
     resolve_bid_link,
     resolve_link,
     save_bid,
+    save_buy_now,
 )
+from app.market.bidding import _same as same_hash
 from app.market.models import Advert, AdvertBid, AdvertImage, InstanceGroup, MarketLink
 from app.preparation.files import SMALL_CONTENT_TYPE
 from app.preparation.models import FileObject
@@ -86,12 +98,34 @@ def page_texts(action: str) -> dict[str, str]:
             "allocatedToYou": _(
                 "This vehicle has been allocated to your company for %(amount)s %(currency)s."
             ),
+            "automatic": _("automatic"),
+            "buyNowTitle": _("Buy now"),
+            "buyNow": _("Buy now for %(amount)s %(currency)s"),
+            "buyNowHint": _(
+                "The first buyer to take this price gets the vehicle and bidding ends."
+            ),
+            "buyNowConfirm": _("Confirm: buy for %(amount)s %(currency)s"),
+            "cancel": _("Cancel"),
+            "maximumTitle": _("Bid automatically up to a maximum"),
+            "maximumLabel": _("Your maximum in %(currency)s"),
+            "maximumHint": _(
+                "The system bids for you, one step at a time, up to this amount. "
+                "The seller never sees it."
+            ),
+            "yourMaximum": _("Your maximum is %(amount)s %(currency)s."),
+            "setMaximum": _("Set maximum"),
+            "raiseMaximum": _("Raise maximum"),
+            "softClose": _(
+                "A bid in the last %(seconds)s seconds moves the end %(seconds)s seconds after "
+                "that bid."
+            ),
         }
     elif action == "allocate":
         texts |= {
             "bidders": _("Choose the buyer"),
             "noBidders": _("No company has bid on this advert yet, so it cannot be allocated."),
             "bidderBid": _("Highest bid %(amount)s %(currency)s"),
+            "bidderRate": _("rate %(rate)s"),
             "priceLabel": _("Sales price in %(currency)s"),
             "priceHint": _("Filled in from the chosen buyer's bid; you may change it."),
             "priceInCurrencies": _("The sales price per currency"),
@@ -210,6 +244,8 @@ def _history(advert: Advert, own_group_id: int | None) -> list[dict]:
             AdvertBid.created_at,
             AdvertBid.group_id,
             InstanceGroup.name,
+            AdvertBid.automatic,
+            AdvertBid.buy_now,
         )
         .join(InstanceGroup, InstanceGroup.id == AdvertBid.group_id)
         .where(AdvertBid.advert_id == advert.id)
@@ -227,13 +263,17 @@ def _history(advert: Advert, own_group_id: int | None) -> list[dict]:
                 if own_group_id is None or group_id == own_group_id
                 else None
             ),
+            "automatic": automatic,
+            "buyNow": buy_now,
         }
-        for amount, currency, created_at, group_id, name in rows
+        for amount, currency, created_at, group_id, name, automatic, buy_now in rows
     ]
 
 
-def _bidders(advert: Advert) -> list[dict]:
-    """Each bidding group's highest bid (as bidding.group_bids picks it), highest first."""
+def _bidders(advert: Advert) -> tuple[list[dict], dict[str, str]]:
+    """Each bidding group's highest bid (as bidding.group_bids picks it), highest first, and
+    the exchange rate each was converted with, by group id (the allocation shows both
+    currencies)."""
     top = (
         select(AdvertBid.group_id, func.max(AdvertBid.advert_amount).label("top"))
         .where(AdvertBid.advert_id == advert.id)
@@ -249,7 +289,10 @@ def _bidders(advert: Advert) -> list[dict]:
         .execution_options(all_instances=True)
     ).all()
     bidders: dict[int, dict] = {}
+    rates: dict[str, str] = {}
     for bid, name in rows:
+        if bid.group_id not in bidders and bid.rate is not None:
+            rates[str(bid.group_id)] = format(bid.rate.normalize(), "f")
         bidders.setdefault(
             bid.group_id,
             {
@@ -261,7 +304,7 @@ def _bidders(advert: Advert) -> list[dict]:
                 "createdAt": _iso(bid.created_at),
             },
         )
-    return list(bidders.values())
+    return list(bidders.values()), rates
 
 
 def _seller_name(advert: Advert, group: InstanceGroup) -> str:
@@ -346,6 +389,8 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         "nextBid": next_bid(advert),
         "bidCount": advert.bid_count or 0,
         "advertBids": bids,
+        "proxyBidding": advert.proxy_bidding,
+        "softCloseSeconds": advert.soft_close_seconds,
     }
     if action == "bid":
         closed = bidding_closed_message(advert, now)
@@ -358,10 +403,14 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         data |= {
             "biddingOpen": closed is None,
             "closedMessage": closed,
-            "leading": advert.highest_bid is not None and _leader(advert) == group.id,
+            "leading": advert.highest_bid is not None and advert.highest_group_id == group.id,
             "allocatedToYou": advert.status in ("allocated", "sold")
             and advert.allocated_group_id == group.id,
+            "yourMaximum": None,
+            "buyNow": None,
         }
+        if closed is None:
+            data |= _bidder_options(advert, link, group)
         if data["allocatedToYou"]:
             data |= {
                 "allocatedSalesPrice": advert.allocated_price,
@@ -376,10 +425,11 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         "allocatedAt": _iso(advert.allocated_at),
     }
     if action == "allocate":
-        bidders = _bidders(advert)
+        bidders, rates = _bidders(advert)
         names = {b["id"]: b["name"] for b in bidders}
         data |= {
             "bidders": bidders,
+            "bidderRates": rates,
             "canAllocate": advert.status in ALLOCATABLE and bool(bidders),
             "allocatedInstanceGroup": (
                 {"id": advert.allocated_group_id, "name": names.get(advert.allocated_group_id)}
@@ -402,15 +452,20 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
     return data
 
 
-def _leader(advert: Advert) -> int | None:
-    """The group holding the highest bid (the first to reach it)."""
-    return db.session.scalar(
-        select(AdvertBid.group_id)
-        .where(AdvertBid.advert_id == advert.id)
-        .order_by(AdvertBid.advert_amount.desc(), AdvertBid.id)
-        .limit(1)
-        .execution_options(all_instances=True)
-    )
+def _bidder_options(advert: Advert, link: MarketLink, group: InstanceGroup) -> dict:
+    """The bidder's own maximum (their currency; only their own page sees it) and the buy-now
+    price in their currency while buy now is offered."""
+    options = {}
+    if advert.proxy_bidding and (mine := own_maximum(link.id)):
+        options["yourMaximum"] = {"amount": mine[0], "currency": mine[1]}
+    if buy_now_open(advert):
+        rate = rates_from(advert.instance_id, advert.currency).get(group.currency)
+        if rate is not None:
+            options["buyNow"] = {
+                "amount": convert_up(advert.buy_now_price, rate),
+                "currency": group.currency,
+            }
+    return options
 
 
 def _allocate_refusal(advert: Advert, has_bidders: bool) -> str | None:
@@ -450,22 +505,39 @@ def market_advert_currencies(group_hash: str, advert_hash: str, user_hash: str):
     return jsonify(currency_table(found[1]))
 
 
+def _whole(value: int | None) -> int | None:
+    if value is not None and value <= 0:
+        raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
+    return value
+
+
 class BidBody(Schema):
-    # Required; null gets the same FIELD_REQUIRED as a missing field (the validator below), but
-    # the published schema says what is accepted: a whole number above zero.
+    # The bid is required unless a maximum is given (the system then bids for it); null gets
+    # the same FIELD_REQUIRED as a missing field, but the published schema says what is
+    # accepted: a whole number above zero. (The maximum comes first: the bid's check reads it.)
+    maximum: Annotated[
+        int | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
+    ] = None
     bid: Annotated[
         int | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT})
-    ]
+    ] = Field(default=None, validate_default=True)
     request_key: str = Field(alias="requestKey", min_length=1, max_length=40)
+
+    @field_validator("maximum")
+    @classmethod
+    def _positive(cls, value: int | None) -> int | None:
+        return _whole(value)
 
     @field_validator("bid")
     @classmethod
-    def _present(cls, value: int | None) -> int:
-        if value is None:
+    def _present(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is None and info.data.get("maximum") is None:
             raise PydanticCustomError("FIELD_REQUIRED", "FIELD_REQUIRED")
-        if value <= 0:
-            raise PydanticCustomError("INVALID_VALUE", "INVALID_VALUE")
-        return value
+        return _whole(value)
+
+
+class BuyNowBody(Schema):
+    request_key: str = Field(alias="requestKey", min_length=1, max_length=40)
 
 
 def _refused(exc: MarketError):
@@ -475,6 +547,44 @@ def _refused(exc: MarketError):
     response = jsonify(body)
     response.status_code = 422
     return response
+
+
+def _tell_bidders(kind: str, link_ids) -> None:
+    """A mail to each bidder the bid transaction's rules concern, stored in that transaction."""
+    if not link_ids:
+        return
+    links = db.session.scalars(
+        select(MarketLink)
+        .where(MarketLink.id.in_(link_ids))
+        .execution_options(all_instances=True, populate_existing=True)
+    ).all()
+    for link in links:
+        advert = db.session.execute(
+            select(Advert)
+            .where(Advert.id == link.advert_id)
+            .execution_options(all_instances=True, populate_existing=True)
+        ).scalar_one()
+        bidder_mail.send(kind, link, advert)
+
+
+def _bid_json(bid) -> dict | None:
+    """A placed bid as the bid calls answer it."""
+    if bid is None:
+        return None
+    return {
+        "id": bid.id,
+        "bid": bid.amount,
+        "currency": bid.currency,
+        "createdAt": _iso(bid.created_at),
+    }
+
+
+def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str):
+    check_public_rate()
+    link = resolve_bid_link(group_hash, advert_hash, user_hash)
+    if link is None:
+        abort(404)
+    return link
 
 
 @api_call(
@@ -487,29 +597,106 @@ def _refused(exc: MarketError):
 )
 def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
     """Place a bid through a bidder's link (201; the same requestKey again: 200, one bid).
-    A refusal because the bid is too low also tells the lowest bid now accepted (nextBid)."""
-    check_public_rate()
-    link = resolve_bid_link(group_hash, advert_hash, user_hash)
-    if link is None:
-        abort(404)
+    With `maximum` (proxy bidding) the bidder's hidden maximum is set or raised and the system
+    bids for it, one step at a time; a maximum alone bids the next bid for the bidder (or, while
+    they lead, only saves the maximum: 200). A refusal because the bid is too low also tells
+    the lowest bid now accepted (nextBid). `leading` says whether the bidder still holds the
+    highest bid after other bidders' maxima answered; `endsAt` is the end, moved by a late bid."""
+    link = _bid_link_or_404(group_hash, advert_hash, user_hash)
     body = parse_body(BidBody)  # the link first: an unknown one is a 404 whatever its body
     try:
-        result = save_bid(link, body.bid, body.request_key)
+        result = save_bid(
+            link, body.bid, body.request_key, body.maximum,
+            notify=lambda placed: _tell_bidders("outbid", placed.outbid_links),
+        )  # fmt: skip
+    except MarketError as exc:
+        db.session.rollback()
+        return _refused(exc)
+    bid = result.bid
+    if bid is None:
+        text = _("Your maximum is saved. Your company still has the highest bid.")
+    elif not result.leading and not result.duplicate:
+        text = _(
+            "Your bid is placed, but another bidder's maximum is higher: you have been outbid."
+        )
+    else:
+        text = message("BID_SENT")
+    answer = {
+        "message": text,
+        "bid": _bid_json(bid),
+        "nextBid": result.next_bid,
+        "leading": result.leading,
+        "maximum": result.maximum,
+        "endsAt": _iso(result.ends_at),
+        "extended": result.extended,
+    }
+    return jsonify(answer), 201 if bid is not None and not result.duplicate else 200
+
+
+@api_call(
+    api_bp,
+    f"{PUBLIC}/<group_hash>/<advert_hash>/<user_hash>/buy-now",
+    "POST",
+    bodies=(BuyNowBody,),
+    public=True,
+    success=(200, 201),
+)
+def market_bid_buy_now(group_hash: str, advert_hash: str, user_hash: str):
+    """Buy the vehicle at its buy-now price through a bidder's link: the first taker gets it
+    (201) and bidding ends; a later taker is refused (422 BOUGHT_BY_OTHER)."""
+    link = _bid_link_or_404(group_hash, advert_hash, user_hash)
+    body = parse_body(BuyNowBody)
+    try:
+        result = save_buy_now(
+            link, body.request_key, notify=lambda _bought: _tell_bidders("won", [link.link_id])
+        )
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)
     bid = result.bid
     answer = {
-        "message": message("BID_SENT"),
-        "bid": {
-            "id": bid.id,
-            "bid": bid.amount,
-            "currency": bid.currency,
-            "createdAt": _iso(bid.created_at),
-        },
-        "nextBid": result.next_bid,
-    }
+        "message": _("You bought the vehicle for %(amount)s %(currency)s. The seller will contact you.",
+                     amount=format_amount(bid.amount), currency=bid.currency),
+        "bid": _bid_json(bid),
+    }  # fmt: skip
     return jsonify(answer), 200 if result.duplicate else 201
+
+
+_STATE = select(
+    MarketLink.kind,
+    InstanceGroup.hash,
+    Advert.hash,
+    Advert.status,
+    Advert.ends_at,
+    Advert.highest_bid,
+    Advert.bid_count,
+).select_from(
+    MarketLink.__table__.join(Advert.__table__, Advert.id == MarketLink.advert_id).join(
+        InstanceGroup.__table__, InstanceGroup.id == MarketLink.group_id
+    )
+)
+
+
+@api_call(
+    api_bp, "/_public/market-advert/state/<group_hash>/<advert_hash>/<user_hash>", public=True
+)
+def market_advert_state(group_hash: str, advert_hash: str, user_hash: str):
+    """The live end of bidding, the status and the count of bids of a link's advert: one small
+    read the bid page polls, so that a soft-close extension shows without a reload."""
+    check_public_rate()
+    row = None
+    if len(user_hash) <= 64:
+        row = db.session.execute(_STATE.where(MarketLink.hash == user_hash)).first()
+    if row is None or not (same_hash(row[1], group_hash) & same_hash(row[2], advert_hash)):
+        abort(404)
+    return jsonify(
+        {
+            "status": row.status,
+            "endsAt": _iso(row.ends_at),
+            "highestBid": row.highest_bid,
+            "bidCount": row.bid_count or 0,
+        }
+    )
 
 
 def _required(value):

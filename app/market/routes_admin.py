@@ -14,7 +14,13 @@ from app.core.models import utcnow
 from app.extensions import db
 from app.market import admin as A
 from app.market import bp
-from app.market.admin_forms import LANGUAGE_NAMES, InviteForm, SettingsForm, VehicleRequestForm
+from app.market.admin_forms import (
+    ADVERT_DEFAULTS,
+    LANGUAGE_NAMES,
+    InviteForm,
+    SettingsForm,
+    VehicleRequestForm,
+)
 from app.market.groups import current_group
 from app.market.invites import create_invite
 from app.market.models import InstanceGroup
@@ -200,8 +206,13 @@ def settings():
             f.data = row.rate if row is not None else None
         form.bid_step.data = group.bid_step
         form.invite_terms.data = group.invite_terms or ""
+        for name in ADVERT_DEFAULTS:
+            form[name].data = getattr(group, name)
     elif form.validate_on_submit():
-        A.save_settings(group, form.rates, form.bid_step.data, form.invite_terms.data)
+        A.save_settings(
+            group, form.rates, form.bid_step.data, form.invite_terms.data,
+            **{name: form[name].data for name in ADVERT_DEFAULTS},
+        )  # fmt: skip
         db.session.commit()
         flash(_("The market settings are saved."), "success")
         return redirect(url_for("market.settings"))

@@ -278,13 +278,14 @@ def advert_page(advert_id: int):
         links["bid"] = link_path(link, "bid", group.hash, advert.hash)
     bids = svc.bid_lines(advert, group)
     best = max((b.bid.advert_amount for b in bids if b.bid.group_id == group.id), default=None)
+    allocated_in = svc.allocation_in_buyer_currency(advert, bids)
     return _render(
         "market/adverts/detail.html",
         commit=True,
         advert=advert, group=group, own=own, seller_name=seller_group.name, links=links,
         bids=bids, images=svc.advert_images(advert.id),
         sent_links=svc.sent_bid_links(advert) if own else [],
-        leads=best is not None and best == advert.highest_bid,
+        leads=best is not None and best == advert.highest_bid, allocated_in=allocated_in,
         can_watch=watch.may_watch(advert, group),
         watched=advert.id in watch.watched_ids(v.user.id, [advert.id]),
         title=f"{advert.title} · {advert.regno}",
@@ -362,7 +363,7 @@ def _uploads(form: AdvertForm, kept: int = 0) -> list[tuple[bytes, str]]:
     return uploads
 
 
-def _data(form: AdvertForm, item_id: int | None) -> svc.AdvertData:
+def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> svc.AdvertData:
     description = (form.description.data or "").strip()
     return svc.AdvertData(
         regno=form.regno.data,
@@ -377,6 +378,11 @@ def _data(form: AdvertForm, item_id: int | None) -> svc.AdvertData:
         bid_step=form.bid_step.data,
         ends_at=form.ends_at_utc(),
         item_id=item_id,
+        proxy_bidding=form.proxy_bidding.data,
+        soft_close_seconds=form.soft_close_seconds.data
+        if form.soft_close_seconds.data is not None
+        else group.soft_close_seconds,
+        buy_now_price=form.buy_now_price.data,
     )
 
 
@@ -400,7 +406,8 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
             name: getattr(advert, name)
             for name in (
                 "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
-                "description", "start_price", "bid_step",
+                "description", "start_price", "bid_step", "proxy_bidding", "soft_close_seconds",
+                "buy_now_price",
             )
         }  # fmt: skip
         saved["fuel_type"] = saved["fuel_type"] or ""
@@ -411,6 +418,8 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
     if request.method == "GET":
         if advert is None:
             form.bid_step.data = group.bid_step
+            form.proxy_bidding.data = group.proxy_bidding
+            form.soft_close_seconds.data = group.soft_close_seconds
             raw = request.args.get("item_id", "")
             item = svc.stock_item(int(raw), divisions) if is_int(raw) else None
             if item is not None:
@@ -432,7 +441,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         uploads = _uploads(form, kept=len(images) - len(removing))
         if valid and not form.images.errors:
             publish_now = request.form.get("action") == "publish"
-            data = _data(form, item.id if item else kept_item)
+            data = _data(form, item.id if item else kept_item, group)
             try:
                 if advert is None:
                     advert, sent = svc.create_advert(group, data, uploads, v.user, publish_now)
@@ -481,6 +490,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         status,
         form=form, group=group, advert=advert, item=item, item_q=q, stock=stock,
         images=images, removing=removing, max_images=svc.MAX_IMAGES,
+        stale_rates=svc.stale_rates(group), rate_max_age=group.rate_max_age_days,
         title=_("Edit advert") if advert else _("New advert"),
         time_zone=str(get_timezone()),
     )  # fmt: skip

@@ -17,6 +17,7 @@ function timeLeftText(iso) {
  * end of bidding in the reader's time zone and follows the advert's status after each load.
  */
 export function updateAdvertCard(card, data) {
+  if (data?.endsAt) setEndsAt(card, data.endsAt);
   if (data) {
     const status = card.querySelector('[data-advert-status]');
     status.textContent = data.statusLabel;
@@ -27,6 +28,18 @@ export function updateAdvertCard(card, data) {
     if (data) node.hidden = data.status !== 'published';
     node.textContent = timeLeftText(node.dataset.endsAt);
   }
+}
+
+/**
+ * A new end of bidding (a late bid moved it): the time and the time left follow; returns true
+ * when it moved.
+ */
+export function setEndsAt(card, iso) {
+  const time = card.querySelector('[data-local-time]');
+  if (!time || time.dateTime === iso) return false;
+  time.dateTime = iso;
+  for (const node of card.querySelectorAll('[data-ends-at]')) node.dataset.endsAt = iso;
+  return true;
 }
 
 /** Highest bid, start price and number of bids (in the advert's currency) into the card's list. */
@@ -56,6 +69,7 @@ export function fillHistory(card, data, { anonymous }) {
             ? h('strong', null, t.yourCompany)
             : t.anotherBidder
           : bid.createdByInstanceGroup?.name || t.anotherBidder,
+        bid.automatic || bid.buyNow ? h('span', { className: 'bid-kind' }, bid.buyNow ? t.buyNowTitle : t.automatic) : null,
       ),
       h('td', { className: 'num' }, money(bid.bid, bid.currency)),
     ),

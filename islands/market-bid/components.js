@@ -171,6 +171,86 @@ export function BidForm({ data, currencies, page, texts }) {
   ];
 }
 
+/**
+ * Proxy bidding: the bidder's hidden maximum in their own currency (at least the next bid, or
+ * above the maximum they have). Sent alone, the system bids the next bid for them at once.
+ */
+export function MaximumForm({ data, currencies, page }) {
+  const currency = data.activeGroupCurrency;
+  const mine = currencies.exchangeRates.find((row) => row.currency === currency);
+  const own = data.yourMaximum;
+  const floor = Math.max(mine ? mine.nextBid : 0, own ? own.amount + 1 : 0);
+  const [typed, setTyped] = useState('');
+  const [key, setKey] = useState(requestKey);
+  const value = parseAmount(typed);
+  const low = value !== null && value < floor;
+  const call = () =>
+    value === null || low ? null : ['POST', `_public/market-bid/${page.hashes}`, { maximum: value, requestKey: key }];
+  const { busy, submit } = useSending(page, call);
+  const hint = own ? `${format(t.yourMaximum, { amount: amount(own.amount), currency: own.currency })} ${t.maximumHint}` : t.maximumHint;
+  return h(
+    'form',
+    {
+      className: 'bid-maximum',
+      noValidate: true,
+      onSubmit: (event) => {
+        setKey(requestKey());
+        return submit(event);
+      },
+      'aria-labelledby': 'bid-maximum-title',
+    },
+    h('h3', { id: 'bid-maximum-title', className: 'bid-subtitle' }, t.maximumTitle),
+    h(
+      'div',
+      { className: 'form-field' },
+      h('label', { htmlFor: 'bid-maximum' }, format(t.maximumLabel, { currency })),
+      h(
+        'div',
+        { className: 'bid-amount' },
+        h('input', {
+          id: 'bid-maximum',
+          name: 'maximum',
+          type: 'number',
+          inputMode: 'numeric',
+          autoComplete: 'off',
+          step: '1',
+          min: String(floor),
+          'aria-describedby': 'bid-maximum-hint',
+          'aria-invalid': low ? 'true' : 'false',
+          value: typed,
+          onChange: (event) => setTyped(event.target.value),
+        }),
+        h('span', { className: 'bid-amount-currency', 'aria-hidden': 'true' }, currency),
+      ),
+      h('p', { className: low ? 'field-error' : 'field-hint', id: 'bid-maximum-hint' }, low ? format(t.bidTooLow, { amount: amount(floor), currency }) : hint),
+    ),
+    h(SubmitButton, { label: own ? t.raiseMaximum : t.setMaximum, disabled: busy || value === null || low, busy }),
+  );
+}
+
+/** Buy now: one button, then a confirmation; the first taker gets the vehicle. */
+export function BuyNow({ data, page }) {
+  const offer = data.buyNow;
+  const [confirming, setConfirming] = useState(false);
+  const [key] = useState(requestKey);
+  const { busy, submit } = useSending(page, () => ['POST', `_public/market-bid/${page.hashes}/buy-now`, { requestKey: key }]);
+  const params = { amount: amount(offer.amount), currency: offer.currency };
+  return h(
+    'form',
+    { className: 'bid-buy-now', onSubmit: submit, 'aria-labelledby': 'bid-buy-now-title' },
+    h('h3', { id: 'bid-buy-now-title', className: 'bid-subtitle' }, t.buyNowTitle),
+    h('p', { className: 'field-hint' }, t.buyNowHint),
+    confirming
+      ? h(
+          'div',
+          { className: 'bid-buy-now-actions' },
+          h(SubmitButton, { label: format(t.buyNowConfirm, params), disabled: busy, busy }),
+          h('button', { type: 'button', className: 'btn btn-secondary', onClick: () => setConfirming(false), disabled: busy }, t.cancel),
+        )
+      : h('button', { type: 'button', className: 'btn btn-secondary', onClick: () => setConfirming(true) }, format(t.buyNow, params)),
+  );
+}
+
 /** The bidder's part of the action card: allocated to you, leading, the form or closed. */
 export function BidderParts({ data, currencies, page, texts }) {
   const parts = [];
@@ -182,7 +262,11 @@ export function BidderParts({ data, currencies, page, texts }) {
   } else if (data.leading && data.biddingOpen) {
     parts.push(h('p', { key: 'leading', className: 'bid-leading' }, t.leading));
   }
-  if (data.biddingOpen) parts.push(h(BidForm, { key: `form-${page.kept.form}`, data, currencies, page, texts }));
-  else if (!data.allocatedToYou) parts.push(h(AlertBox, { key: 'closed', kind: 'warning', text: data.closedMessage }));
+  if (data.biddingOpen) {
+    parts.push(h(BidForm, { key: `form-${page.kept.form}`, data, currencies, page, texts }));
+    if (data.proxyBidding) parts.push(h(MaximumForm, { key: `maximum-${page.kept.form}`, data, currencies, page }));
+    if (data.buyNow) parts.push(h(BuyNow, { key: 'buy-now', data, page }));
+    if (data.softCloseSeconds) parts.push(h('p', { key: 'soft', className: 'field-hint bid-soft-close' }, format(t.softClose, { seconds: data.softCloseSeconds })));
+  } else if (!data.allocatedToYou) parts.push(h(AlertBox, { key: 'closed', kind: 'warning', text: data.closedMessage }));
   return parts;
 }

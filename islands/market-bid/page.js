@@ -8,7 +8,7 @@ import { createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { keepScrollersFocusable } from '../lib/scrollers.js';
 import { api, h, requestKey, t } from '../public/core.js';
-import { fillHistory, fillPrices, updateAdvertCard } from './advert.js';
+import { fillHistory, fillPrices, setEndsAt, updateAdvertCard } from './advert.js';
 import { alertBox } from './form-parts.js';
 
 let formCount = 0;
@@ -73,13 +73,18 @@ export function startBidPage(root, Parts) {
     const answer = await api(method, path, body);
     page.kept.answered = answer.status !== 0;
     if (answer.ok) page.kept = freshForm();
-    showResult(answer.ok ? 'success' : 'danger', answer.data.message || t.loadFailed);
+    // A bid placed but outbid at once by another bidder's maximum is a warning, not a success.
+    const kind = !answer.ok ? 'danger' : answer.data.leading === false ? 'warning' : 'success';
+    showResult(kind, answer.data.message || t.loadFailed);
     // After any definite answer the data may have moved on (a higher bid, a new status).
     if (answer.status !== 0) await load(false);
     return answer.ok;
   };
 
   function render(data, currencies) {
+    page.lastData = data;
+    seen = `${data.status}/${data.bidCount}`;
+    if (setEndsAt(advert, data.endsAt)) advert.querySelector('[data-ends-moved]')?.removeAttribute('hidden');
     updateAdvertCard(advert, data);
     fillPrices(card, data);
     formRoot.render(createElement(Parts, { action, data, currencies, page, texts }));
@@ -110,6 +115,28 @@ export function startBidPage(root, Parts) {
   // The time left ticks on while the page stays open.
   setInterval(() => updateAdvertCard(advert, null), 30_000);
 
+  // The live end of bidding (soft close) and new bids, from one small call: every 15 s, every
+  // 3 s in the last five minutes; not while the page is hidden. A change reloads the data.
+  let seen = null;
+  async function poll() {
+    const ends = new Date(advert.querySelector('[data-local-time]')?.dateTime || 0).getTime();
+    const close = ends - Date.now() < 300_000;
+    if (!document.hidden && page.lastData?.status === 'published') {
+      const answer = await api('GET', `_public/market-advert/state/${page.hashes}`);
+      if (answer.ok) {
+        const moved = setEndsAt(advert, answer.data.endsAt);
+        const now = `${answer.data.status}/${answer.data.bidCount}`;
+        if (moved) {
+          updateAdvertCard(advert, null);
+          advert.querySelector('[data-ends-moved]')?.removeAttribute('hidden');
+        }
+        if (seen !== null && now !== seen) await load(false);
+        seen = now;
+      }
+    }
+    setTimeout(poll, close ? 3_000 : 15_000);
+  }
+
   root.setAttribute('aria-busy', 'true');
-  load(true);
+  load(true).then(() => setTimeout(poll, 3_000));
 }

@@ -94,7 +94,11 @@ export function AllocateForm({ data, currencies, page, heads }) {
               null,
               format(t.bidderBid, { amount: amount(option.bid), currency: option.currency }),
               option.currency !== data.currency
-                ? [' ', h('span', { key: 'own', className: 'nowrap' }, `(${money(option.advertAmount, data.currency)})`)]
+                ? [
+                    ' ',
+                    h('span', { key: 'own', className: 'nowrap' }, `(${money(option.advertAmount, data.currency)})`),
+                    data.bidderRates?.[option.id] ? [' ', h('span', { key: 'rate', className: 'muted nowrap' }, format(t.bidderRate, { rate: data.bidderRates[option.id] }))] : null,
+                  ]
                 : null,
             ),
           ),

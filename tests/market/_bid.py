@@ -168,6 +168,7 @@ def make_advert(*, bids=(("malmo", 185_000), ("fjord", 191_500)), status="publis
         best = bid if best is None or bid.advert_amount > best.advert_amount else best
     ad.bid_count = len(bids)
     ad.highest_bid = best.advert_amount if best else None
+    ad.highest_group_id = best.group_id if best else None
     if image:
         file = store_file(photo_jpeg(), "volvo.jpg", seller.id)
         db.session.flush()

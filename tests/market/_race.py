@@ -30,7 +30,7 @@ from app.market.bidding import (
 )
 from app.market.groups import add_partner
 from app.market.invites import create_market_company
-from app.market.models import Advert, AdvertBid, ExchangeRate
+from app.market.models import Advert, AdvertBid, AdvertMaximum, ExchangeRate
 
 START, STEP, RATE = 100_000, 1_000, Decimal("1.0240")  # SEK adverts; 1 SEK = 1.0240 NOK
 
@@ -202,6 +202,46 @@ def race(
     return result
 
 
+def _proxy_problems(advert: Advert, rows: list[AdvertBid]) -> list[str]:
+    """What is wrong with the maxima after a race: an automatic bid above its holder's maximum,
+    or a group whose maximum could still beat the leader while the leader's own is lower."""
+    maxima = db.session.scalars(
+        select(AdvertMaximum)
+        .where(AdvertMaximum.advert_id == advert.id)
+        .execution_options(all_instances=True)
+    ).all()
+    if not maxima:
+        return []
+    found = []
+    by_link = {m.link_id: m for m in maxima}
+    over = [
+        r.id
+        for r in rows
+        if r.automatic and r.link_id in by_link and r.amount > by_link[r.link_id].amount
+    ]
+    if over:
+        found.append(f"{len(over)} automatic bids passed their holder's maximum")
+    rates = rates_from(advert.instance_id, advert.currency)
+    ceilings: dict[int, int] = {}
+    for m in maxima:
+        ceilings[m.group_id] = max(
+            ceilings.get(m.group_id, 0), convert_back(m.amount, rates[m.currency])
+        )
+    lead = max(ceilings.get(advert.highest_group_id, 0), advert.highest_bid or 0)
+    for group_id, ceiling in ceilings.items():
+        if (
+            group_id != advert.highest_group_id
+            and ceiling >= advert.highest_bid + advert.bid_step
+            and ceiling > lead
+        ):
+            found.append(
+                f"group {group_id}'s maximum {ceiling} still beats the leader at {advert.highest_bid}"
+            )
+    if advert.maxima_count != len(maxima):
+        found.append(f"maxima_count is {advert.maxima_count} for {len(maxima)} maxima")
+    return found
+
+
 def problems(advert_id: int, accepted: list[int]) -> list[str]:
     """Everything wrong with the advert's bids after a race, given the ids callers were told
     were accepted: an empty list when the bids were serialised."""
@@ -224,8 +264,10 @@ def problems(advert_id: int, accepted: list[int]) -> list[str]:
     ids = {row.id for row in rows}
     if missing := set(accepted) - ids:
         found.append(f"{len(missing)} accepted bids are not in the database")
-    if extra := ids - set(accepted):
+    # The system's bids for maxima are answered to nobody; every other bid was.
+    if extra := ids - set(accepted) - {row.id for row in rows if row.automatic}:
         found.append(f"{len(extra)} bids in the database were never answered as accepted")
+    found += _proxy_problems(advert, rows)
     keys = Counter((row.link_id, row.request_key) for row in rows)
     if doubled := [key for key, count in keys.items() if count > 1]:
         found.append(f"{len(doubled)} request keys were recorded twice on one link")
@@ -237,6 +279,8 @@ def problems(advert_id: int, accepted: list[int]) -> list[str]:
             found.append(
                 f"highest_bid {advert.highest_bid}, last bid {amounts[-1]}, max {max(amounts)}"
             )
+        if advert.highest_group_id != rows[-1].group_id:
+            found.append(f"the leader is {advert.highest_group_id}, the last bid's group another")
     elif advert.highest_bid is not None:
         found.append(f"highest_bid {advert.highest_bid} without any bid")
     rates = rates_from(advert.instance_id, advert.currency)

@@ -5,10 +5,12 @@ TEST_DATABASE_URL, on PostgreSQL (SELECT ... FOR UPDATE) in a database of its ow
 
 import itertools
 import threading
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
 
+from app.core.models import utcnow
 from app.extensions import db
 from app.market.bidding import (
     MarketError,
@@ -17,6 +19,7 @@ from app.market.bidding import (
     next_bid,
     rates_from,
     save_bid,
+    save_buy_now,
 )
 from app.market.models import Advert, AdvertBid, MarketLink
 from tests.conftest import database_url, make_app
@@ -53,6 +56,21 @@ _TAGS = itertools.count()
 
 def locked_bid(link_id: int, amount: int, request_key: str) -> int:
     return save_bid(link_id, amount, request_key).bid.id
+
+
+def proxy_bidder():
+    """A placer whose bidders also set a maximum (the bid plus 0-6 steps, never lowered): the
+    maxima answer each other inside the bid's transaction."""
+    maxima: dict[int, int] = {}
+    lock = threading.Lock()
+
+    def place(link_id: int, amount: int, request_key: str) -> int:
+        extra = 1_000 * (hash(request_key) % 7)
+        with lock:
+            maximum = maxima[link_id] = max(maxima.get(link_id, 0), amount + extra)
+        return save_bid(link_id, amount, request_key, maximum).bid.id
+
+    return place
 
 
 def unlocked_bid(link_id: int, amount: int, request_key: str) -> int:
@@ -96,6 +114,83 @@ def test_racing_bidders_lose_no_bid_and_keep_the_highest_consistent(race_app, ma
         f"{len(result.accepted)} bids from {THREADS} threads in {result.seconds:.2f} s, "
         f"{result.refused} refused as outbid, peak {result.peak} in the database at once"
     )
+
+
+def test_racing_bidders_with_maxima_near_the_end_stay_serialised_and_extend_it(race_app, market):
+    """The same race with proxy bidding: every bidder also sets a maximum, the advert ends in a
+    minute (soft close 120 s), so bids extend it. Nothing lost or doubled, every automatic bid
+    within its maximum, no maximum left that beats the leader, and the end moved."""
+    advert_id = market.advert_ids[0]
+    with race_app.app_context():
+        advert = db.session.get(Advert, advert_id)
+        advert.ends_at = utcnow() + timedelta(seconds=60)
+        ends_before = advert.ends_at
+        db.session.commit()
+        db.session.remove()
+    result = race(race_app, market.bidders, proxy_bidder(), threads=THREADS, bids=BIDS // 2)
+
+    assert result.errors == []
+    assert len(result.accepted) == THREADS * (BIDS // 2)
+    assert result.peak >= 2
+    with race_app.app_context():
+        assert problems(advert_id, result.accepted) == []
+        advert = db.session.get(Advert, advert_id)
+        automatic = db.session.scalar(
+            select(func.count())
+            .select_from(AdvertBid)
+            .where(AdvertBid.advert_id == advert_id, AdvertBid.automatic.is_(True))
+        )
+        assert automatic > 0  # the maxima did answer
+        assert advert.ends_at > ends_before  # late bids moved the end
+        assert advert.ends_at - utcnow() <= timedelta(seconds=120)
+        db.session.remove()
+    print(
+        f"\nwith maxima: {len(result.accepted)} bids + {automatic} automatic from {THREADS} "
+        f"threads in {result.seconds:.2f} s, {result.refused} refused as outbid"
+    )
+
+
+def test_two_buy_now_takers_at_the_same_moment_one_wins_the_other_is_told(race_app, market):
+    advert_id = market.advert_ids[0]
+    with race_app.app_context():
+        db.session.get(Advert, advert_id).buy_now_price = 150_000
+        db.session.commit()
+        db.session.remove()
+    # Two bidders of different companies (SEK and NOK) take it at once.
+    takers = [market.bidders[0].link_id, market.bidders[1].link_id]
+    answers, barrier = [], threading.Barrier(2)
+
+    def take(link_id: int) -> None:
+        with race_app.app_context():
+            barrier.wait()
+            try:
+                answers.append(("won", save_buy_now(link_id, f"buy-{link_id}").bid.id))
+            except MarketError as error:
+                db.session.rollback()
+                answers.append((error.key, error.message))
+            db.session.remove()
+
+    threads = [threading.Thread(target=take, args=(link_id,)) for link_id in takers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(kind for kind, _ in answers) == ["BOUGHT_BY_OTHER", "won"]
+    refusal = next(text for kind, text in answers if kind == "BOUGHT_BY_OTHER")
+    assert refusal == "Another buyer bought this vehicle first. Bidding has ended."
+    won = next(bid_id for kind, bid_id in answers if kind == "won")
+    with race_app.app_context():
+        advert = db.session.get(Advert, advert_id)
+        bids = db.session.scalars(select(AdvertBid).where(AdvertBid.advert_id == advert_id)).all()
+        assert [(b.id, b.buy_now) for b in bids] == [(won, True)]
+        assert (advert.status, advert.allocated_price, advert.bid_count) == (
+            "allocated",
+            150_000,
+            1,
+        )
+        assert advert.allocated_group_id == bids[0].group_id == advert.highest_group_id
+        db.session.remove()
 
 
 def test_the_same_request_key_sent_twice_at_once_records_one_bid(race_app, market):
