@@ -6,7 +6,7 @@ automatically or bought the advert; bidders' hidden maxima get a table; the mark
 keep the defaults.
 
 Revision ID: bb4d74af535b
-Revises: 6d712464791f
+Revises: 000f2d5cba80
 Create Date: 2026-11-26 11:21:02.251513
 
 """
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'bb4d74af535b'
-down_revision = '6d712464791f'
+down_revision = '000f2d5cba80'
 branch_labels = None
 depends_on = None
 
