@@ -31,7 +31,14 @@ from app.core.models import Division, Instance
 from app.core.tenancy import activate
 from app.dashboard.models import DashboardWidget, Goal
 from app.extensions import db
-from app.market.models import Advert, AdvertImage, MarketInvite, MarketLink, VehicleRequest
+from app.market.models import (
+    Advert,
+    AdvertImage,
+    MarketInvite,
+    MarketLink,
+    SavedSearch,
+    VehicleRequest,
+)
 from app.preparation.models import (
     CustomList,
     CustomListItem,
@@ -247,6 +254,9 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
         s.row(AdvertImage)
     ),
     "market.vehicle_request_state": _by_id(VehicleRequest, "request_id"),
+    "market.advert_watch": _by_id(Advert, "advert_id"),
+    "market.saved_search_delete": _by_id(SavedSearch, "search_id"),
+    "market.saved_search_notify": _by_id(SavedSearch, "search_id"),
     "market.accept_invite_page": lambda s: {"invite_hash": s.row(MarketInvite).hash},
     "market.accept_invite_answer": lambda s: {"invite_hash": s.row(MarketInvite).hash},
     # The shell: divisions, instances, users.
@@ -303,6 +313,10 @@ EXEMPT = {
     "market_api.market_bid_update": "public hash link (test_public_links)",
     "market_api.market_bid_place": "public hash link (test_public_links)",
     "market_api.market_advert_currencies": "public hash link (test_public_links)",
+    "market_api.market_advert_state": "public hash link (test_public_links)",
+    "market_api.market_bid_buy_now": "public hash link, found as market_bid_place finds it "
+    "(tests/market/test_proxy_soft_close_buy_now.py)",
+    "market.saved_search_off": "secret token of one saved search (test_public_links)",
     "quicktest.public_view": "public hash link (test_public_links)",
     "quicktest.public_image": "public hash link (test_public_links)",
     "quicktest_api.public_test": "public hash link (test_public_links)",
@@ -357,6 +371,9 @@ ALLOWED_403: dict[str, str] = {
     "market.send_bid_links": "not a market seller: refused before the advert is read",
     "market.advert_edit": "not a market seller: refused before the advert is read",
     "market.vehicle_request_state": "not a market company: refused before the request is read",
+    "market.advert_watch": "not a market buyer: refused before the advert is read",
+    "market.saved_search_delete": "not a market buyer: refused before the search is read",
+    "market.saved_search_notify": "not a market buyer: refused before the search is read",
     # The logs are read-only: their edit and delete answer 403 to everyone, for any id.
     "admin.begcare_logs_edit": "read-only screen",
     "admin.begcare_logs_delete": "read-only screen",
@@ -583,6 +600,7 @@ def _market_paths(action: str, group: str, advert: str, user: str) -> list[str]:
         f"/market-bid/{action}/{group}/{advert}/{user}",
         f"/api/_public/market-bid/{action}/{group}/{advert}/{user}",
         f"/api/_public/market-advert/currencies/{group}/{advert}/{user}",
+        f"/api/_public/market-advert/state/{group}/{advert}/{user}",
     ]
 
 
@@ -645,6 +663,7 @@ def test_public_links_answer_404_for_any_swapped_part(demo_app, demo_client):
         f"/email-preview/{made_up}",
         f"/my-events/calendar/{made_up}.ics",
         f"/api/auth/reset-password/{made_up}",
+        f"/market/saved-search-off/{made_up}",
     ):
         if demo_client.get(path).status_code != 404:
             wrong.append(path)
