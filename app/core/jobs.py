@@ -41,18 +41,21 @@ def _rolled_back(session: Session, previous_transaction) -> None:
 
 
 def dispatch() -> int:
-    """Send every committed job to RQ, or run it now when there is no Redis. Returns the count."""
-    ready = db.session.info.pop(_READY, [])
-    for func, args in ready:
-        if current_app.config["REDIS_URL"]:
-            queue().enqueue(run, func, *args, job_timeout=300)
-        else:
-            try:
-                call(func, *args)
-            except Exception:  # a failed inline job must not fail the request that queued it
-                log.exception("inline job %s failed", func)
-                db.session.rollback()
-    return len(ready)
+    """Send every committed job to RQ, or run it now when there is no Redis (and then the jobs
+    those jobs queued, until none is left). Returns the count."""
+    count = 0
+    while ready := db.session.info.pop(_READY, []):
+        count += len(ready)
+        for func, args in ready:
+            if current_app.config["REDIS_URL"]:
+                queue().enqueue(run, func, *args, job_timeout=300)
+            else:
+                try:
+                    call(func, *args)
+                except Exception:  # a failed inline job must not fail the request that queued it
+                    log.exception("inline job %s failed", func)
+                    db.session.rollback()
+    return count
 
 
 def call(func: str, *args):

@@ -19,7 +19,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.core import audit
+from app.core import audit, jobs
 from app.core.locking import locked
 from app.core.models import utcnow
 from app.core.tenancy import activate
@@ -33,11 +33,13 @@ from app.market.models import (
     MarketLink,
 )
 
-STATUSES = ("draft", "published", "closed", "allocated", "sold", "withdrawn")
+STATUSES = ("draft", "published", "closed", "provisional", "allocated", "sold", "withdrawn")
 STATUS_LABELS = {
     "draft": _l("Draft"),
     "published": _l("Published"),
     "closed": _l("Closed"),
+    # Bidding ended under the reserve: the seller decides (app.market.reserve).
+    "provisional": _l("Provisionally sold"),
     "allocated": _l("Allocated"),
     "sold": _l("Sold"),
     "withdrawn": _l("Withdrawn"),
@@ -48,6 +50,8 @@ TRANSITIONS = {
     "draft": ("published", "withdrawn"),
     "published": ("closed", "withdrawn"),
     "closed": ("published", "withdrawn"),
+    # Only the reserve's decisions (accept, decline, counter, the window passing) leave it.
+    "provisional": (),
     "allocated": ("sold", "closed"),
     "sold": (),
     "withdrawn": ("draft",),
@@ -220,6 +224,8 @@ def bidding_closed_message(advert, now: datetime) -> str | None:
         return _("This advert has been withdrawn.")
     if advert.status in ("allocated", "sold"):
         return _("This advert has already been allocated to a buyer.")
+    if advert.status == "provisional":
+        return _("Bidding has ended under the seller's reserve.")
     if advert.status != "published":
         return _("Bidding on this advert is closed.")
     if advert.ends_at <= now:
@@ -477,6 +483,8 @@ def save_bid(link: BidLink | int, amount: int, request_key: str) -> BidResult:
     link = _bid_link(link) if isinstance(link, int) else link
     try:
         result = place_bid(link, amount, request_key)
+        if not result.duplicate:  # whoever led before is told after the commit
+            jobs.enqueue("app.market.bidder_mail:after_bid", link.advert_id, result.bid.id)
         db.session.commit()
         return result
     except IntegrityError:

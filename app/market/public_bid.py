@@ -24,7 +24,7 @@ from app.core.models import utcnow
 from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
-from app.market import api_bp, bp, notices
+from app.market import api_bp, bp, notices, reserve
 from app.market.bidding import (
     ACTIONS,
     ALLOCATABLE,
@@ -86,7 +86,7 @@ def page_texts(action: str) -> dict[str, str]:
             "allocatedToYou": _(
                 "This vehicle has been allocated to your company for %(amount)s %(currency)s."
             ),
-        }
+        } | reserve_texts()
     elif action == "allocate":
         texts |= {
             "bidders": _("Choose the buyer"),
@@ -112,6 +112,26 @@ def page_texts(action: str) -> dict[str, str]:
             "submitStatus": _("Change status"),
         }
     return texts
+
+
+def reserve_texts() -> dict[str, str]:
+    """The bidder's texts of the reserve and of a provisional sale (app.market.reserve)."""
+    return {
+        "reserveNotMet": _("Reserve not met"),
+        "provisionalYours": _(
+            "Bidding ended under the seller's reserve. Your company's bid is the highest: the "
+            "seller accepts it, declines it or makes you a counteroffer by %(time)s."
+        ),
+        "provisionalOther": _("Bidding has ended. The seller is deciding on the highest bid."),
+        "counterTitle": _("The seller's counteroffer"),
+        "counterText": _(
+            "The seller offers your company the vehicle for %(amount)s %(currency)s. "
+            "Answer by %(time)s; without an answer the advert ends unsold."
+        ),
+        "counterOwn": _("About %(amount)s %(currency)s in your currency."),
+        "acceptCounter": _("Accept and buy"),
+        "declineCounter": _("Decline"),
+    }
 
 
 def _titles(action: str) -> tuple[str, str]:
@@ -361,6 +381,15 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
             "leading": advert.highest_bid is not None and _leader(advert) == group.id,
             "allocatedToYou": advert.status in ("allocated", "sold")
             and advert.allocated_group_id == group.id,
+        }
+        data |= {
+            "reserveNotMet": reserve.reserve_not_met(advert),
+            "provisional": reserve.counter_view(
+                advert, group, rates_from(advert.instance_id, advert.currency).get(group.currency)
+            )
+            if advert.status == "provisional"
+            else None,
+            "answerPath": f"_public/market-bid-counter/{group.hash}/{advert.hash}/{link.hash}",
         }
         if data["allocatedToYou"]:
             data |= {

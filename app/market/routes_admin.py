@@ -13,7 +13,7 @@ from flask_babel import lazy_gettext as _l
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import admin as A
-from app.market import bp
+from app.market import bp, reserve
 from app.market.admin_forms import LANGUAGE_NAMES, InviteForm, SettingsForm, VehicleRequestForm
 from app.market.groups import current_group
 from app.market.invites import create_invite
@@ -200,8 +200,12 @@ def settings():
             f.data = row.rate if row is not None else None
         form.bid_step.data = group.bid_step
         form.invite_terms.data = group.invite_terms or ""
+        form.reserve_percent.data = group.reserve_percent
+        form.decision_hours.data = group.decision_hours
     elif form.validate_on_submit():
         A.save_settings(group, form.rates, form.bid_step.data, form.invite_terms.data)
+        group.reserve_percent = form.reserve_percent.data
+        group.decision_hours = form.decision_hours.data or reserve.DEFAULT_HOURS
         db.session.commit()
         flash(_("The market settings are saved."), "success")
         return redirect(url_for("market.settings"))
