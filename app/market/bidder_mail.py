@@ -178,5 +178,5 @@ def set_subscribed(link: MarketLink, subscribed: bool) -> None:
         instance_id=link.instance_id,
         advert=link.advert_id,
         link=link.id,
-        user=link.user_id,
+        holder=link.user_id,
     )
