@@ -19,10 +19,8 @@ from sqlalchemy import select
 
 from app.auth.models import User
 from app.core import jobs
-from app.core.i18n import user_time_zone
 from app.core.tenancy import activate
 from app.extensions import db
-from app.mail.services import send_mail
 from app.market.models import Advert, AdvertBid, InstanceGroup, MarketLink
 
 # kind -> template under templates/emails/; the stored mail's kind is "market_" + kind.
@@ -86,7 +84,7 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     holder deactivated meanwhile)."""
     from app.market.adverts import recipient_language
     from app.market.bidding import convert_up, next_bid, rates_from
-    from app.market.notices import names
+    from app.market.notices import mail_about, names
 
     row = _one(
         select(MarketLink, Advert, User, InstanceGroup)
@@ -113,27 +111,12 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     activate(advert.instance_id)
     try:
         with mail_links():
-            send_mail(
-                to=user.email,
-                template=TEMPLATES[kind],
-                kind=f"market_{kind}",
-                language=language,
-                time_zone=user_time_zone(user),
-                instance_id=group.instance_id,
-                advert=advert,
-                to_buyer=True,
-                bidder_mail=True,
-                user_name=user.firstname or user.email,
-                regno=advert.regno,
-                title=advert.title,
-                currency=advert.currency,
-                own_currency=group.currency,
-                **own,
-                seller_name=seller_name,
-                buyer_name=buyer_name,
-                **bidder_urls(link, group, advert, language),
-                **context,
-            )
+            mail_about(
+                advert, user, group, TEMPLATES[kind], f"market_{kind}", language,
+                to_buyer=True, bidder_mail=True, own_currency=group.currency,
+                seller_name=seller_name, buyer_name=buyer_name,
+                **own, **bidder_urls(link, group, advert, language), **context,
+            )  # fmt: skip
     finally:
         activate(None)
     return "stored"

@@ -268,8 +268,9 @@ def _demo_advert(status: str = "published") -> Advert | None:
     )
 
 
-def _link(kind: str, email: str) -> tuple[MarketLink, Advert] | None:
-    advert = _demo_advert()
+def _link(kind: str, email: str, advert: Advert | None = None) -> tuple[MarketLink, Advert] | None:
+    """The user's link of `kind` to `advert` (the first published advert with bids)."""
+    advert = advert or _demo_advert()
     if advert is None:
         return None
     link = db.session.scalar(
@@ -281,8 +282,8 @@ def _link(kind: str, email: str) -> tuple[MarketLink, Advert] | None:
     return (link, advert) if link else None
 
 
-def _path(action: str, kind: str, email: str) -> str | None:
-    found = _link(kind, email)
+def _path(action: str, kind: str, email: str, advert: Advert | None = None) -> str | None:
+    found = _link(kind, email, advert)
     if found is None:
         return None
     link, advert = found
@@ -336,19 +337,4 @@ def reserve_advert_link() -> str | None:
 def reserve_bid_link() -> str | None:
     """Fjordauto's bid link to that advert, where it answers the seller's counteroffer."""
     advert = _provisional_advert()
-    if advert is None:
-        return None
-    link = db.session.scalar(
-        select(MarketLink)
-        .join(User, User.id == MarketLink.user_id)
-        .where(
-            MarketLink.advert_id == advert.id,
-            MarketLink.kind == "bid",
-            User.email == "buyer@demo.test",
-        )
-        .execution_options(all_instances=True)
-    )
-    if link is None:
-        return None
-    group = db.session.get(InstanceGroup, link.group_id)
-    return f"/market-bid/bid/{group.hash}/{advert.hash}/{link.hash}"
+    return _path("bid", "bid", "buyer@demo.test", advert) if advert else None

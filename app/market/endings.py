@@ -5,8 +5,10 @@ advert is ended once, whoever runs first."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import url_for
-from sqlalchemy import or_, select
+from sqlalchemy import Select, or_, select
 
 from app.auth.models import User
 from app.core.i18n import user_time_zone
@@ -77,29 +79,44 @@ def tell_sellers(advert: Advert, template: str = "market_ended", **context) -> i
     return sent
 
 
+def told(advert: Advert, template: str = "market_ended", **context) -> Advert:
+    """tell_sellers in the advert's instance; returns the advert."""
+    activate(advert.instance_id)
+    try:
+        tell_sellers(advert, template, **context)
+    finally:
+        activate(None)
+    return advert
+
+
+def one_by_one(due: Select, step: Callable[[int], Advert | None]) -> int:
+    """Run `step(advert_id)` for every advert id `due` selects, each in a transaction of its
+    own with the mails' links at hand; a step that returns None changed nothing (rolled back).
+    Returns how many steps changed their advert."""
+    ids = db.session.scalars(due.execution_options(all_instances=True)).all()
+    db.session.commit()
+    done = 0
+    with mail_links():
+        for advert_id in ids:
+            if step(advert_id) is None:
+                db.session.rollback()
+                continue
+            db.session.commit()
+            done += 1
+    return done
+
+
+def _end(advert_id: int) -> Advert | None:
+    advert = reserve.end_advert(advert_id)  # None: closed, withdrawn or its end moved on
+    return told(advert) if advert is not None else None
+
+
 def close_ended_adverts() -> int:
     """End every published advert whose bidding has ended and tell its sellers; one
     transaction per advert. Returns the number ended."""
-    now = utcnow()
-    ids = db.session.scalars(
+    due = (
         select(Advert.id)
-        .where(Advert.status == "published", Advert.ends_at <= now)
+        .where(Advert.status == "published", Advert.ends_at <= utcnow())
         .order_by(Advert.ends_at)
-        .execution_options(all_instances=True)
-    ).all()
-    db.session.commit()
-    closed = 0
-    with mail_links():
-        for advert_id in ids:
-            advert = reserve.end_advert(advert_id)
-            if advert is None:  # changed meanwhile (closed, withdrawn, its end moved on)
-                db.session.rollback()
-                continue
-            activate(advert.instance_id)
-            try:
-                tell_sellers(advert)
-            finally:
-                activate(None)
-            db.session.commit()
-            closed += 1
-    return closed
+    )
+    return one_by_one(due, _end)

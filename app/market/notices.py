@@ -82,26 +82,33 @@ def _send_to_recipients(
             bidder_mail.send(kind.removeprefix("market_"), link, advert, **ctx)
             sent += link.unsubscribed_at is None
             continue
-        send_mail(
-            to=user.email,
-            template=template,
-            kind=kind,
-            language=_language(user),
-            time_zone=user_time_zone(user),
-            instance_id=group.instance_id,
-            to_buyer=False,
-            advert=advert,
-            user_name=user.firstname or user.email,
-            regno=advert.regno,
-            title=advert.title,
-            currency=advert.currency,
-            seller_name=seller_name,
-            buyer_name=buyer_name,
-            page_url=_page_url(link, group, advert),
-            **ctx,
-        )
+        mail_about(
+            advert, user, group, template, kind, _language(user),
+            to_buyer=False, seller_name=seller_name, buyer_name=buyer_name,
+            page_url=_page_url(link, group, advert), **ctx,
+        )  # fmt: skip
         sent += 1
     return sent
+
+
+def mail_about(
+    advert: Advert,
+    user: User,
+    group: InstanceGroup,
+    template: str,
+    kind: str,
+    language: str,
+    /,
+    **ctx,
+):
+    """A mail about the advert to one user of `group`, in their language and zone, with the
+    advert's common fields (the sellers' notices here, every bidder mail)."""
+    return send_mail(
+        to=user.email, template=template, kind=kind, language=language,
+        time_zone=user_time_zone(user), instance_id=group.instance_id, advert=advert,
+        user_name=user.firstname or user.email, regno=advert.regno, title=advert.title,
+        currency=advert.currency, **ctx,
+    )  # fmt: skip
 
 
 def notify_allocation(advert: Advert) -> int:

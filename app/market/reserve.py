@@ -22,7 +22,6 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.core.models import utcnow
-from app.core.tenancy import activate
 from app.extensions import db
 from app.market import bidder_mail, notices
 from app.market.bidding import (
@@ -219,38 +218,29 @@ def bidder_answers(advert_id: int, group_id: int, answer: str, user_id: int) -> 
 def expire_decisions(now: datetime | None = None) -> int:
     """Job: close unsold every provisional sale whose window passed unanswered and tell both
     sides; one transaction per advert. Returns the number closed."""
-    from app.market.endings import tell_sellers
+    from app.market.endings import one_by_one, told
 
     now = now or utcnow()
-    ids = db.session.scalars(
+
+    def expire(advert_id: int) -> Advert | None:
+        advert = _lock_advert(advert_id)
+        if advert.status != "provisional" or advert.decision_due_at > now:
+            return None  # answered meanwhile
+        waiting = "bidder" if advert.counter_price is not None else "seller"
+        price = advert.counter_price
+        buyer = notices.names(advert, advert.provisional_group_id)[1]
+        _unsold(advert, None, "market_reserve_expired", waiting=waiting)
+        return told(
+            advert, "market_reserve_outcome",
+            outcome=f"expired_{waiting}", price=price, buyer_name=buyer,
+        )  # fmt: skip
+
+    due = (
         select(Advert.id)
         .where(Advert.status == "provisional", Advert.decision_due_at <= now)
         .order_by(Advert.decision_due_at)
-        .execution_options(all_instances=True)
-    ).all()
-    db.session.commit()
-    ended = 0
-    with bidder_mail.mail_links():
-        for advert_id in ids:
-            advert = _lock_advert(advert_id)
-            if advert.status != "provisional" or advert.decision_due_at > now:
-                db.session.rollback()  # answered meanwhile
-                continue
-            waiting = "bidder" if advert.counter_price is not None else "seller"
-            price = advert.counter_price
-            buyer = notices.names(advert, advert.provisional_group_id)[1]
-            _unsold(advert, None, "market_reserve_expired", waiting=waiting)
-            activate(advert.instance_id)
-            try:
-                tell_sellers(
-                    advert, "market_reserve_outcome",
-                    outcome=f"expired_{waiting}", price=price, buyer_name=buyer,
-                )  # fmt: skip
-            finally:
-                activate(None)
-            db.session.commit()
-            ended += 1
-    return ended
+    )
+    return one_by_one(due, expire)
 
 
 def counter_view(advert: Advert, group: InstanceGroup, rate) -> dict:

@@ -19,9 +19,10 @@ from tests.helpers import page_text
 from tests.market._adverts import demo_login
 from tests.market._bid import (
     bid_path,
+    last_mail_id,
     link,
     make_advert,
-    new_address,
+    new_mails,
     page_path,
     parts,
     send,
@@ -56,30 +57,12 @@ TIMED = {"outbid", "countered", "provisional"}
 
 
 @pytest.fixture
-def bidder(demo_app):
-    client = demo_app.test_client()
-    client.environ_base["REMOTE_ADDR"] = new_address()
-    return client
-
-
-@pytest.fixture
 def ad(demo_app):
     advert = make_advert()
     for email, kind in ((BUYER, "bid"), (MALMO, "bid"), (SELLER, "seller")):
         link(advert, email, kind)
     db.session.flush()
     return advert
-
-
-def last_mail_id() -> int:
-    return db.session.scalar(select(func.max(EmailMessage.id))) or 0
-
-
-def new_mails(before: int, kind: str | None = None) -> list[EmailMessage]:
-    query = select(EmailMessage).where(EmailMessage.id > before).order_by(EmailMessage.id)
-    if kind:
-        query = query.where(EmailMessage.kind == kind)
-    return list(db.session.scalars(query))
 
 
 def reads(email: str, language: str, zone: str) -> None:

@@ -13,7 +13,6 @@ from app.core.audit import AuditLog
 from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
-from app.mail.models import EmailMessage
 from app.market import reserve
 from app.market.endings import close_ended_adverts
 from app.market.models import Advert, AdvertBid, InstanceGroup
@@ -23,9 +22,10 @@ from tests.market._bid import (
     bid_path,
     data_path,
     group,
+    last_mail_id,
     link,
     make_advert,
-    new_address,
+    new_mails,
     page_path,
     parts,
     send,
@@ -36,13 +36,6 @@ from tests.market._bid import (
 BUYER, MALMO, SELLER = "buyer@demo.test", "malmo@demo.test", "seller@demo.test"
 # make_advert's bids: Malmö 185 000 SEK, Fjordauto 191 500 NOK (= 187 011 SEK): Fjordauto leads.
 HIGHEST, RESERVE = 187_011, 200_000
-
-
-@pytest.fixture
-def bidder(demo_app):
-    client = demo_app.test_client()
-    client.environ_base["REMOTE_ADDR"] = new_address()
-    return client
 
 
 @pytest.fixture
@@ -66,17 +59,6 @@ def reload(advert_id: int) -> Advert:
     return db.session.scalar(
         select(Advert).where(Advert.id == advert_id).execution_options(all_instances=True)
     )
-
-
-def new_mails(before: int, kind: str | None = None) -> list[EmailMessage]:
-    query = select(EmailMessage).where(EmailMessage.id > before).order_by(EmailMessage.id)
-    if kind:
-        query = query.where(EmailMessage.kind == kind)
-    return list(db.session.scalars(query))
-
-
-def last_mail_id() -> int:
-    return db.session.scalar(select(func.max(EmailMessage.id))) or 0
 
 
 def audits(advert_id: int) -> list[str]:
