@@ -15,7 +15,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from flask import current_app, has_request_context, url_for
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from app.auth.models import User
 from app.core import jobs
@@ -122,27 +122,32 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     return "stored"
 
 
-def after_bid(advert_id: int, bid_id: int) -> str:
-    """Job after a bid commits: the group that led before it is told it was outbid (not when
-    it still leads, e.g. after its own automatic raise, nor when it outbid itself)."""
-    bids = (
-        select(AdvertBid)
-        .where(AdvertBid.advert_id == advert_id)
-        .order_by(AdvertBid.advert_amount.desc(), AdvertBid.id)
-        .limit(1)
+_TOP_TWO = (
+    select(
+        AdvertBid.id, AdvertBid.group_id, AdvertBid.link_id, AdvertBid.amount, AdvertBid.currency
     )
-    new = _one(select(AdvertBid).where(AdvertBid.id == bid_id))
-    before = _one(bids.where(AdvertBid.id < bid_id))
-    leader = _one(bids)
-    if new is None or before is None or before[0].link_id is None:
-        return "nobody"
-    before = before[0]
-    if before.group_id == new[0].group_id or leader[0].group_id == before.group_id:
-        return "nobody"
+    .where(AdvertBid.advert_id == bindparam("advert_id"))
+    .order_by(AdvertBid.advert_amount.desc(), AdvertBid.id)
+    .limit(2)
+    .execution_options(all_instances=True)
+)
+
+
+def outbid_by(advert_id: int, bid_id: int) -> None:
+    """After a bid is placed, in its transaction (still under the advert's lock, so the order
+    of the bids is settled): the group that led before it is sent "outbid" after the commit.
+    One indexed query: every other bid is older than the new leading one, so the next one down
+    led before it. Nothing when it raised its own company's bid, or when it no longer leads
+    (an automatic raise of the leader answered it at once, which tells nobody)."""
+    top = db.session.execute(_TOP_TWO, {"advert_id": advert_id}).all()
+    if len(top) < 2 or top[0].id != bid_id:
+        return
+    new, before = top
+    if before.group_id == new.group_id or before.link_id is None:
+        return
     link = db.session.get(MarketLink, before.link_id, execution_options={"all_instances": True})
     advert = db.session.get(Advert, advert_id, execution_options={"all_instances": True})
     send("outbid", link, advert, bid=before.amount, bid_currency=before.currency)
-    return "outbid"
 
 
 # --- unsubscribing -----------------------------------------------------------------------------

@@ -19,11 +19,12 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
-from app.core import audit, jobs
+from app.core import audit
 from app.core.locking import locked
 from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
+from app.market import bidder_mail
 from app.market.models import (
     MAX_AMOUNT,
     Advert,
@@ -483,8 +484,8 @@ def save_bid(link: BidLink | int, amount: int, request_key: str) -> BidResult:
     link = _bid_link(link) if isinstance(link, int) else link
     try:
         result = place_bid(link, amount, request_key)
-        if not result.duplicate:  # whoever led before is told after the commit
-            jobs.enqueue("app.market.bidder_mail:after_bid", link.advert_id, result.bid.id)
+        if not result.duplicate:  # whoever led before is told, by a mail sent after the commit
+            bidder_mail.outbid_by(link.advert_id, result.bid.id)
         db.session.commit()
         return result
     except IntegrityError:

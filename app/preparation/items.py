@@ -377,8 +377,8 @@ def manage_path(item: PreparationItem) -> str:
 
 
 def active_advert_ids(item_ids: list[int]) -> set[int]:
-    """Items with an active market advert: published, closed or allocated (spec 02: a blue
-    callout on their rows). One query over the page's item ids, in the active instance."""
+    """Items with an active market advert: published, closed, provisionally sold or allocated
+    (spec 02: a blue callout on their rows). One query over the page's item ids, in the active instance."""
     from app.market.models import Advert  # the market builds on items, not the other way
 
     if not item_ids:
@@ -388,7 +388,7 @@ def active_advert_ids(item_ids: list[int]) -> set[int]:
             select(Advert.item_id)
             .where(
                 Advert.item_id.in_(item_ids),
-                Advert.status.in_(("published", "closed", "allocated")),
+                Advert.status.in_(("published", "closed", "provisional", "allocated")),
             )
             .distinct()
         )
