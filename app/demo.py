@@ -21,7 +21,7 @@ from app.extensions import db
 DEMO_PASSWORD = "demo-pass-1"  # noqa: S105 - documented in CONTRACT.md and README
 LINK_NAMES = (
     "invite", "bid", "allocate", "change_status", "quick_test", "quick_test_pdf",
-    "purchase_analysis_pdf", "dashboard", "bid_second_buyer",
+    "purchase_analysis_pdf", "dashboard", "bid_second_buyer", "reserve_advert", "reserve_bid",
 )  # fmt: skip
 
 _SEEDERS: list[tuple[int, Callable[[dict], None]]] = []

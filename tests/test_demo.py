@@ -21,6 +21,8 @@ DEMO_EMAILS = {
     "global@demo.test",
 }
 LINK_NAMES = {
+    "reserve_advert",
+    "reserve_bid",
     "invite",
     "bid",
     "allocate",

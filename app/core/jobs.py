@@ -48,24 +48,27 @@ def _rolled_back(session: Session, previous_transaction) -> None:
 
 
 def dispatch() -> int:
-    """Send every committed job to RQ, or run it now when there is no Redis. Returns the count."""
+    """Send every committed job to RQ, or run it now when there is no Redis or Redis cannot be
+    reached (and then the jobs those jobs queued, until none is left). Returns the count."""
     from redis.exceptions import RedisError
     from rq import Retry
 
-    ready = db.session.info.pop(_READY, [])
-    for func, args in ready:
-        if current_app.config["REDIS_URL"]:
+    count = 0
+    while ready := db.session.info.pop(_READY, []):
+        count += len(ready)
+        for func, args in ready:
+            if current_app.config["REDIS_URL"]:
+                try:
+                    queue().enqueue(run, func, *args, job_timeout=300, retry=Retry(max=RETRIES))
+                    continue
+                except RedisError as exc:  # Redis is down: run it here rather than lose it
+                    log.warning("Redis unreachable (%s): job %s runs inline", exc, func)
             try:
-                queue().enqueue(run, func, *args, job_timeout=300, retry=Retry(max=RETRIES))
-                continue
-            except RedisError as exc:  # Redis is down: run it here rather than lose it
-                log.warning("Redis unreachable (%s): job %s runs inline", exc, func)
-        try:
-            call(func, *args)
-        except Exception:  # a failed inline job must not fail the request that queued it
-            log.exception("inline job %s failed", func)
-            db.session.rollback()
-    return len(ready)
+                call(func, *args)
+            except Exception:  # a failed inline job must not fail the request that queued it
+                log.exception("inline job %s failed", func)
+                db.session.rollback()
+    return count
 
 
 def call(func: str, *args):

@@ -9,6 +9,7 @@ api_bp = Blueprint("market_api", __name__, url_prefix="/api")
 from app.market import (  # noqa: E402,F401
     public_bid,
     public_invite,
+    public_reserve,
     routes_admin,
     routes_adverts,
     routes_watch,

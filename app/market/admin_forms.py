@@ -143,6 +143,28 @@ class SettingsForm(FlaskForm):
         low=1,
         description=_l("New adverts start with this step between bids. Each advert can change it."),
     )
+    # The reserve's defaults (app.market.reserve).
+    reserve_percent = WholeNumberField(
+        _l("Default reserve, percent above the start price"),
+        validators=[Optional()],
+        low=1,
+        high=500,
+        description=_l(
+            "New adverts get a hidden reserve this much above their start price unless the "
+            "advert says otherwise. Empty: no reserve by default."
+        ),
+    )
+    decision_hours = WholeNumberField(
+        _l("Hours to answer a provisional sale"),
+        validators=[Optional()],
+        low=1,
+        high=336,
+        description=_l(
+            "When bidding ends under the reserve you have this long to accept, decline or "
+            "counter; the bidder then has as long to answer a counteroffer. Unanswered, the "
+            "advert ends unsold. Empty: 48 hours."
+        ),
+    )
     invite_terms = TextAreaField(
         _l("Terms for invited companies"),
         filters=[_strip],

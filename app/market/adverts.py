@@ -40,6 +40,7 @@ from app.market.models import (
     InstanceGroup,
     MarketLink,
 )
+from app.market.reserve import default_reserve
 from app.preparation import queries
 from app.preparation.files import store_file
 from app.preparation.items import ARCHIVED, normalise_regno
@@ -50,7 +51,7 @@ SEARCH_MAX = 100
 MAX_IMAGES = 20
 # What each of the seller's lists holds (spec 01 section 2: my-adverts, my-assigned, my-sold).
 SELLER_LISTS = {
-    "my-adverts": ("draft", "published", "closed", "withdrawn"),
+    "my-adverts": ("draft", "published", "closed", "provisional", "withdrawn"),
     "my-assigned": ("allocated",),
     "my-sold": ("sold",),
 }
@@ -357,7 +358,11 @@ def visible_condition(group: InstanceGroup):
         allowed.append(
             and_(
                 Advert.seller_group_id.in_(partner_seller_ids(group.id)),
-                or_(Advert.status.in_(BUYER_OPEN), Advert.allocated_group_id == group.id),
+                or_(
+                    Advert.status.in_(BUYER_OPEN),
+                    Advert.allocated_group_id == group.id,
+                    Advert.provisional_group_id == group.id,
+                ),
             )
         )
     return or_(*allowed) if allowed else Advert.id.is_(None)
@@ -406,12 +411,21 @@ class SentLink:
     email: str
     company: str
     sent_at: datetime | None
+    unsubscribed_at: datetime | None = None  # the holder turned the bidder e-mails off
 
 
 def sent_bid_links(advert: Advert) -> list[SentLink]:
-    """Who holds a bid link to the advert, by company, and when it was last e-mailed."""
+    """Who holds a bid link to the advert, by company, when it was last e-mailed and whether
+    its holder unsubscribed from the advert's bidder e-mails."""
     rows = db.session.execute(
-        select(User.firstname, User.lastname, User.email, InstanceGroup.name, MarketLink.sent_at)
+        select(
+            User.firstname,
+            User.lastname,
+            User.email,
+            InstanceGroup.name,
+            MarketLink.sent_at,
+            MarketLink.unsubscribed_at,
+        )  # fmt: skip
         .join(User, User.id == MarketLink.user_id)
         .join(InstanceGroup, InstanceGroup.id == MarketLink.group_id)
         .where(MarketLink.advert_id == advert.id, MarketLink.kind == "bid")
@@ -419,8 +433,8 @@ def sent_bid_links(advert: Advert) -> list[SentLink]:
         .execution_options(all_instances=True)
     ).all()
     return [
-        SentLink(f"{first} {last}".strip() or email, email, company, sent_at)
-        for first, last, email, company, sent_at in rows
+        SentLink(f"{first} {last}".strip() or email, email, company, sent_at, unsubscribed)
+        for first, last, email, company, sent_at, unsubscribed in rows
     ]
 
 
@@ -469,6 +483,7 @@ class AdvertData:
     proxy_bidding: bool = True
     soft_close_seconds: int = SOFT_CLOSE_SECONDS
     buy_now_price: int | None = None
+    reserve_price: int | None = None  # 0: none, even where the seller has a default
 
 
 def stock_items(q: str, division_ids: list[int], limit: int = 10) -> list[PreparationItem]:
@@ -507,7 +522,7 @@ def stock_item(item_id: int | None, division_ids: list[int]) -> PreparationItem 
 def _apply(advert: Advert, data: AdvertData) -> None:
     for name in (
         "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
-        "description", "start_price", "bid_step", "ends_at", "item_id",
+        "description", "start_price", "bid_step", "ends_at", "item_id", "reserve_price",
         "proxy_bidding", "soft_close_seconds", "buy_now_price",
     ):  # fmt: skip
         setattr(advert, name, getattr(data, name))
@@ -559,6 +574,8 @@ def create_advert(
     advert = Advert(
         seller_group_id=group.id, currency=group.currency, status="draft", created_by_id=user.id
     )
+    if data.reserve_price is None:  # left empty: the seller's default, if any
+        data.reserve_price = default_reserve(data.start_price, group.reserve_percent)
     _apply(advert, data)
     db.session.add(advert)
     db.session.flush()

@@ -1,57 +1,173 @@
-"""E-mails to a bidder about an advert they bid on: `send(kind, link, advert)` stores the mail
-in the bidder's language and time zone, with their own link back, and queues its delivery after
-the commit (app.mail.services.send_mail).
+"""Bidder e-mails: what happens to a bidder on an advert, told to the holder of its bid link.
 
-Kinds used by the bid transaction (app/market/bidding.py): "outbid" (another bidder's maximum
-raised past theirs) and "won" (they took the buy-now price). A simple version: the bidder
-e-mails of issue 16.5 (unsubscribe and more kinds) replace it with the same signature.
+`send(kind, link, advert, **context)` is the one way in (the bid transaction, allocations, the
+end of bidding and the reserve's steps call it). It queues a job that runs after the caller's
+commit, so a refused or rolled-back step sends nothing; the job renders the mail in the
+recipient's language and time zone, stores it (readable at its preview link) and queues its
+delivery. Every mail carries one click to the bidder's own link and one to unsubscribe from
+this advert's bidder e-mails (no sign-in: the link's hashes are the authorisation), which the
+seller's list of bid links shows. An unsubscribed link gets nothing, checked when queued and
+again when the job runs.
 """
 
 from __future__ import annotations
 
-from flask import url_for
-from sqlalchemy import select
+from contextlib import contextmanager
+
+from flask import current_app, has_request_context, url_for
+from sqlalchemy import bindparam, select
 
 from app.auth.models import User
-from app.core.i18n import user_time_zone
+from app.core import jobs
+from app.core.tenancy import activate
 from app.extensions import db
-from app.mail.services import send_mail
-from app.market.models import Advert, InstanceGroup, MarketLink
-from app.market.notices import _language
+from app.market.models import Advert, AdvertBid, InstanceGroup, MarketLink
 
-KINDS = ("outbid", "won")
+# kind -> template under templates/emails/; the stored mail's kind is "market_" + kind.
+TEMPLATES = {
+    "outbid": "market_outbid",
+    "won": "market_won",
+    "allocated": "market_allocated",
+    "countered": "market_countered",
+    "provisional": "market_provisional",
+    "ended_unsold": "market_unsold",
+    "sold": "market_status",  # an allocated advert sold (app.market.notices)
+    "closed": "market_status",  # an allocation cancelled
+}
 
 
 def send(kind: str, link: MarketLink, advert: Advert, **context) -> None:
-    """Queue the `kind` mail to the holder of the bid link `link` on `advert`."""
-    if kind not in KINDS:
+    """Queue the `kind` mail to the holder of the bid `link` about `advert`, sent after the
+    current unit of work commits; nothing for a seller's link or an unsubscribed one. `context`
+    holds plain values the template may use (amounts, notes)."""
+    if kind not in TEMPLATES:
         raise ValueError(f"unknown bidder mail {kind!r}")
-    user = db.session.get(User, link.user_id)
-    group = db.session.scalar(  # the bidder's group lives in the buyer's instance
-        select(InstanceGroup)
-        .where(InstanceGroup.id == link.group_id)
-        .execution_options(all_instances=True)
-    )
-    if user is None or not user.active or group is None:
+    if link.kind != "bid" or link.unsubscribed_at is not None:
         return
-    page_url = url_for(
-        "market.bid_page", action="bid", group_hash=group.hash, advert_hash=advert.hash,
-        user_hash=link.hash, _external=True,
-    )  # fmt: skip
-    send_mail(
-        to=user.email,
-        template="market_bidder",
-        kind=f"market_{kind}",
-        language=_language(user),
-        time_zone=user_time_zone(user),
-        instance_id=group.instance_id,
-        mail_kind=kind,
-        user_name=user.firstname or user.email,
-        title=advert.title,
-        regno=advert.regno,
-        highest=advert.highest_bid,
-        currency=advert.currency,
-        ends_at=advert.ends_at,
-        page_url=page_url,
-        **context,
+    jobs.enqueue("app.market.bidder_mail:deliver", kind, link.id, advert.id, context)
+
+
+# --- the jobs ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def mail_links():
+    """Links in mails are absolute: the request's own address, or BASE_URL in a job."""
+    if has_request_context():
+        yield
+        return
+    base = current_app.config.get("BASE_URL") or "http://127.0.0.1:5000"
+    with current_app.test_request_context(base_url=base):
+        yield
+
+
+def _one(statement):
+    return db.session.execute(statement.execution_options(all_instances=True)).first()
+
+
+def bidder_urls(
+    link: MarketLink, group: InstanceGroup, advert: Advert, language: str
+) -> dict[str, str]:
+    """The bidder's own page and unsubscribe page of a bid link (absolute; the unsubscribe
+    page in the mail's language)."""
+    hashes = {"group_hash": group.hash, "advert_hash": advert.hash, "user_hash": link.hash}
+    return {
+        "page_url": url_for("market.bid_page", action="bid", _external=True, **hashes),
+        "unsubscribe_url": url_for(
+            "market.bidder_unsubscribe", lang=language, _external=True, **hashes
+        ),
+    }
+
+
+def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
+    """Job: render, store and queue the mail (skipped when the link was unsubscribed or its
+    holder deactivated meanwhile)."""
+    from app.market.adverts import recipient_language
+    from app.market.bidding import convert_up, next_bid, rates_from
+    from app.market.notices import mail_about, names
+
+    row = _one(
+        select(MarketLink, Advert, User, InstanceGroup)
+        .join(Advert, Advert.id == MarketLink.advert_id)
+        .join(User, User.id == MarketLink.user_id)
+        .join(InstanceGroup, InstanceGroup.id == MarketLink.group_id)
+        .where(MarketLink.id == link_id, Advert.id == advert_id)
+    )
+    if row is None:
+        return "missing"
+    link, advert, user, group = row
+    if link.unsubscribed_at is not None or not user.active:
+        return "skipped"
+    buyer_group_id = advert.allocated_group_id or advert.provisional_group_id or group.id
+    seller_name, buyer_name = names(advert, buyer_group_id)
+    # The advert's next bid, and its counteroffer, in the bidder's own currency.
+    rate = rates_from(advert.instance_id, advert.currency).get(group.currency)
+    own = {"own_next_bid": None, "own_counter": None}
+    if rate is not None:
+        own["own_next_bid"] = convert_up(next_bid(advert), rate)
+        if advert.counter_price and group.currency != advert.currency:
+            own["own_counter"] = convert_up(advert.counter_price, rate)
+    language = recipient_language(user, group)
+    activate(advert.instance_id)
+    try:
+        with mail_links():
+            mail_about(
+                advert, user, group, TEMPLATES[kind], f"market_{kind}", language,
+                to_buyer=True, bidder_mail=True, own_currency=group.currency,
+                seller_name=seller_name, buyer_name=buyer_name,
+                **own, **bidder_urls(link, group, advert, language), **context,
+            )  # fmt: skip
+    finally:
+        activate(None)
+    return "stored"
+
+
+_GROUP_BEST = (
+    select(AdvertBid.amount, AdvertBid.currency)
+    .where(AdvertBid.advert_id == bindparam("advert_id"), AdvertBid.group_id == bindparam("group"))
+    .order_by(AdvertBid.advert_amount.desc(), AdvertBid.id)
+    .limit(1)
+    .execution_options(all_instances=True)
+)
+
+
+def outbid(advert_id: int, link_ids) -> None:
+    """In a bid's transaction (still under the advert's lock, so the order of the bids is
+    settled): each bid link whose company lost the lead in it, by a typed bid or an automatic
+    raise (app.market.bidding's BidResult.outbid_links), is sent "outbid" after the commit,
+    with its company's own highest bid. A company that raised its own bid, or that an automatic
+    raise put back in the lead, is not in `link_ids`."""
+    if not link_ids:
+        return
+    advert = db.session.get(Advert, advert_id, execution_options={"all_instances": True})
+    links = db.session.scalars(
+        select(MarketLink)
+        .where(MarketLink.id.in_(link_ids))
+        .order_by(MarketLink.id)
+        .execution_options(all_instances=True)
+    ).all()
+    for link in links:
+        best = db.session.execute(_GROUP_BEST, {"advert_id": advert_id, "group": link.group_id})
+        own = best.first()
+        if own is not None:
+            send("outbid", link, advert, bid=own.amount, bid_currency=own.currency)
+
+
+# --- unsubscribing -----------------------------------------------------------------------------
+
+
+def set_subscribed(link: MarketLink, subscribed: bool) -> None:
+    """Turn a bid link's e-mails on or off (audited in the advert's instance)."""
+    from app.core import audit
+    from app.core.models import utcnow
+
+    if subscribed == (link.unsubscribed_at is None):
+        return
+    link.unsubscribed_at = None if subscribed else utcnow()
+    audit.record(
+        "market_bidder_mail_resubscribed" if subscribed else "market_bidder_mail_unsubscribed",
+        instance_id=link.instance_id,
+        advert=link.advert_id,
+        link=link.id,
+        holder=link.user_id,
     )

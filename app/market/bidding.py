@@ -26,6 +26,7 @@ from app.core.locking import locked
 from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
+from app.market import bidder_mail
 from app.market.models import (
     MAX_AMOUNT,
     Advert,
@@ -36,11 +37,13 @@ from app.market.models import (
     MarketLink,
 )
 
-STATUSES = ("draft", "published", "closed", "allocated", "sold", "withdrawn")
+STATUSES = ("draft", "published", "closed", "provisional", "allocated", "sold", "withdrawn")
 STATUS_LABELS = {
     "draft": _l("Draft"),
     "published": _l("Published"),
     "closed": _l("Closed"),
+    # Bidding ended under the reserve: the seller decides (app.market.reserve).
+    "provisional": _l("Provisionally sold"),
     "allocated": _l("Allocated"),
     "sold": _l("Sold"),
     "withdrawn": _l("Withdrawn"),
@@ -51,6 +54,8 @@ TRANSITIONS = {
     "draft": ("published", "withdrawn"),
     "published": ("closed", "withdrawn"),
     "closed": ("published", "withdrawn"),
+    # Only the reserve's decisions (accept, decline, counter, the window passing) leave it.
+    "provisional": (),
     "allocated": ("sold", "closed"),
     "sold": (),
     "withdrawn": ("draft",),
@@ -228,7 +233,8 @@ class BidResult:
     maximum: int | None = None  # the bidder's maximum now (their currency)
     ends_at: datetime | None = None
     extended: bool = False  # the soft close moved the end
-    # Links of bidders outbid by an automatic raise in this transaction (they get a mail).
+    # Links of bidders whose company lost the lead in this transaction, to a typed bid or an
+    # automatic raise, and did not win it back (they get a mail).
     outbid_links: tuple[int, ...] = ()
 
 
@@ -239,6 +245,8 @@ def bidding_closed_message(advert, now: datetime) -> str | None:
         return _("This advert has been withdrawn.")
     if advert.status in ("allocated", "sold"):
         return _("This advert has already been allocated to a buyer.")
+    if advert.status == "provisional":
+        return _("Bidding has ended under the seller's reserve.")
     if advert.status != "published":
         return _("Bidding on this advert is closed.")
     if advert.ends_at <= now:
@@ -447,7 +455,7 @@ class _Book:
             "created_at": self.now, "rate": rate, "automatic": automatic, "buy_now": buy_now,
         }  # fmt: skip
         bid_id = db.session.execute(_INSERT_BID, values).scalar_one()
-        if self.leader is not None and self.leader != group_id and automatic:
+        if self.leader is not None and self.leader != group_id:
             self.outbid.append((self.leader, self.leader_link))
         self.highest, self.leader, self.leader_link = advert_amount, group_id, link_id
         self.placed.append((group_id, link_id, automatic))
@@ -938,8 +946,10 @@ def save_buy_now(
 def _committed(link: BidLink, request_key: str, notify, action, *args) -> BidResult:
     try:
         result = action(link, *args)
-        if notify is not None and not result.duplicate:
-            notify(result)
+        if not result.duplicate:  # whoever lost the lead is told, by a mail sent after the commit
+            bidder_mail.outbid(link.advert_id, result.outbid_links)
+            if notify is not None:
+                notify(result)
         db.session.commit()
         return result
     except IntegrityError:

@@ -54,6 +54,17 @@ ADVERTS = [
     ("sold", -20, 128_000, 1_000, [("fjord", 131_100), ("malmo", 129_000)]),
     ("draft", 7, 415_000, 5_000, []),
 ]
+# A hidden reserve on the second published advert (its highest bid stays under it: "reserve not
+# met" on the bid page), and a typed-in advert whose bidding ended two hours ago under its
+# reserve: provisionally sold to Fjordauto, the seller's decision open (counter, then the
+# bidder accepts through its link: demo-links reserve_advert and reserve_bid).
+RESERVES = {1: 260_000}
+PROVISIONAL = {
+    "regno": "KLM482", "brand": "Audi", "model": "A6 Avant 40 TDI quattro", "model_year": 2020,
+    "mileage": 71_300, "fuel_type": "Diesel", "color": "Glacier white", "start_price": 150_000,
+    "bid_step": 1_000, "reserve_price": 175_000,
+}  # fmt: skip
+PROVISIONAL_BIDS = [("malmo", 152_000), ("fjord", 164_000), ("malmo", 159_000)]
 
 
 def _malmo_user(instance_id: int) -> User:
@@ -186,9 +197,49 @@ def seed_market(ctx: dict) -> None:
             advert.allocated_notes = "Collection from Solna, keys at reception."
         if status == "sold":
             advert.sold_at = advert.allocated_at + timedelta(days=3)
+        advert.reserve_price = RESERVES.get(index)
     db.session.flush()
+    _seed_provisional(nordbil, groups, bidders, seller, rates, now)
     _seed_vehicle_requests(groups, bidders, now)
     activate(None)
+
+
+def _seed_provisional(nordbil, groups, bidders, seller, rates, now) -> None:
+    """The advert that ended under its reserve, with the mails its end sent (previewable)."""
+    from app.market import bidder_mail
+    from app.market.endings import tell_sellers
+
+    ended = now - timedelta(hours=2)
+    advert = Advert(
+        seller_group_id=nordbil.id, currency="SEK", ends_at=ended, status="provisional",
+        created_by_id=seller.id, created_at=ended - timedelta(days=4),
+        published_at=ended - timedelta(days=3),
+        description="Towbar, Matrix LED, winter wheels included. Full Audi service history.",
+        **PROVISIONAL,
+    )  # fmt: skip
+    db.session.add(advert)
+    db.session.flush()
+    ensure_link(advert, seller.id, nordbil, "seller")
+    best, best_link = None, None
+    for n, (who, amount) in enumerate(PROVISIONAL_BIDS):
+        group, user = groups[who], bidders[who]
+        link = ensure_link(advert, user.id, group, "bid")
+        bid = AdvertBid(
+            advert_id=advert.id, group_id=group.id, user_id=user.id, link_id=link.id,
+            request_key=f"demo-{advert.id}-{n}", amount=amount, currency=group.currency,
+            advert_amount=convert_back(amount, rates[group.currency]),
+            created_at=advert.published_at + timedelta(hours=20 * n + 3),
+        )  # fmt: skip
+        db.session.add(bid)
+        if best is None or bid.advert_amount > best.advert_amount:
+            best, best_link = bid, link
+    advert.bid_count, advert.highest_bid = len(PROVISIONAL_BIDS), best.advert_amount
+    advert.provisional_group_id = best.group_id
+    advert.decision_due_at = ended + timedelta(hours=nordbil.decision_hours or 48)
+    db.session.flush()
+    with bidder_mail.mail_links():
+        tell_sellers(advert)
+    bidder_mail.send("provisional", best_link, advert)
 
 
 # (buyer, brand, model, years, max mileage, max price in the buyer's currency, notes)
@@ -223,8 +274,9 @@ def _demo_advert(status: str = "published") -> Advert | None:
     )
 
 
-def _link(kind: str, email: str) -> tuple[MarketLink, Advert] | None:
-    advert = _demo_advert()
+def _link(kind: str, email: str, advert: Advert | None = None) -> tuple[MarketLink, Advert] | None:
+    """The user's link of `kind` to `advert` (the first published advert with bids)."""
+    advert = advert or _demo_advert()
     if advert is None:
         return None
     link = db.session.scalar(
@@ -236,8 +288,8 @@ def _link(kind: str, email: str) -> tuple[MarketLink, Advert] | None:
     return (link, advert) if link else None
 
 
-def _path(action: str, kind: str, email: str) -> str | None:
-    found = _link(kind, email)
+def _path(action: str, kind: str, email: str, advert: Advert | None = None) -> str | None:
+    found = _link(kind, email, advert)
     if found is None:
         return None
     link, advert = found
@@ -301,3 +353,26 @@ def seed_watch(ctx: dict) -> None:
     db.session.flush()
     activate(None)
     notify_new_advert(newest.id)
+
+
+def _provisional_advert() -> Advert | None:
+    return db.session.scalar(
+        select(Advert)
+        .where(Advert.status == "provisional", Advert.regno == PROVISIONAL["regno"])
+        .order_by(Advert.id)
+        .execution_options(all_instances=True)
+    )
+
+
+@demo_link("reserve_advert")
+def reserve_advert_link() -> str | None:
+    """The seller's page of the advert that ended under its reserve (accept, decline, counter)."""
+    advert = _provisional_advert()
+    return f"/market/adverts/{advert.id}" if advert else None
+
+
+@demo_link("reserve_bid")
+def reserve_bid_link() -> str | None:
+    """Fjordauto's bid link to that advert, where it answers the seller's counteroffer."""
+    advert = _provisional_advert()
+    return _path("bid", "bid", "buyer@demo.test", advert) if advert else None

@@ -1,11 +1,14 @@
-"""The end of bidding: published adverts whose end time has passed are closed, and their
-sellers are told by e-mail (stored, previewable, sent by the mail job). Run on a schedule
-(app/schedule/table.py); an advert is closed once, whoever runs first."""
+"""The end of bidding: published adverts whose end time has passed are closed (or, under
+their reserve, provisionally sold: app.market.reserve), and their sellers are told by e-mail
+(stored, previewable, sent by the mail job). Run on a schedule (app/schedule/table.py); an
+advert is ended once, whoever runs first."""
 
 from __future__ import annotations
 
-from flask import current_app, url_for
-from sqlalchemy import or_, select
+from collections.abc import Callable
+
+from flask import url_for
+from sqlalchemy import Select, or_, select
 
 from app.auth.models import User
 from app.core.i18n import user_time_zone
@@ -13,7 +16,8 @@ from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.services import send_mail
-from app.market.bidding import MarketError, change_status
+from app.market import reserve
+from app.market.bidder_mail import mail_links
 from app.market.models import Advert, InstanceGroup, MarketLink
 from app.market.notices import _language
 
@@ -44,7 +48,8 @@ def _sellers(advert: Advert) -> list[tuple[User, MarketLink | None]]:
 
 
 def _advert_url(advert: Advert, link: MarketLink | None, group: InstanceGroup | None) -> str:
-    if link is not None and group is not None:
+    # A provisional sale is decided on the signed-in advert page (app.market.reserve).
+    if link is not None and group is not None and advert.status != "provisional":
         return url_for(
             "market.bid_page", action="change-status", group_hash=group.hash,
             advert_hash=advert.hash, user_hash=link.hash, _external=True,
@@ -52,51 +57,66 @@ def _advert_url(advert: Advert, link: MarketLink | None, group: InstanceGroup | 
     return url_for("market.advert_page", advert_id=advert.id, _external=True)
 
 
-def tell_sellers(advert: Advert) -> int:
-    """Mail each seller that bidding on the advert has ended; returns the mails sent."""
+def tell_sellers(advert: Advert, template: str = "market_ended", **context) -> int:
+    """Mail each seller that bidding on the advert has ended (or another `template` about it);
+    returns the mails sent."""
     group = db.session.get(InstanceGroup, advert.seller_group_id)
     sent = 0
     for user, link in _sellers(advert):
         send_mail(
             to=user.email,
-            template="market_ended",
-            kind="market_ended",
+            template=template,
+            kind=template,
             language=_language(user),
             time_zone=user_time_zone(user),
             instance_id=advert.instance_id,
             advert=advert,
             user_name=user.firstname or user.email,
             page_url=_advert_url(advert, link, group),
+            **context,
         )
         sent += 1
     return sent
 
 
-def close_ended_adverts() -> int:
-    """Close every published advert whose bidding has ended and tell its sellers; one
-    transaction per advert. Returns the number closed."""
-    now = utcnow()
-    ids = db.session.scalars(
-        select(Advert.id)
-        .where(Advert.status == "published", Advert.ends_at <= now)
-        .order_by(Advert.ends_at)
-        .execution_options(all_instances=True)
-    ).all()
+def told(advert: Advert, template: str = "market_ended", **context) -> Advert:
+    """tell_sellers in the advert's instance; returns the advert."""
+    activate(advert.instance_id)
+    try:
+        tell_sellers(advert, template, **context)
+    finally:
+        activate(None)
+    return advert
+
+
+def one_by_one(due: Select, step: Callable[[int], Advert | None]) -> int:
+    """Run `step(advert_id)` for every advert id `due` selects, each in a transaction of its
+    own with the mails' links at hand; a step that returns None changed nothing (rolled back).
+    Returns how many steps changed their advert."""
+    ids = db.session.scalars(due.execution_options(all_instances=True)).all()
     db.session.commit()
-    closed = 0
-    base = current_app.config.get("BASE_URL") or "http://127.0.0.1:5000"
-    with current_app.test_request_context(base_url=base):
+    done = 0
+    with mail_links():
         for advert_id in ids:
-            try:
-                advert = change_status(advert_id, "closed", None, None)
-            except MarketError:  # changed meanwhile (a seller closed or withdrew it)
+            if step(advert_id) is None:
                 db.session.rollback()
                 continue
-            activate(advert.instance_id)
-            try:
-                tell_sellers(advert)
-            finally:
-                activate(None)
             db.session.commit()
-            closed += 1
-    return closed
+            done += 1
+    return done
+
+
+def _end(advert_id: int) -> Advert | None:
+    advert = reserve.end_advert(advert_id)  # None: closed, withdrawn or its end moved on
+    return told(advert) if advert is not None else None
+
+
+def close_ended_adverts() -> int:
+    """End every published advert whose bidding has ended and tell its sellers; one
+    transaction per advert. Returns the number ended."""
+    due = (
+        select(Advert.id)
+        .where(Advert.status == "published", Advert.ends_at <= utcnow())
+        .order_by(Advert.ends_at)
+    )
+    return one_by_one(due, _end)

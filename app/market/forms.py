@@ -106,6 +106,12 @@ class AdvertForm(FlaskForm):
     bid_step = _amount(
         _l("Bid step"), True, _l("Every bid must beat the highest bid by at least this much.")
     )
+    # The hidden reserve (app.market.reserve): empty takes the seller's default, 0 is none.
+    reserve_price = WholeNumberField(
+        _l("Reserve price"),
+        validators=[Optional(), NumberRange(0, MAX_AMOUNT, _l("Enter 0 or an amount above zero."))],
+        render_kw={"inputmode": "numeric", "autocomplete": "off"},
+    )
     ends_at = DateTimeLocalField(
         _l("Bidding ends at"),
         format="%Y-%m-%dT%H:%M",
@@ -144,7 +150,7 @@ class AdvertForm(FlaskForm):
             (k, str(v)) for k, v in FUEL_TYPES.items()
         ]
         if currency:
-            for name in ("start_price", "bid_step", "buy_now_price"):
+            for name in ("start_price", "bid_step", "buy_now_price", "reserve_price"):
                 getattr(self, name).label.text = f"{getattr(self, name).label.text} ({currency})"
 
     def validate_regno(self, field) -> None:
@@ -159,6 +165,13 @@ class AdvertForm(FlaskForm):
 
     def validate_model_year(self, field) -> None:
         NumberRange(1900, date.today().year + 2)(self, field)
+
+    def validate_reserve_price(self, field) -> None:
+        start = self.start_price.data
+        if field.data and start and field.data < start:
+            raise ValidationError(
+                _("The reserve must be at least the start price, or 0 for no reserve.")
+            )
 
     def validate_ends_at(self, field) -> None:
         moment = self.ends_at_utc()

@@ -70,6 +70,11 @@ class InstanceGroup(InstanceScoped, TimestampMixin, db.Model):
     rate_max_age_days: Mapped[int] = mapped_column(
         Integer, default=RATE_MAX_AGE_DAYS, server_default=str(RATE_MAX_AGE_DAYS)
     )
+    # Reserve defaults: a new advert's reserve as a percentage above its start price (None: no
+    # reserve unless the advert sets one), and the hours each side has to answer a provisional
+    # sale (the seller after the end, the bidder after a counteroffer).
+    reserve_percent: Mapped[int | None] = mapped_column(Integer)
+    decision_hours: Mapped[int] = mapped_column(Integer, default=48, server_default="48")
 
     @property
     def enable_vehicle_request(self) -> bool:
@@ -172,6 +177,15 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
     allocated_notes: Mapped[str | None] = mapped_column(String(255))
     allocated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     sold_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The hidden reserve (advert's currency): bidding that ends under it makes the advert
+    # provisionally sold to the highest bidder's group, which the seller accepts, declines or
+    # counters (counter_price), each side before decision_due_at (app.market.reserve).
+    reserve_price: Mapped[int | None] = mapped_column(Integer)
+    provisional_group_id: Mapped[int | None] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="SET NULL")
+    )
+    counter_price: Mapped[int | None] = mapped_column(Integer)
+    decision_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     # Issue 16: the group holding the highest bid (kept with it under the row lock), proxy
     # bidding, the soft close (0: off) and an optional buy-now price (advert's currency).
@@ -219,6 +233,8 @@ class MarketLink(InstanceScoped, db.Model):
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The holder asked for no more bidder e-mails about this advert (app.market.bidder_mail).
+    unsubscribed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     advert: Mapped[Advert] = relationship()
     group: Mapped[InstanceGroup] = relationship()

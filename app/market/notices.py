@@ -1,8 +1,10 @@
 """E-mails about an advert's outcome: its allocation, and a sale or cancelled allocation.
 
-Each recipient gets the mail in their own language (user.options.language, else sv-SE) with
-their own link back to the advert. Mails are stored (previewable) and sent by a job after the
-request's commit, so a refused change sends nothing.
+Each recipient gets the mail in their own language with their own link back to the advert.
+The buyer's side goes through app.market.bidder_mail (the same bidder e-mails as outbid or
+countered: a job after the commit, an unsubscribe link, the bidder's own page); the sellers'
+mails are rendered here. Mails are stored (previewable) and sent by a job after the request's
+commit, so a refused change sends nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from app.auth.models import User
 from app.core.i18n import to_locale, user_time_zone
 from app.extensions import db
 from app.mail.services import send_mail
+from app.market import bidder_mail
 from app.market.models import Advert, InstanceGroup, MarketLink
 
 DEFAULT_LANGUAGE = "sv-SE"
@@ -56,44 +59,56 @@ def _page_url(link: MarketLink, group: InstanceGroup, advert: Advert) -> str:
     )
 
 
-def _names(advert: Advert, buyer_group_id: int) -> tuple[str, str]:
-    names = dict(
+def names(advert: Advert, buyer_group_id: int) -> tuple[str, str]:
+    found = dict(
         db.session.execute(
             select(InstanceGroup.id, InstanceGroup.name)
             .where(InstanceGroup.id.in_((advert.seller_group_id, buyer_group_id)))
             .execution_options(all_instances=True)
         ).all()
     )
-    return names.get(advert.seller_group_id, ""), names.get(buyer_group_id, "")
+    return found.get(advert.seller_group_id, ""), found.get(buyer_group_id, "")
 
 
 def _send_to_recipients(
     advert: Advert, group_id: int, sellers: bool, template: str, kind: str, /, **ctx
 ) -> int:
     """One mail per recipient (see _recipients) with the advert's common fields; returns the
-    mails sent."""
-    seller_name, buyer_name = _names(advert, group_id)
+    mails sent (a bidder's is queued as a bidder mail of `kind`, "market_" left off)."""
+    seller_name, buyer_name = names(advert, group_id)
     sent = 0
     for link, user, group in _recipients(advert, group_id, sellers=sellers):
-        send_mail(
-            to=user.email,
-            template=template,
-            kind=kind,
-            language=_language(user),
-            time_zone=user_time_zone(user),
-            instance_id=group.instance_id,
-            to_buyer=link.kind == "bid",
-            user_name=user.firstname or user.email,
-            regno=advert.regno,
-            title=advert.title,
-            currency=advert.currency,
-            seller_name=seller_name,
-            buyer_name=buyer_name,
-            page_url=_page_url(link, group, advert),
-            **ctx,
-        )
+        if link.kind == "bid":
+            bidder_mail.send(kind.removeprefix("market_"), link, advert, **ctx)
+            sent += link.unsubscribed_at is None
+            continue
+        mail_about(
+            advert, user, group, template, kind, _language(user),
+            to_buyer=False, seller_name=seller_name, buyer_name=buyer_name,
+            page_url=_page_url(link, group, advert), **ctx,
+        )  # fmt: skip
         sent += 1
     return sent
+
+
+def mail_about(
+    advert: Advert,
+    user: User,
+    group: InstanceGroup,
+    template: str,
+    kind: str,
+    language: str,
+    /,
+    **ctx,
+):
+    """A mail about the advert to one user of `group`, in their language and zone, with the
+    advert's common fields (the sellers' notices here, every bidder mail)."""
+    return send_mail(
+        to=user.email, template=template, kind=kind, language=language,
+        time_zone=user_time_zone(user), instance_id=group.instance_id, advert=advert,
+        user_name=user.firstname or user.email, regno=advert.regno, title=advert.title,
+        currency=advert.currency, **ctx,
+    )  # fmt: skip
 
 
 def notify_allocation(advert: Advert) -> int:
@@ -104,7 +119,6 @@ def notify_allocation(advert: Advert) -> int:
         True,
         "market_allocated",
         "market_allocated",
-        advert=advert,
         price=advert.allocated_price,
         notes=advert.allocated_notes,
     )

@@ -31,7 +31,7 @@ from app.core.models import utcnow
 from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
-from app.market import api_bp, bidder_mail, bp, notices
+from app.market import api_bp, bidder_mail, bp, notices, reserve
 from app.market.bidding import (
     ACTIONS,
     ALLOCATABLE,
@@ -119,7 +119,7 @@ def page_texts(action: str) -> dict[str, str]:
                 "A bid in the last %(seconds)s seconds moves the end %(seconds)s seconds after "
                 "that bid."
             ),
-        }
+        } | reserve_texts()
     elif action == "allocate":
         texts |= {
             "bidders": _("Choose the buyer"),
@@ -146,6 +146,26 @@ def page_texts(action: str) -> dict[str, str]:
             "submitStatus": _("Change status"),
         }
     return texts
+
+
+def reserve_texts() -> dict[str, str]:
+    """The bidder's texts of the reserve and of a provisional sale (app.market.reserve)."""
+    return {
+        "reserveNotMet": _("Reserve not met"),
+        "provisionalYours": _(
+            "Bidding ended under the seller's reserve. Your company's bid is the highest: the "
+            "seller accepts it, declines it or makes you a counteroffer by %(time)s."
+        ),
+        "provisionalOther": _("Bidding has ended. The seller is deciding on the highest bid."),
+        "counterTitle": _("The seller's counteroffer"),
+        "counterText": _(
+            "The seller offers your company the vehicle for %(amount)s %(currency)s. "
+            "Answer by %(time)s; without an answer the advert ends unsold."
+        ),
+        "counterOwn": _("About %(amount)s %(currency)s in your currency."),
+        "acceptCounter": _("Accept and buy"),
+        "declineCounter": _("Decline"),
+    }
 
 
 def _titles(action: str) -> tuple[str, str]:
@@ -411,6 +431,15 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         }
         if closed is None:
             data |= _bidder_options(advert, link, group)
+        data |= {
+            "reserveNotMet": reserve.reserve_not_met(advert),
+            "provisional": reserve.counter_view(
+                advert, group, rates_from(advert.instance_id, advert.currency).get(group.currency)
+            )
+            if advert.status == "provisional"
+            else None,
+            "answerPath": f"_public/market-bid-counter/{group.hash}/{advert.hash}/{link.hash}",
+        }
         if data["allocatedToYou"]:
             data |= {
                 "allocatedSalesPrice": advert.allocated_price,
@@ -605,10 +634,7 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
     link = _bid_link_or_404(group_hash, advert_hash, user_hash)
     body = parse_body(BidBody)  # the link first: an unknown one is a 404 whatever its body
     try:
-        result = save_bid(
-            link, body.bid, body.request_key, body.maximum,
-            notify=lambda placed: _tell_bidders("outbid", placed.outbid_links),
-        )  # fmt: skip
+        result = save_bid(link, body.bid, body.request_key, body.maximum)
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)

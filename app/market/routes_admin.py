@@ -13,7 +13,7 @@ from flask_babel import lazy_gettext as _l
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import admin as A
-from app.market import bp
+from app.market import bp, reserve
 from app.market.admin_forms import (
     ADVERT_DEFAULTS,
     LANGUAGE_NAMES,
@@ -208,11 +208,15 @@ def settings():
         form.invite_terms.data = group.invite_terms or ""
         for name in ADVERT_DEFAULTS:
             form[name].data = getattr(group, name)
+        form.reserve_percent.data = group.reserve_percent
+        form.decision_hours.data = group.decision_hours
     elif form.validate_on_submit():
         A.save_settings(
             group, form.rates, form.bid_step.data, form.invite_terms.data,
             **{name: form[name].data for name in ADVERT_DEFAULTS},
         )  # fmt: skip
+        group.reserve_percent = form.reserve_percent.data
+        group.decision_hours = form.decision_hours.data or reserve.DEFAULT_HOURS
         db.session.commit()
         flash(_("The market settings are saved."), "success")
         return redirect(url_for("market.settings"))

@@ -19,10 +19,11 @@ from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
 from app.extensions import db
 from app.market import adverts as svc
-from app.market import bp, watch
+from app.market import bp, reserve, watch
 from app.market.bidding import (
     ALLOCATABLE,
     STATUS_LABELS,
+    MarketError,
     allowed_statuses,
     format_amount,
     link_path,
@@ -263,6 +264,11 @@ def _own_advert(advert_id: int) -> tuple[Viewer, InstanceGroup, Advert]:
 @bp.get("/market/adverts/<int:advert_id>")
 def advert_page(advert_id: int):
     """An advert: the vehicle, its images, its bids and the viewer's links."""
+    return _advert_detail(advert_id)
+
+
+def _advert_detail(advert_id: int, status: int = 200, counter: dict | None = None):
+    """The advert's page; `counter` keeps a refused counteroffer's typed price and message."""
     v, group, advert = _visible_advert(advert_id)
     own = advert.seller_group_id == group.id
     seller_group = advert.seller_group if not own else group
@@ -276,6 +282,9 @@ def advert_page(advert_id: int):
     elif group.buyer and advert.status == "published" and svc.aware(advert.ends_at) > utcnow():
         link = svc.links_for([advert], v.user.id, group, "bid")[advert.id]
         links["bid"] = link_path(link, "bid", group.hash, advert.hash)
+    elif advert.status == "provisional" and advert.provisional_group_id == group.id:
+        link = svc.links_for([advert], v.user.id, group, "bid")[advert.id]
+        links["answer"] = link_path(link, "bid", group.hash, advert.hash)
     bids = svc.bid_lines(advert, group)
     best = max((b.bid.advert_amount for b in bids if b.bid.group_id == group.id), default=None)
     allocated_in = svc.allocation_in_buyer_currency(advert, bids)
@@ -289,7 +298,48 @@ def advert_page(advert_id: int):
         can_watch=watch.may_watch(advert, group),
         watched=advert.id in watch.watched_ids(v.user.id, [advert.id]),
         title=f"{advert.title} · {advert.regno}",
+        reserve_not_met=reserve.reserve_not_met(advert), now=utcnow(),
+        counter=counter or {}, status=status,
+        provisional_name=_group_name(advert.provisional_group_id) if own else None,
     )  # fmt: skip
+
+
+def _group_name(group_id: int | None) -> str | None:
+    if group_id is None:
+        return None
+    return db.session.scalar(
+        select(InstanceGroup.name)
+        .where(InstanceGroup.id == group_id)
+        .execution_options(all_instances=True)
+    )
+
+
+@bp.post("/market/adverts/<int:advert_id>/reserve")
+def reserve_decision(advert_id: int):
+    """The seller's answer to a provisional sale: accept the highest bid, decline it, or
+    counter with a higher price (app.market.reserve); a refusal shows the page again (422)
+    with the typed price and the reason."""
+    v, _group, advert = _own_advert(advert_id)
+    decision = request.form.get("decision", "")
+    raw = (request.form.get("counter_price") or "").replace("\u00a0", "").replace(" ", "")
+    price = int(raw) if is_int(raw, high=10**12) else None
+    advert_id = advert.id
+    try:
+        if decision == "counter" and raw and price is None:
+            raise MarketError(_("Enter a whole number, without decimals."), "INVALID_VALUE")
+        reserve.seller_decides(advert_id, decision, v.user.id, price)
+    except MarketError as exc:
+        db.session.rollback()
+        typed = request.form.get("counter_price", "")[:20]
+        return _advert_detail(advert_id, 422, {"value": typed, "error": exc.message})
+    db.session.commit()
+    messages = {
+        "accept": _("You accepted the highest bid: the vehicle is allocated to the bidder."),
+        "decline": _("You declined the highest bid: the advert is closed unsold."),
+        "counter": _("Your counteroffer is sent to the bidder."),
+    }
+    flash(messages[decision], "success")
+    return redirect(url_for("market.advert_page", advert_id=advert_id))
 
 
 @bp.get("/market/adverts/<int:advert_id>/images/<int:image_id>")
@@ -376,6 +426,7 @@ def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> svc.Ad
         description=description or None,
         start_price=form.start_price.data,
         bid_step=form.bid_step.data,
+        reserve_price=form.reserve_price.data,
         ends_at=form.ends_at_utc(),
         item_id=item_id,
         proxy_bidding=form.proxy_bidding.data,
@@ -407,7 +458,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
             for name in (
                 "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
                 "description", "start_price", "bid_step", "proxy_bidding", "soft_close_seconds",
-                "buy_now_price",
+                "buy_now_price", "reserve_price",
             )
         }  # fmt: skip
         saved["fuel_type"] = saved["fuel_type"] or ""

@@ -392,15 +392,16 @@ def _active_adverts_query():
         select(Advert.item_id)
         .where(
             Advert.item_id.in_(bindparam("ids", expanding=True)),
-            Advert.status.in_(("published", "closed", "allocated")),
+            Advert.status.in_(("published", "closed", "provisional", "allocated")),
         )
         .distinct()
     )
 
 
 def active_advert_ids(item_ids: list[int]) -> set[int]:
-    """Items with an active market advert: published, closed or allocated (spec 02: a blue
-    callout on their rows). One query over the page's item ids, in the active instance."""
+    """Items with an active market advert: published, closed, provisionally sold or allocated
+    (spec 02: a blue callout on their rows). One query over the page's item ids, in the active
+    instance."""
     if not item_ids:
         return set()
     return set(db.session.scalars(_active_adverts_query(), {"ids": item_ids}))

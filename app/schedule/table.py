@@ -17,6 +17,7 @@ class Scheduled:
 SCHEDULE: tuple[Scheduled, ...] = (
     Scheduled("overdue-warnings", "app.schedule.jobs:refresh_overdue_warnings", every=300),
     Scheduled("advert-endings", "app.market.endings:close_ended_adverts", every=60),
+    Scheduled("reserve-expiry", "app.market.reserve:expire_decisions", every=60),
     Scheduled("reset-token-purge", "app.schedule.jobs:purge_reset_tokens", cron="17 * * * *"),
     Scheduled("ranking-refresh", "app.ranking.jobs:refresh_rankings", every=900),
 )

@@ -7,6 +7,7 @@
 import { createElement as h, useState } from 'react';
 import { amount, format, requestKey, t } from '../public/core.js';
 import { parseAmount } from './amounts.js';
+import { ProvisionalPart } from './counter.js';
 
 /** A green, red, yellow or blue box; success is announced politely, the others at once. */
 export function AlertBox({ kind, text, children }) {
@@ -262,11 +263,13 @@ export function BidderParts({ data, currencies, page, texts }) {
   } else if (data.leading && data.biddingOpen) {
     parts.push(h('p', { key: 'leading', className: 'bid-leading' }, t.leading));
   }
+  if (data.biddingOpen && data.reserveNotMet) parts.push(h('p', { key: 'reserve', className: 'bid-reserve' }, t.reserveNotMet));
   if (data.biddingOpen) {
     parts.push(h(BidForm, { key: `form-${page.kept.form}`, data, currencies, page, texts }));
     if (data.proxyBidding) parts.push(h(MaximumForm, { key: `maximum-${page.kept.form}`, data, currencies, page }));
     if (data.buyNow) parts.push(h(BuyNow, { key: 'buy-now', data, page }));
     if (data.softCloseSeconds) parts.push(h('p', { key: 'soft', className: 'field-hint bid-soft-close' }, format(t.softClose, { seconds: data.softCloseSeconds })));
-  } else if (!data.allocatedToYou) parts.push(h(AlertBox, { key: 'closed', kind: 'warning', text: data.closedMessage }));
+  } else if (data.provisional) parts.push(h(ProvisionalPart, { key: 'provisional', data, page }));
+  else if (!data.allocatedToYou) parts.push(h(AlertBox, { key: 'closed', kind: 'warning', text: data.closedMessage }));
   return parts;
 }

@@ -211,3 +211,40 @@ test('change status offers the fixed list with the current one marked, and says 
   const gone = renderToString(h(SellerParts, { action: 'change-status', data: SELLER_DATA, currencies: null, page: page({ status: 'sold' }), texts: TEXTS }));
   assert.match(gone, /<option value="" selected="">/);
 });
+
+// --- the reserve and the counteroffer (islands/market-bid/counter.js) --------------------------
+
+import { provisionalStep } from '../market-bid/counter.js';
+
+const PROVISIONAL = { yours: true, dueAt: '2026-12-01T15:30:00+00:00', counterPrice: null, counterInYourCurrency: null };
+
+test('the provisional part: the highest bidder waits, then answers a counter; others only wait', () => {
+  assert.equal(provisionalStep(null), 'other');
+  assert.equal(provisionalStep({ ...PROVISIONAL, yours: false }), 'other');
+  assert.equal(provisionalStep(PROVISIONAL), 'waiting');
+  assert.equal(provisionalStep({ ...PROVISIONAL, counterPrice: 170000 }), 'counter');
+});
+
+test('a counteroffer shows its price and two answers, never a bid form', () => {
+  const data = {
+    ...BID_DATA,
+    biddingOpen: false,
+    closedMessage: 'Bidding has ended under the reserve.',
+    provisional: { ...PROVISIONAL, counterPrice: 170000, counterInYourCurrency: 174080 },
+    answerPath: '_public/market-bid-counter/g/a/u',
+  };
+  const html = renderToString(h(BidderParts, { data, currencies: RATES, page: page(), texts: TEXTS }));
+  assert.match(html, /<section class="bid-counter" aria-labelledby="bid-counter-title">/);
+  assert.equal((html.match(/<button type="button"/g) || []).length, 2);
+  assert.doesNotMatch(html, /<form|alert-warning/);
+  const waiting = renderToString(h(BidderParts, { data: { ...data, provisional: PROVISIONAL }, currencies: RATES, page: page(), texts: TEXTS }));
+  assert.match(waiting, /class="alert alert-info" role="status"/);
+  assert.doesNotMatch(waiting, /<button/);
+});
+
+test('while bidding, an unmet reserve shows as a tag above the form, never its amount', () => {
+  const html = renderToString(h(BidderParts, { data: { ...BID_DATA, reserveNotMet: true }, currencies: RATES, page: page(), texts: TEXTS }));
+  assert.match(html, /<p class="bid-reserve">/);
+  const met = renderToString(h(BidderParts, { data: { ...BID_DATA, reserveNotMet: false }, currencies: RATES, page: page(), texts: TEXTS }));
+  assert.doesNotMatch(met, /bid-reserve/);
+});

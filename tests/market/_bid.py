@@ -5,10 +5,11 @@ from __future__ import annotations
 import itertools
 import re
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.auth.models import User
 from app.extensions import db
+from app.mail.models import EmailMessage
 from app.market.bidding import ensure_link
 from app.market.models import Advert, InstanceGroup, MarketLink
 
@@ -175,3 +176,16 @@ def make_advert(*, bids=(("malmo", 185_000), ("fjord", 191_500)), status="publis
         db.session.add(AdvertImage(advert_id=ad.id, file_object_id=file.id, position=0))
     db.session.flush()
     return ad
+
+
+def last_mail_id() -> int:
+    """The newest stored mail's id (0 for none): what came after it is new."""
+    return db.session.scalar(select(func.max(EmailMessage.id))) or 0
+
+
+def new_mails(before: int, kind: str | None = None) -> list[EmailMessage]:
+    """The mails stored after `before`, of `kind` when given, oldest first."""
+    query = select(EmailMessage).where(EmailMessage.id > before).order_by(EmailMessage.id)
+    if kind:
+        query = query.where(EmailMessage.kind == kind)
+    return list(db.session.scalars(query))
