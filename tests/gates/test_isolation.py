@@ -255,6 +255,7 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     ),
     "market.vehicle_request_state": _by_id(VehicleRequest, "request_id"),
     "market.advert_watch": _by_id(Advert, "advert_id"),
+    "market.reserve_decision": _by_id(Advert, "advert_id"),
     "market.saved_search_delete": _by_id(SavedSearch, "search_id"),
     "market.saved_search_notify": _by_id(SavedSearch, "search_id"),
     "market.accept_invite_page": lambda s: {"invite_hash": s.row(MarketInvite).hash},
@@ -317,6 +318,9 @@ EXEMPT = {
     "market_api.market_bid_buy_now": "public hash link, found as market_bid_place finds it "
     "(tests/market/test_proxy_soft_close_buy_now.py)",
     "market.saved_search_off": "secret token of one saved search (test_public_links)",
+    "market.bidder_unsubscribe": "public hash link (test_public_links)",
+    "market_api.market_counter_answer": "public hash link, found as market_bid_place finds it "
+    "(tests/market/test_reserve.py)",
     "quicktest.public_view": "public hash link (test_public_links)",
     "quicktest.public_image": "public hash link (test_public_links)",
     "quicktest_api.public_test": "public hash link (test_public_links)",
@@ -372,6 +376,7 @@ ALLOWED_403: dict[str, str] = {
     "market.advert_edit": "not a market seller: refused before the advert is read",
     "market.vehicle_request_state": "not a market company: refused before the request is read",
     "market.advert_watch": "not a market buyer: refused before the advert is read",
+    "market.reserve_decision": "not a market seller: refused before the advert is read",
     "market.saved_search_delete": "not a market buyer: refused before the search is read",
     "market.saved_search_notify": "not a market buyer: refused before the search is read",
     # The logs are read-only: their edit and delete answer 403 to everyone, for any id.
@@ -601,6 +606,7 @@ def _market_paths(action: str, group: str, advert: str, user: str) -> list[str]:
         f"/api/_public/market-bid/{action}/{group}/{advert}/{user}",
         f"/api/_public/market-advert/currencies/{group}/{advert}/{user}",
         f"/api/_public/market-advert/state/{group}/{advert}/{user}",
+        f"/market-bid-unsubscribe/{group}/{advert}/{user}",
     ]
 
 
