@@ -661,7 +661,7 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
 
 @api_call(
     api_bp,
-    f"{PUBLIC}/<group_hash>/<advert_hash>/<user_hash>/buy-now",
+    "/_public/market-buy-now/<group_hash>/<advert_hash>/<user_hash>",
     "POST",
     bodies=(BuyNowBody,),
     public=True,

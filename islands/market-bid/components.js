@@ -234,7 +234,7 @@ export function BuyNow({ data, page }) {
   const offer = data.buyNow;
   const [confirming, setConfirming] = useState(false);
   const [key] = useState(requestKey);
-  const { busy, submit } = useSending(page, () => ['POST', `_public/market-bid/${page.hashes}/buy-now`, { requestKey: key }]);
+  const { busy, submit } = useSending(page, () => ['POST', `_public/market-buy-now/${page.hashes}`, { requestKey: key }]);
   const params = { amount: amount(offer.amount), currency: offer.currency };
   return h(
     'form',

@@ -38,10 +38,13 @@ def ad(demo_app):
     return make_advert(bids=())
 
 
-def _post(client, ad, email, body, suffix=""):
+def _post(client, ad, email, body, buy_now=False):
     ln = link(ad, email, "bid")
     csrf = token(client, page_path("bid", ad, ln))
-    return send(client, "POST", bid_path(ad, ln) + suffix, body, csrf)
+    path = bid_path(ad, ln)
+    if buy_now:  # the same three hashes under the buy-now call
+        path = path.replace("/market-bid/", "/market-buy-now/")
+    return send(client, "POST", path, body, csrf)
 
 
 def bids_of(advert_id: int) -> list[AdvertBid]:
@@ -205,15 +208,15 @@ def test_buy_now_ends_the_advert_for_the_first_taker_and_tells_the_second(client
     ln = link(ad, BUYER, "bid")
     data = client.get(data_path("bid", ad, ln)).json
     assert data["buyNow"] == {"amount": 235_520, "currency": "NOK"}  # 230 000 x 1.024
-    first = _post(client, ad, BUYER, {"requestKey": "b1"}, "/buy-now")
+    first = _post(client, ad, BUYER, {"requestKey": "b1"}, buy_now=True)
     assert first.status_code == 201, first.json
     advert = reload(ad.id)
     assert (advert.status, advert.allocated_price) == ("allocated", 230_000)
     assert advert.allocated_group_id == bids_of(ad.id)[0].group_id
     assert bids_of(ad.id)[0].buy_now is True
-    again = _post(client, ad, BUYER, {"requestKey": "b1"}, "/buy-now")
+    again = _post(client, ad, BUYER, {"requestKey": "b1"}, buy_now=True)
     assert again.status_code == 200  # a double tap: the same answer, one bid
-    second = _post(client, ad, MALMO, {"requestKey": "m1"}, "/buy-now")
+    second = _post(client, ad, MALMO, {"requestKey": "m1"}, buy_now=True)
     assert second.status_code == 422
     assert second.json["key"] == "BOUGHT_BY_OTHER"
     assert second.json["message"] == "Another buyer bought this vehicle first. Bidding has ended."
@@ -226,7 +229,7 @@ def test_buy_now_closes_once_the_bids_pass_its_price(client, ad):
     ad.buy_now_price = 186_000
     db.session.flush()
     _post(client, ad, MALMO, {"bid": 186_000, "requestKey": "m1"})
-    answer = _post(client, ad, BUYER, {"requestKey": "b1"}, "/buy-now")
+    answer = _post(client, ad, BUYER, {"requestKey": "b1"}, buy_now=True)
     assert answer.status_code == 422
     assert answer.json["key"] == "BUY_NOW_CLOSED"
     assert client.get(data_path("bid", ad, link(ad, BUYER, "bid"))).json["buyNow"] is None
