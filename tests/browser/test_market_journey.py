@@ -24,7 +24,8 @@ PASSWORD = "Sorland-bil-9"
 
 
 def _invite_and_advert(live_server) -> tuple[str, str]:
-    """A fresh invite from Nordbil, and a published advert of Nordbil still open for bids."""
+    """A fresh invite from Nordbil, and a published advert of Nordbil still open for bids where
+    no bidder holds a maximum (another test's maxima would outbid the new company at once)."""
     with live_server.app.test_request_context():
         nordbil = db.session.scalars(
             select(InstanceGroup)
@@ -34,7 +35,9 @@ def _invite_and_advert(live_server) -> tuple[str, str]:
         invite = create_invite(nordbil, company_name=COMPANY, email=EMAIL, language="en-GB")
         advert = db.session.scalars(
             select(Advert)
-            .where(Advert.status == "published", Advert.ends_at > utcnow())
+            .where(
+                Advert.status == "published", Advert.ends_at > utcnow(), Advert.maxima_count == 0
+            )
             .order_by(Advert.id.desc())
             .execution_options(all_instances=True)
         ).first()
