@@ -3,8 +3,8 @@ reports it (static/dist/sizes.json, islands/build.mjs), held per page of the acc
 and Lighthouse on the bid page, the public quick test and a state list.
 
 Limits (docs/decisions.md, "Quality gates"): staff pages 100 KB of JavaScript, statistics and
-dashboard pages 250 KB, public pages 75 KB (React 19 alone is about 60 KB: the measured floor of a
-React form, rounded up; issue 17's bid-page budget was 80 KB). The sign-in pages carry the staff
+dashboard pages 250 KB, public pages 80 KB (React 19 with ReactDOM is 67.7 KB gzip; the rest is
+the page's own code: issue 17's bid-page budget). The sign-in pages carry the staff
 shell's script on purpose (they register the service worker that pre-caches it), so they are held
 to the staff limit. CSS: one stylesheet for every page, at most 20 KB.
 """
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.browser
 
 KB = 1024
 SIZES = ROOT / "static" / "dist" / "sizes.json"
-LIMITS = {"public": 75 * KB, "staff": 100 * KB, "statistics": 250 * KB}
+LIMITS = {"public": 80 * KB, "staff": 100 * KB, "statistics": 250 * KB}
 CSS_LIMIT = 20 * KB
 # Pages of the statistics and dashboard kind (charts, the widget editor).
 HEAVY = ("statistics", "dashboard")
