@@ -595,6 +595,8 @@ def _pg_bid(link: BidLink, amount: int, request_key: str):
     ).one()  # fmt: skip
     if row.bid_id is None:
         return row, None
+    before = row.highest_group_id  # who led until this bid (the locked row as it was)
+    lost = _last_link(link.advert_id, before) if before not in (None, link.group_id) else None
     return row, BidResult(
         PlacedBid(row.bid_id, amount, link.currency, advert_amount, now),
         duplicate=False,
@@ -602,6 +604,7 @@ def _pg_bid(link: BidLink, amount: int, request_key: str):
         leading=True,
         ends_at=row.new_ends_at,
         extended=row.new_ends_at != row.ends_at,
+        outbid_links=(lost,) if lost is not None else (),
     )
 
 
