@@ -13,6 +13,7 @@ be idempotent: running one again after it was cut off anywhere finishes the work
 
 import importlib
 import logging
+import time
 
 import click
 from flask import Flask, current_app, g, has_request_context
@@ -63,12 +64,30 @@ def dispatch() -> int:
                     continue
                 except RedisError as exc:  # Redis is down: run it here rather than lose it
                     log.warning("Redis unreachable (%s): job %s runs inline", exc, func)
-            try:
-                call(func, *args)
-            except Exception:  # a failed inline job must not fail the request that queued it
-                log.exception("inline job %s failed", func)
-                db.session.rollback()
+            _inline(func, args)
     return count
+
+
+def _inline(func: str, args) -> None:
+    """Run one job here. SQLite refuses a write whose transaction began before another
+    connection's commit ("database is locked", whatever the busy timeout), which concurrent
+    requests meet in the embedded set-up: such a job is run again from the start (it is one
+    unit of work, rolled back), up to RETRIES times."""
+    from sqlalchemy.exc import OperationalError
+
+    for attempt in range(RETRIES + 1):
+        try:
+            call(func, *args)
+            return
+        except OperationalError as exc:
+            locked = "database is locked" in str(exc.orig)
+            if not locked or attempt == RETRIES:
+                log.exception("inline job %s failed", func)
+                return
+            time.sleep(0.02 * (attempt + 1))
+        except Exception:  # a failed inline job must not fail the request that queued it
+            log.exception("inline job %s failed", func)
+            return
 
 
 def call(func: str, *args):
