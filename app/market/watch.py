@@ -12,11 +12,10 @@ never matches. Each search mails about an advert once (a unique row per search a
 from __future__ import annotations
 
 from collections.abc import Iterable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from decimal import Decimal
 
-from flask import current_app, has_request_context, url_for
+from flask import url_for
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
@@ -258,12 +257,10 @@ def notify_new_advert(advert_id: int) -> int:
     )
     if advert is None or advert.status != "published":
         return 0
-    context = nullcontext()
-    if not has_request_context():  # a worker: links are made for the configured address
-        base = current_app.config.get("BASE_URL") or "http://127.0.0.1:5000"
-        context = current_app.test_request_context(base_url=base)
+    from app.market.bidder_mail import mail_links
+
     sent = 0
-    with context:
+    with mail_links():  # in a worker, links are made for the configured address
         seller_name = db.session.get(InstanceGroup, advert.seller_group_id).name
         for search, user, group in _candidates(advert):
             if not matches(advert.id, criteria_of(search), group):
