@@ -44,7 +44,11 @@ def send(kind: str, link: MarketLink, advert: Advert, **context) -> None:
         raise ValueError(f"unknown bidder mail {kind!r}")
     if link.kind != "bid" or link.unsubscribed_at is not None:
         return
-    jobs.enqueue("app.market.bidder_mail:deliver", kind, link.id, advert.id, context)
+    _queue(kind, link.id, advert.id, context)
+
+
+def _queue(kind: str, link_id: int, advert_id: int, context: dict) -> None:
+    jobs.enqueue("app.market.bidder_mail:deliver", kind, link_id, advert_id, context)
 
 
 # --- the jobs ----------------------------------------------------------------------------------
@@ -122,13 +126,35 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     return "stored"
 
 
+# The bid links (subscribed, a bidder's) among :ids, with their company's highest bid on the
+# link's advert: one statement, run in the bid transaction (the market's hottest path).
 _GROUP_BEST = (
-    select(AdvertBid.amount, AdvertBid.currency)
-    .where(AdvertBid.advert_id == bindparam("advert_id"), AdvertBid.group_id == bindparam("group"))
+    select(AdvertBid.id)
+    .where(AdvertBid.advert_id == MarketLink.advert_id, AdvertBid.group_id == MarketLink.group_id)
     .order_by(AdvertBid.advert_amount.desc(), AdvertBid.id)
     .limit(1)
+    .correlate(MarketLink)
+    .scalar_subquery()
+)
+_SUBSCRIBED = (
+    select(MarketLink.id, AdvertBid.amount, AdvertBid.currency)
+    .outerjoin(AdvertBid, AdvertBid.id == _GROUP_BEST)
+    .where(
+        MarketLink.id.in_(bindparam("ids", expanding=True)),
+        MarketLink.kind == "bid",
+        MarketLink.unsubscribed_at.is_(None),
+    )
+    .order_by(MarketLink.id)
     .execution_options(all_instances=True)
 )
+
+
+def tell(kind: str, advert_id: int, link_ids, **context) -> None:
+    """`send` for bid links named by id (the bid transaction's own rules decide who is told),
+    without loading them: one statement, then a job per subscribed bidder's link."""
+    if link_ids:
+        for link_id, _amount, _currency in db.session.execute(_SUBSCRIBED, {"ids": [*link_ids]}):
+            _queue(kind, link_id, advert_id, context)
 
 
 def outbid(advert_id: int, link_ids) -> None:
@@ -137,20 +163,10 @@ def outbid(advert_id: int, link_ids) -> None:
     raise (app.market.bidding's BidResult.outbid_links), is sent "outbid" after the commit,
     with its company's own highest bid. A company that raised its own bid, or that an automatic
     raise put back in the lead, is not in `link_ids`."""
-    if not link_ids:
-        return
-    advert = db.session.get(Advert, advert_id, execution_options={"all_instances": True})
-    links = db.session.scalars(
-        select(MarketLink)
-        .where(MarketLink.id.in_(link_ids))
-        .order_by(MarketLink.id)
-        .execution_options(all_instances=True)
-    ).all()
-    for link in links:
-        best = db.session.execute(_GROUP_BEST, {"advert_id": advert_id, "group": link.group_id})
-        own = best.first()
-        if own is not None:
-            send("outbid", link, advert, bid=own.amount, bid_currency=own.currency)
+    if link_ids:
+        for link_id, amount, currency in db.session.execute(_SUBSCRIBED, {"ids": [*link_ids]}):
+            if amount is not None:
+                _queue("outbid", link_id, advert_id, {"bid": amount, "bid_currency": currency})
 
 
 # --- unsubscribing -----------------------------------------------------------------------------

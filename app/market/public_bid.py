@@ -578,24 +578,6 @@ def _refused(exc: MarketError):
     return response
 
 
-def _tell_bidders(kind: str, link_ids) -> None:
-    """A mail to each bidder the bid transaction's rules concern, stored in that transaction."""
-    if not link_ids:
-        return
-    links = db.session.scalars(
-        select(MarketLink)
-        .where(MarketLink.id.in_(link_ids))
-        .execution_options(all_instances=True, populate_existing=True)
-    ).all()
-    for link in links:
-        advert = db.session.execute(
-            select(Advert)
-            .where(Advert.id == link.advert_id)
-            .execution_options(all_instances=True, populate_existing=True)
-        ).scalar_one()
-        bidder_mail.send(kind, link, advert)
-
-
 def _bid_json(bid) -> dict | None:
     """A placed bid as the bid calls answer it."""
     if bid is None:
@@ -674,7 +656,9 @@ def market_bid_buy_now(group_hash: str, advert_hash: str, user_hash: str):
     body = parse_body(BuyNowBody)
     try:
         result = save_buy_now(
-            link, body.request_key, notify=lambda _bought: _tell_bidders("won", [link.link_id])
+            link,
+            body.request_key,
+            notify=lambda _bought: bidder_mail.tell("won", link.advert_id, [link.link_id]),
         )
     except MarketError as exc:
         db.session.rollback()
