@@ -32,7 +32,7 @@ def _hit(key: str, seconds: int) -> int:
     redis = redis_connection()
     if redis is not None:
         name = f"rl:{key}:{window}"
-        pipe = redis.pipeline()
+        pipe = redis.pipeline(transaction=False)  # one round trip; no MULTI/EXEC needed
         pipe.incr(name)
         pipe.expire(name, seconds + 1)
         try:
