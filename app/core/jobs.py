@@ -57,27 +57,36 @@ def dispatch() -> int:
     count = 0
     while ready := db.session.info.pop(_READY, []):
         count += len(ready)
+        if current_app.config["REDIS_URL"]:
+            try:  # one round trip for all of them (a MULTI/EXEC: all are queued, or none)
+                pipe = redis_connection().pipeline()
+                for func, args in ready:
+                    queue().enqueue(
+                        run, func, *args, job_timeout=300, retry=Retry(max=RETRIES), pipeline=pipe
+                    )
+                pipe.execute()
+                continue
+            except RedisError as exc:  # Redis is down: run them here rather than lose them
+                log.warning("Redis unreachable (%s): %d jobs run inline", exc, len(ready))
         for func, args in ready:
-            if current_app.config["REDIS_URL"]:
-                try:
-                    queue().enqueue(run, func, *args, job_timeout=300, retry=Retry(max=RETRIES))
-                    continue
-                except RedisError as exc:  # Redis is down: run it here rather than lose it
-                    log.warning("Redis unreachable (%s): job %s runs inline", exc, func)
             _inline(func, args)
     return count
 
 
 def _inline(func: str, args) -> None:
-    """Run one job here. SQLite refuses a write whose transaction began before another
-    connection's commit ("database is locked", whatever the busy timeout), which concurrent
-    requests meet in the embedded set-up: such a job is run again from the start (it is one
-    unit of work, rolled back), up to RETRIES times."""
+    """Run one job here, as one unit of work that on SQLite holds the write lock from its
+    start (app.core.locking.immediate): concurrent requests' jobs then wait for each other
+    instead of being refused a write after another connection's commit. One still refused
+    ("database is locked" after the busy timeout) is run again from the start, up to RETRIES
+    times."""
     from sqlalchemy.exc import OperationalError
+
+    from app.core.locking import immediate
 
     for attempt in range(RETRIES + 1):
         try:
-            call(func, *args)
+            with immediate():
+                call(func, *args)
             return
         except OperationalError as exc:
             locked = "database is locked" in str(exc.orig)

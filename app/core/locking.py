@@ -3,6 +3,7 @@ SQLAlchemy drops FOR UPDATE, the transaction is begun with `BEGIN IMMEDIATE`, wh
 database's write lock up front (waiting up to busy_timeout) so no two writers read the same
 state and both write on it."""
 
+from contextlib import contextmanager
 from contextvars import ContextVar
 
 from sqlalchemy import Select
@@ -20,6 +21,25 @@ def begin_statement() -> str:
     return "BEGIN"
 
 
+@contextmanager
+def immediate():
+    """On SQLite, the transaction begun inside the block takes the write lock up front (a
+    read-only transaction already open is ended first); elsewhere nothing changes. A unit of
+    work that reads and then writes cannot then be refused its write ("database is locked")
+    because another connection committed after its read began."""
+    if db.engine.dialect.name != "sqlite":
+        yield
+        return
+    session = db.session()
+    if session.in_transaction():
+        session.commit()
+    token = _immediate.set(True)
+    try:
+        yield
+    finally:
+        _immediate.reset(token)
+
+
 def locked(statement: Select, params: dict | None = None):
     """Run `statement` (with `params`) holding a write lock on what it selects until the
     transaction ends.
@@ -31,10 +51,5 @@ def locked(statement: Select, params: dict | None = None):
         return session.execute(statement.with_for_update(), params)
     if session.new or session.dirty or session.deleted:
         raise RuntimeError("locked() needs a session without pending changes")
-    if session.in_transaction():
-        session.commit()
-    token = _immediate.set(True)
-    try:
+    with immediate():
         return session.execute(statement, params)
-    finally:
-        _immediate.reset(token)
