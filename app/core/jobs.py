@@ -173,18 +173,46 @@ def init_app(app: Flask) -> None:
         make_worker(app).work(burst=burst)
 
 
+# Jobs that a worker runs in its own process instead of a forked work horse: the short mail
+# jobs (render and store one mail; hand one to SMTP). A horse costs more than such a job: some
+# 60 ms of CPU per fork against 2.5 ms for the job itself (measured in one run, bench/PAGES.md),
+# and a bidding war sends a mail per bid. Imports, exports and the saved-search matching still
+# run in a horse each, which takes a job's memory with it and may be killed alone. An
+# in-process job's heartbeat lasts its timeout plus a minute (RQ's SimpleWorker rule).
+IN_PROCESS = frozenset({"app.mail.services:deliver", "app.market.bidder_mail:deliver"})
+
+
 def make_worker(app: Flask):
     """An RQ worker whose jobs' heartbeats lapse after JOB_HEARTBEAT_SECONDS x 3 (RQ's own
     floor is a minute) and whose maintenance, which queues the jobs of dead workers again,
-    runs every JOB_MAINTENANCE_SECONDS (RQ's default: 10 minutes)."""
+    runs every JOB_MAINTENANCE_SECONDS (RQ's default: 10 minutes); IN_PROCESS jobs run in the
+    worker's own process."""
     from redis import Redis
-    from rq import Worker
+    from rq import SimpleWorker, Worker
 
     beat = max(1, int(app.config["JOB_HEARTBEAT_SECONDS"]))
     maintenance = max(1, int(app.config["JOB_MAINTENANCE_SECONDS"]))
 
+    def in_process(job) -> bool:
+        return bool(job.args) and job.args[0] in IN_PROCESS  # run(func, *args)
+
     class JobWorker(Worker):
+        def execute_job(self, job, queue):
+            if in_process(job):
+                return SimpleWorker.execute_job(self, job, queue)
+            return super().execute_job(job, queue)
+
+        def main_work_horse(self, job, queue):
+            # The horse must not use the database connections it inherited from this process
+            # (an in-process job opened them): a pool of its own, the parent's left alone.
+            with app.app_context():
+                for engine in db.engines.values():
+                    engine.dispose(close=False)
+            return super().main_work_horse(job, queue)
+
         def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+            if in_process(job):
+                return SimpleWorker.get_heartbeat_ttl(self, job, working_time)
             return 3 * self.job_monitoring_interval
 
     return JobWorker(

@@ -148,3 +148,38 @@ def test_with_redis_a_rolled_back_request_queues_nothing(app, rq_queue):
         db.session.commit()
         assert jobs.dispatch() == 0
     assert queue.count == 0
+
+
+def pid_here(path: str) -> None:
+    """A job that writes down the process that ran it (as an in-process job)."""
+    with open(path, "a") as out:
+        out.write(f"here {os.getpid()}\n")
+
+
+def pid_there(path: str) -> None:
+    """The same, as a job run in a work horse."""
+    with open(path, "a") as out:
+        out.write(f"there {os.getpid()}\n")
+
+
+@needs_redis
+def test_the_worker_runs_mail_jobs_itself_and_other_jobs_in_a_work_horse(
+    app, rq_queue, monkeypatch, tmp_path
+):
+    # The mail jobs are IN_PROCESS (a forked horse cost 25 times the job); the test's stand-in
+    # for one is pid_here.
+    assert {"app.mail.services:deliver", "app.market.bidder_mail:deliver"} <= jobs.IN_PROCESS
+    monkeypatch.setattr(jobs, "IN_PROCESS", frozenset({"tests.core.test_jobs:pid_here"}))
+    path = str(tmp_path / "pids")
+    with app.test_request_context():
+        jobs.enqueue("tests.core.test_jobs:pid_here", path)
+        jobs.enqueue("tests.core.test_jobs:pid_there", path)
+        db.session.commit()
+        assert jobs.dispatch() == 2
+    assert rq_queue.count == 2
+    assert jobs.make_worker(app).work(burst=True)
+    ran = dict(line.split() for line in (tmp_path / "pids").read_text().splitlines())
+    assert ran["here"] == str(os.getpid())  # in the worker's own process
+    assert ran["there"] != str(os.getpid())  # in a forked horse
+    assert rq_queue.count == 0
+    assert rq_queue.failed_job_registry.count == 0
