@@ -22,6 +22,10 @@ from common import bench_database_url
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--bids", type=int, default=300)
+    parser.add_argument(
+        "--rivals", action="store_true",
+        help="two companies bid in turn, so every bid outbids the other (an outbid mail each)",
+    )  # fmt: skip
     args = parser.parse_args()
     url = bench_database_url()
     os.environ["DATABASE_URL"] = url
@@ -36,19 +40,26 @@ def main() -> None:
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():
         upgrade()
-        market = seed_market(users=2, adverts=1, tag=f"profile{int(time.time() * 1000) % 10**9}")
-        bidder = market.bidders[0]
+        # Three bidders in three groups: 0 and 2 both bid in SEK (1 is the NOK group).
+        market = seed_market(users=3, adverts=1, tag=f"profile{int(time.time() * 1000) % 10**9}")
+        bidders = [market.bidders[0], market.bidders[2]] if args.rivals else market.bidders[:1]
         statements: list[str] = []
         event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
-    client = app.test_client()
-    parts = f"{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
-    html = client.get(f"/market-bid/bid/{parts}").get_data(as_text=True)
-    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
-    amount = [0]
+    sessions = []  # per bidder: its client (cookie), link parts and CSRF token
+    for bidder in bidders:
+        client = app.test_client()
+        parts = f"{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
+        html = client.get(f"/market-bid/bid/{parts}").get_data(as_text=True)
+        token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
+        sessions.append((client, parts, token))
+    client, parts, _token = sessions[0]
+    amount, turn = [0], [0]
 
     def bid() -> None:
-        answer = client.post(
-            f"/api/_public/market-bid/{parts}",
+        bidder_client, bidder_parts, token = sessions[turn[0] % len(sessions)]
+        turn[0] += 1
+        answer = bidder_client.post(
+            f"/api/_public/market-bid/{bidder_parts}",
             json={"bid": amount[0], "requestKey": uuid.uuid4().hex},
             headers={"X-CSRFToken": token},
         )
@@ -102,6 +113,8 @@ def main() -> None:
     profile.disable()
     print("bid POST, app functions by cumulative CPU (profiled, so slower than above):")
     pstats.Stats(profile).sort_stats("cumulative").print_stats(r"/app/", 20)
+    if os.environ.get("PROFILE_DUMP"):  # for pstats' callers and callees
+        profile.dump_stats(os.environ["PROFILE_DUMP"])
     if os.environ.get("PROFILE_ALL"):
         pstats.Stats(profile).sort_stats(os.environ["PROFILE_ALL"]).print_stats(45)
 
