@@ -157,14 +157,17 @@ def tell(kind: str, advert_id: int, link_ids, **context) -> None:
             _queue(kind, link_id, advert_id, context)
 
 
-def outbid(advert_id: int, link_ids) -> None:
+def outbid(advert_id: int, link_ids, read=None) -> None:
     """In a bid's transaction (still under the advert's lock, so the order of the bids is
     settled): each bid link whose company lost the lead in it, by a typed bid or an automatic
     raise (app.market.bidding's BidResult.outbid_links), is sent "outbid" after the commit,
     with its company's own highest bid. A company that raised its own bid, or that an automatic
-    raise put back in the lead, is not in `link_ids`."""
+    raise put back in the lead, is not in `link_ids`. `read`: the subscribed links among them
+    with their company's highest bid, when the bid's own statement read them (PostgreSQL)."""
     if link_ids:
-        for link_id, amount, currency in db.session.execute(_SUBSCRIBED, {"ids": [*link_ids]}):
+        if read is None:
+            read = db.session.execute(_SUBSCRIBED, {"ids": [*link_ids]})
+        for link_id, amount, currency in read:
             if amount is not None:
                 _queue("outbid", link_id, advert_id, {"bid": amount, "bid_currency": currency})
 

@@ -236,6 +236,9 @@ class BidResult:
     # Links of bidders whose company lost the lead in this transaction, to a typed bid or an
     # automatic raise, and did not win it back (they get a mail).
     outbid_links: tuple[int, ...] = ()
+    # What bidder_mail.outbid would read for them, when the bid's own statement read it:
+    # (subscribed bid link, its company's highest bid, currency); None: not read.
+    outbid_mails: tuple[tuple[int, int, str], ...] | None = None
 
 
 def bidding_closed_message(advert, now: datetime) -> str | None:
@@ -375,11 +378,20 @@ WITH a AS (
                         ELSE advert.ends_at END
   FROM ok WHERE advert.id = ok.id
   RETURNING advert.ends_at
+), lost AS (
+  SELECT bid.link_id, bid.amount, bid.currency, link.kind = 'bid'
+         AND link.unsubscribed_at IS NULL AS mailed
+  FROM a JOIN advert_bid bid ON bid.advert_id = a.id AND bid.group_id = a.highest_group_id
+  JOIN market_link link ON link.id = bid.link_id
+  WHERE a.highest_group_id <> :group_id
+  ORDER BY bid.id DESC LIMIT 1
 )
 SELECT a.status, a.ends_at, a.start_price, a.bid_step, a.highest_bid, a.highest_group_id,
        a.proxy_bidding, a.soft_close_seconds, a.buy_now_price, a.maxima_count,
-       (SELECT id FROM b) AS bid_id, (SELECT ends_at FROM u) AS new_ends_at
-FROM a
+       (SELECT id FROM b) AS bid_id, (SELECT ends_at FROM u) AS new_ends_at,
+       lost.link_id AS lost_link, lost.amount AS lost_amount, lost.currency AS lost_currency,
+       lost.mailed AS lost_mailed
+FROM a LEFT JOIN lost ON true
 """
 )
 
@@ -595,8 +607,9 @@ def _pg_bid(link: BidLink, amount: int, request_key: str):
     ).one()  # fmt: skip
     if row.bid_id is None:
         return row, None
-    before = row.highest_group_id  # who led until this bid (the locked row as it was)
-    lost = _last_link(link.advert_id, before) if before not in (None, link.group_id) else None
+    # Who led until this bid (the locked row as it was): the link of its last bid, which is
+    # also its highest (every bid tops all before it), read by the same statement.
+    lost = row.lost_link
     return row, BidResult(
         PlacedBid(row.bid_id, amount, link.currency, advert_amount, now),
         duplicate=False,
@@ -605,6 +618,7 @@ def _pg_bid(link: BidLink, amount: int, request_key: str):
         ends_at=row.new_ends_at,
         extended=row.new_ends_at != row.ends_at,
         outbid_links=(lost,) if lost is not None else (),
+        outbid_mails=((lost, row.lost_amount, row.lost_currency),) if row.lost_mailed else (),
     )
 
 
@@ -950,7 +964,7 @@ def _committed(link: BidLink, request_key: str, notify, action, *args) -> BidRes
     try:
         result = action(link, *args)
         if not result.duplicate:  # whoever lost the lead is told, by a mail sent after the commit
-            bidder_mail.outbid(link.advert_id, result.outbid_links)
+            bidder_mail.outbid(link.advert_id, result.outbid_links, result.outbid_mails)
             if notify is not None:
                 notify(result)
         db.session.commit()

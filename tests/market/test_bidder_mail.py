@@ -170,6 +170,18 @@ def test_a_manual_bid_that_outbids_another_company_mails_it_after_the_commit(bid
     assert new_mails(before, "market_outbid") == []
 
 
+def test_a_leader_who_unsubscribed_is_outbid_without_a_mail(bidder, ad):
+    link(ad, BUYER, "bid").unsubscribed_at = datetime.now(UTC)
+    db.session.commit()
+    before = last_mail_id()
+    ln = link(ad, MALMO, "bid")
+    csrf = token(bidder, page_path("bid", ad, ln))
+    response = send(bidder, "POST", bid_path(ad, ln), {"bid": 190_000, "requestKey": "u1"}, csrf)
+    assert response.status_code == 201
+    jobs.dispatch()
+    assert new_mails(before) == []
+
+
 def test_a_refused_bid_sends_nothing(bidder, ad):
     before = last_mail_id()
     ln = link(ad, MALMO, "bid")
