@@ -40,15 +40,15 @@ def immediate():
         _immediate.reset(token)
 
 
-def locked(statement: Select, params: dict | None = None):
+def locked(statement: Select, params: dict | None = None, of=None):
     """Run `statement` (with `params`) holding a write lock on what it selects until the
-    transaction ends.
+    transaction ends (`of`: only on these tables' rows, e.g. beside an outer join).
 
     Nothing may be pending in the session: on SQLite a read-only transaction already open is
     ended first, so that the next one starts with the write lock."""
     session = db.session()
     if db.engine.dialect.name != "sqlite":
-        return session.execute(statement.with_for_update(), params)
+        return session.execute(statement.with_for_update(of=of), params)
     if session.new or session.dirty or session.deleted:
         raise RuntimeError("locked() needs a session without pending changes")
     with immediate():

@@ -294,18 +294,43 @@ _BID_LINK_BY_HASH = _BID_LINK.where(_link_t.c.hash == bindparam("hash"))
 _BID_LINK_BY_ID = _BID_LINK.where(_link_t.c.id == bindparam("id"))
 # Everything the bid transaction decides on, from the advert's locked row alone: on
 # PostgreSQL a bid that waited for the lock reads this row as the previous bid left it.
-_BIDDING_STATE = select(
-    _advert_t.c.status,
-    _advert_t.c.ends_at,
-    _advert_t.c.start_price,
-    _advert_t.c.bid_step,
-    _advert_t.c.highest_bid,
-    _advert_t.c.highest_group_id,
-    _advert_t.c.proxy_bidding,
-    _advert_t.c.soft_close_seconds,
-    _advert_t.c.buy_now_price,
-    _advert_t.c.maxima_count,
-).where(_advert_t.c.id == bindparam("advert_id"))
+# With it, the leading company's last bid (its highest: every bid tops all before it), whose
+# link is told "outbid" when another company takes the lead, and whether that link takes mails.
+_LEADER_LAST_BID = (
+    select(_bid_t.c.id)
+    .where(_bid_t.c.advert_id == _advert_t.c.id, _bid_t.c.group_id == _advert_t.c.highest_group_id)
+    .order_by(_bid_t.c.advert_amount.desc(), _bid_t.c.id.desc())  # ix_advert_bid_advert_amount
+    .limit(1)
+    .correlate(_advert_t)
+    .scalar_subquery()
+)
+_lost_bid_t, _lost_link_t = _bid_t.alias("lost_bid"), _link_t.alias("lost_link")
+_BIDDING_STATE = (
+    select(
+        _advert_t.c.status,
+        _advert_t.c.ends_at,
+        _advert_t.c.start_price,
+        _advert_t.c.bid_step,
+        _advert_t.c.highest_bid,
+        _advert_t.c.highest_group_id,
+        _advert_t.c.proxy_bidding,
+        _advert_t.c.soft_close_seconds,
+        _advert_t.c.buy_now_price,
+        _advert_t.c.maxima_count,
+        _lost_bid_t.c.link_id.label("lost_link"),
+        _lost_bid_t.c.amount.label("lost_amount"),
+        _lost_bid_t.c.currency.label("lost_currency"),
+        ((_lost_link_t.c.kind == "bid") & _lost_link_t.c.unsubscribed_at.is_(None)).label(
+            "lost_mailed"
+        ),
+    )
+    .select_from(
+        _advert_t.outerjoin(_lost_bid_t, _lost_bid_t.c.id == _LEADER_LAST_BID).outerjoin(
+            _lost_link_t, _lost_link_t.c.id == _lost_bid_t.c.link_id
+        )
+    )
+    .where(_advert_t.c.id == bindparam("advert_id"))
+)
 _EARLIER = select(
     _bid_t.c.id, _bid_t.c.amount, _bid_t.c.currency, _bid_t.c.advert_amount, _bid_t.c.created_at
 ).where(_bid_t.c.link_id == bindparam("link_id"), _bid_t.c.request_key == bindparam("key"))
@@ -345,7 +370,7 @@ _SAVE_STATE = (
 _LAST_LINK_OF_GROUP = (
     select(_bid_t.c.link_id)
     .where(_bid_t.c.advert_id == bindparam("advert_id"), _bid_t.c.group_id == bindparam("group"))
-    .order_by(_bid_t.c.id.desc())
+    .order_by(_bid_t.c.advert_amount.desc(), _bid_t.c.id.desc())  # its last is its highest
     .limit(1)
 )
 
@@ -384,7 +409,7 @@ WITH a AS (
   FROM a JOIN advert_bid bid ON bid.advert_id = a.id AND bid.group_id = a.highest_group_id
   JOIN market_link link ON link.id = bid.link_id
   WHERE a.highest_group_id <> :group_id
-  ORDER BY bid.id DESC LIMIT 1
+  ORDER BY bid.advert_amount DESC, bid.id DESC LIMIT 1
 )
 SELECT a.status, a.ends_at, a.start_price, a.bid_step, a.highest_bid, a.highest_group_id,
        a.proxy_bidding, a.soft_close_seconds, a.buy_now_price, a.maxima_count,
@@ -569,7 +594,7 @@ def place_bid(
         if result is not None:
             return result
     if state is None:
-        state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
+        state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}, of=_advert_t).one()
     proxy = state.proxy_bidding and (state.maxima_count or maximum is not None)
     # Maxima may be in any currency: then every rate; else the link's own, read with it.
     rates = rates_from(link.instance_id, link.advert_currency) if proxy else link.rates()
@@ -690,11 +715,7 @@ def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum)
                 "placed": len(book.placed), "maxima": count, "ends": ends_at, "now": now,
             },
         )  # fmt: skip
-    outbid = tuple(
-        link_id if link_id is not None else _last_link(link.advert_id, group)
-        for group, link_id in dict(book.outbid).items()
-        if group != book.leader
-    )
+    outbid, mails = _outbid(link.advert_id, state, book)
     return BidResult(
         placed,
         duplicate=False,
@@ -703,7 +724,29 @@ def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum)
         maximum=maximum if maximum is not None else (own.amount if own else None),
         ends_at=ends_at,
         extended=extended,
-        outbid_links=tuple(x for x in outbid if x is not None),
+        outbid_links=outbid,
+        outbid_mails=mails,
+    )
+
+
+def _outbid(advert_id: int, state, book: _Book):
+    """The links of the companies that lost the lead in this transaction, and what
+    bidder_mail.outbid needs of them when the locked state already read it: the usual case,
+    where the one company outbid is the leader at the lock that bid nothing since."""
+    wrote = {group for group, *_ in book.placed}
+    links = []
+    for group, link_id in dict(book.outbid).items():
+        if group == book.leader:
+            continue
+        if link_id is None:
+            read = group == state.highest_group_id and group not in wrote
+            link_id = state.lost_link if read else _last_link(advert_id, group)
+        if link_id is not None:
+            links.append(link_id)
+    if links != [state.lost_link] or state.highest_group_id in wrote:
+        return tuple(links), None
+    return tuple(links), (
+        ((state.lost_link, state.lost_amount, state.lost_currency),) if state.lost_mailed else ()
     )
 
 
@@ -786,7 +829,7 @@ def buy_now(link: BidLink | int, request_key: str) -> BidResult:
     link = _bid_link(link) if isinstance(link, int) else link
     rates = link.rates()
     rate = rates.get(link.currency)
-    state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}).one()
+    state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}, of=_advert_t).one()
     if earlier := _earlier(link.link_id, request_key):
         return BidResult(earlier, duplicate=True, next_bid=None)
     now = utcnow()
