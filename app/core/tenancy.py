@@ -5,6 +5,8 @@ must look across instances (sign-in, CLI commands, the admin of instances) passe
 option `all_instances=True` or runs with no active instance.
 """
 
+import weakref
+
 from flask import g, has_app_context
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import ORMExecuteState, Session, with_loader_criteria
@@ -22,6 +24,30 @@ def activate(instance_id: int | None) -> None:
     g.instance_id = instance_id
 
 
+# A statement built once (at import) and run again and again is limited once per instance:
+# the limited copy is kept beside it (weakly: a statement built per request takes its copies
+# with it), so SQLAlchemy's statement cache finds it without working out its key anew, which
+# costs about as much as the query itself. At most LIMITED_COPIES instances per statement.
+_limited: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+LIMITED_COPIES = 16
+
+
+def _limited_to(statement, instance_id: int):
+    copies = _limited.get(statement)
+    if copies is None:
+        copies = _limited[statement] = {}
+    found = copies.get(instance_id)
+    if found is None:
+        if len(copies) >= LIMITED_COPIES:
+            copies.clear()
+        found = copies[instance_id] = statement.options(
+            with_loader_criteria(
+                InstanceScoped, lambda cls: cls.instance_id == instance_id, include_aliases=True
+            )
+        )
+    return found
+
+
 @event.listens_for(Session, "do_orm_execute")
 def _limit_to_instance(state: ORMExecuteState) -> None:
     if state.is_column_load or state.is_relationship_load or not state.is_orm_statement:
@@ -33,11 +59,7 @@ def _limit_to_instance(state: ORMExecuteState) -> None:
     instance_id = active_instance_id()
     if instance_id is None:
         return
-    state.statement = state.statement.options(
-        with_loader_criteria(
-            InstanceScoped, lambda cls: cls.instance_id == instance_id, include_aliases=True
-        )
-    )
+    state.statement = _limited_to(state.statement, instance_id)
 
 
 # Where a row was stamped when it was added (kept on the object), so that a flush can tell a

@@ -42,6 +42,23 @@ def test_a_select_sees_only_the_active_instances_rows(two_instances, model):
     assert {row.instance_id for row in db.session.scalars(select(model))} == {b.id}
 
 
+BUILT_ONCE = select(Division.id, Division.instance_id).order_by(Division.id)
+
+
+def test_a_statement_built_once_is_limited_to_each_instance_in_turn(two_instances, monkeypatch):
+    """The hook keeps a limited copy of a statement per instance: run again and again, in
+    turn for A and B (and past the copies kept), each run sees only its own instance."""
+    from app.core import tenancy
+
+    a, b = two_instances
+    monkeypatch.setattr(tenancy, "LIMITED_COPIES", 1)  # every switch drops the other's copy
+    for instance in (a, b, a, a, b, b, a):
+        activate(instance.id)
+        rows = db.session.execute(BUILT_ONCE).all()
+        assert {row.id for row in rows} == ids_of(Division, instance.id)
+        assert {row.instance_id for row in rows} == {instance.id}
+
+
 @pytest.mark.parametrize("model", SCOPED, ids=lambda m: m.__name__)
 def test_counts_and_joins_are_scoped_too(two_instances, model):
     a, b = two_instances
