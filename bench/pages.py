@@ -12,11 +12,17 @@ POST /api/_public/market-bid/{group}/{advert}/{user} as fast as the answers come
 every accepted bid must be stored exactly once (tests/market/_race.problems). The public rate
 limit is raised for the run (every bidder shares 127.0.0.1).
 
+With REDIS_URL set (production's set-up) the bids' jobs (an outbid mail for each bid that takes
+the lead) go to RQ, and the same bids are also sent to a second server of the app without
+REDIS_URL, whose jobs run inline in the request (the embedded set-up), as a row of their own.
+After the rounds one RQ worker runs the queued jobs, timed, and every outbid mail must be stored.
+
 --baseline DIR serves another checkout (the code before a change, e.g. `git worktree add` or
 `git archive | tar -x`) beside this one, on the same database, and loads its pages in the same
 rounds: before and after side by side under the same machine load.
 
     .venv/bin/python bench/pages.py                  # SQLite, demo data, instance/bench_pages.db
+    REDIS_URL=redis://127.0.0.1:6379/4 .venv/bin/python bench/pages.py   # jobs to RQ
     BENCH_DATABASE_URL=postgresql://dealercare:dealercare@127.0.0.1:5432/dc_cpu \\
         .venv/bin/python bench/pages.py --baseline /tmp/cpu_base
 
@@ -109,7 +115,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--items", type=int, default=0, help="top the demo data up to N")
-    parser.add_argument("--port", type=int, default=5401, help="uses this port and the next two")
+    parser.add_argument("--port", type=int, default=5401, help="uses this port and the next three")
     parser.add_argument("--baseline", type=Path, help="another checkout, served beside this one")
     parser.add_argument("--no-bids", action="store_true")
     args = parser.parse_args()
@@ -125,6 +131,9 @@ def main() -> None:
 
     create_fortunes(url)
     pages = [p for p in PAGES if not (args.no_bids and p[2] == "bid")]
+    if os.environ.get("REDIS_URL") and not args.no_bids:
+        # Jobs go to RQ (production); the embedded set-up's inline jobs are measured beside.
+        pages.append(("bid POST, inline jobs (embedded set-up)", "inline", "bid", None))
     if args.baseline:  # the same pages of the other checkout, each right before this one's
         pages = [pages[0]] + [
             q
@@ -136,6 +145,7 @@ def main() -> None:
         bid_app, market, bidders = seed_bidders(url, args.clients)
     env = {"DATABASE_URL": url, "PYTHONPATH": ".", "PUBLIC_RATE_LIMIT": RATE_LIMIT}
     ports = {"bare": args.port, "app": args.port + 1, "base": args.port + 2}
+    ports["inline"] = args.port + 3
     runs: dict[str, list[dict]] = {name: [] for name, *_ in pages}
     accepted: dict[int, list[int]] = {}
     with contextlib.ExitStack() as stack:
@@ -145,6 +155,10 @@ def main() -> None:
             ),
             "app": stack.enter_context(gunicorn("wsgi:app", ports["app"], env, args.workers)),
         }
+        if any(p[1] == "inline" for p in pages):  # the same app without REDIS_URL
+            procs["inline"] = stack.enter_context(
+                gunicorn("wsgi:app", ports["inline"], env | {"REDIS_URL": ""}, args.workers)
+            )
         if args.baseline:
             procs["base"] = stack.enter_context(
                 gunicorn("wsgi:app", ports["base"], env, args.workers, root=args.baseline)
