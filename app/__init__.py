@@ -188,4 +188,6 @@ def _sqlite_begin(connection) -> None:
     if connection.dialect.name == "sqlite":
         from app.core.locking import begin_statement
 
-        connection.exec_driver_sql(begin_statement())
+        statement = begin_statement()
+        connection.exec_driver_sql(statement)
+        connection.info["write_locked"] = statement == "BEGIN IMMEDIATE"

@@ -21,16 +21,21 @@ def begin_statement() -> str:
     return "BEGIN"
 
 
+def _write_locked(session) -> bool:
+    """Whether the session's transaction (SQLite) began with the write lock."""
+    return session.in_transaction() and session.connection().info.get("write_locked", False)
+
+
 @contextmanager
 def immediate():
     """On SQLite, the transaction begun inside the block takes the write lock up front (a
-    read-only transaction already open is ended first); elsewhere nothing changes. A unit of
-    work that reads and then writes cannot then be refused its write ("database is locked")
-    because another connection committed after its read began."""
-    if db.engine.dialect.name != "sqlite":
+    read-only transaction already open is ended first; one that holds the lock goes on);
+    elsewhere nothing changes. A unit of work that reads and then writes cannot then be refused
+    its write ("database is locked") because another connection committed after its read began."""
+    session = db.session()
+    if db.engine.dialect.name != "sqlite" or _write_locked(session):
         yield
         return
-    session = db.session()
     if session.in_transaction():
         session.commit()
     token = _immediate.set(True)

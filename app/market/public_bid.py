@@ -26,6 +26,7 @@ from pydantic_core import PydanticCustomError
 from sqlalchemy import and_, func, select
 
 from app.core.api import Schema, api_call, json_object, parse_body, validation_error
+from app.core.locking import immediate
 from app.core.messages import message
 from app.core.models import utcnow
 from app.core.pages import public_page
@@ -592,7 +593,8 @@ def _bid_json(bid) -> dict | None:
 
 def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str):
     check_public_rate()
-    link = resolve_bid_link(group_hash, advert_hash, user_hash)
+    with immediate():  # on SQLite the link is read in the bid's own transaction, write-locked
+        link = resolve_bid_link(group_hash, advert_hash, user_hash)
     if link is None:
         abort(404)
     return link

@@ -4,6 +4,7 @@ bid is always its last accepted bid. Runs on SQLite (a file database, BEGIN IMME
 TEST_DATABASE_URL, on PostgreSQL (SELECT ... FOR UPDATE) in a database of its own."""
 
 import itertools
+import re
 import threading
 from datetime import timedelta
 
@@ -114,6 +115,49 @@ def test_racing_bidders_lose_no_bid_and_keep_the_highest_consistent(race_app, ma
         f"{len(result.accepted)} bids from {THREADS} threads in {result.seconds:.2f} s, "
         f"{result.refused} refused as outbid, peak {result.peak} in the database at once"
     )
+
+
+def public_call(app, bidders):
+    """A placer that bids as the bid page does: POST /api/_public/market-bid/... from the
+    bidder's own browser session (one test client per thread and link, with its CSRF token),
+    so the link's read and the bid share one transaction as in production."""
+    local, by_id = threading.local(), {b.link_id: b for b in bidders}
+
+    def place(link_id: int, amount: int, request_key: str) -> int:
+        sessions = local.__dict__.setdefault("sessions", {})
+        if link_id not in sessions:
+            me = by_id[link_id]
+            client, parts = app.test_client(), f"{me.group_hash}/{me.advert_hash}/{me.link_hash}"
+            html = client.get(f"/market-bid/bid/{parts}").get_data(as_text=True)
+            token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
+            sessions[link_id] = client, parts, token
+        client, parts, token = sessions[link_id]
+        answer = client.post(
+            f"/api/_public/market-bid/{parts}",
+            json={"bid": amount, "requestKey": request_key},
+            headers={"X-CSRFToken": token},
+        )
+        body = answer.get_json()
+        if answer.status_code == 422:
+            raise MarketError(body["message"], body["key"])
+        assert answer.status_code == 201, body
+        return body["bid"]["id"]
+
+    return place
+
+
+def test_racing_bidders_through_the_public_call_lose_nothing(race_app, market, monkeypatch):
+    """The same race through the bid page's call, where the link is read inside the bid's
+    transaction (on SQLite that transaction holds the write lock from its first read)."""
+    monkeypatch.setitem(race_app.config, "PUBLIC_RATE_LIMIT", "1000000/60")
+    result = race(race_app, market.bidders, public_call(race_app, market.bidders), bids=BIDS // 2)
+
+    assert result.errors == []
+    assert len(result.accepted) == THREADS * (BIDS // 2)
+    assert result.peak >= 2 and result.refused > 0
+    with race_app.app_context():
+        assert problems(market.advert_ids[0], result.accepted) == []
+        db.session.remove()
 
 
 def test_racing_bidders_with_maxima_near_the_end_stay_serialised_and_extend_it(race_app, market):
