@@ -4,8 +4,10 @@
   vehicle modules the user may see, at the moment of that move;
 - station deadlines: active tasks at the user's stations or assigned to them, due when their
   target time after the start has passed;
-- market endings: the end of bidding on the adverts of the user's company (published or
-  closed), for users of the market module.
+- market endings: the end of bidding on the adverts of the user's company (published, closed
+  or provisionally sold), for users of the market module;
+- market decisions: when an advert of the company ended under its reserve, the moment the
+  seller's time to accept, decline or counter the highest bid runs out (app.market.reserve).
 Bookings have no data of their own yet (booking calendars are an admin screen to come).
 """
 
@@ -17,14 +19,14 @@ from datetime import date, datetime, time, timedelta
 import pytz
 from flask_babel import gettext as _
 from flask_babel import ngettext
-from sqlalchemy import or_, select
+from sqlalchemy import and_, or_, select
 
 from app.extensions import db
 from app.market.models import Advert
 from app.preparation.models import ItemStationTask, PreparationItem, Station, user_stations
 
 SOLD, DELIVERY_FLOW = 7, 8
-KINDS = ("sold", "delivery", "station", "market")
+KINDS = ("sold", "delivery", "station", "market", "decision")
 # A station deadline is found among tasks started at most this long before the window.
 LONGEST_TARGET = timedelta(days=7)
 
@@ -46,6 +48,7 @@ class Event:
             "delivery": _("Delivery"),
             "station": _("Station deadline"),
             "market": _("Bidding ends"),
+            "decision": _("Your decision is due"),
         }[self.kind]
 
 
@@ -133,24 +136,47 @@ def _station_events(who: Who, start: datetime, end: datetime, now: datetime) -> 
 def _market_events(who: Who, start: datetime, end: datetime) -> list[Event]:
     if "market" not in who.modules:
         return []
-    adverts = db.session.scalars(
-        select(Advert).where(
-            Advert.status.in_(("published", "closed")),
-            Advert.ends_at >= start,
-            Advert.ends_at < end,
-        )
+    ending = and_(
+        Advert.status.in_(("published", "closed", "provisional")),
+        Advert.ends_at >= start,
+        Advert.ends_at < end,
     )
-    return [
-        Event(
-            kind="market",
-            at=advert.ends_at,
-            title=f"{advert.brand} {advert.model} · {advert.regno}",
-            detail=ngettext("%(num)s bid", "%(num)s bids", advert.bid_count or 0),
-            href=f"/market/adverts/{advert.id}",
-            uid=f"advert-{advert.id}",
-        )
-        for advert in adverts
-    ]
+    # The seller's own deadline; once countered, the bidder answers (not the seller's event).
+    deciding = and_(
+        Advert.status == "provisional",
+        Advert.counter_price.is_(None),
+        Advert.decision_due_at >= start,
+        Advert.decision_due_at < end,
+    )
+    events = []
+    for advert in db.session.scalars(select(Advert).where(or_(ending, deciding))):
+        title = f"{advert.brand} {advert.model} · {advert.regno}"
+        href = f"/market/adverts/{advert.id}"
+        if start <= advert.ends_at < end:
+            events.append(
+                Event(
+                    kind="market",
+                    at=advert.ends_at,
+                    title=title,
+                    detail=ngettext("%(num)s bid", "%(num)s bids", advert.bid_count or 0),
+                    href=href,
+                    uid=f"advert-{advert.id}",
+                )
+            )
+        if advert.status == "provisional" and advert.counter_price is None:
+            due = advert.decision_due_at
+            if due is not None and start <= due < end:
+                events.append(
+                    Event(
+                        kind="decision",
+                        at=due,
+                        title=title,
+                        detail=_("Accept, decline or counter the highest bid"),
+                        href=href,
+                        uid=f"advert-{advert.id}-decision",
+                    )
+                )
+    return events
 
 
 def events_between(who: Who, start: datetime, end: datetime, now: datetime) -> list[Event]:

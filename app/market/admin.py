@@ -63,7 +63,7 @@ def _leads(group_id: int):
 class SellerNumbers:
     published: int
     bids_week: int
-    awaiting: int
+    awaiting: int  # ended with bids: to allocate, or to decide on under the reserve
     allocated: int
     sold_month: int
     sold_value: int
@@ -110,12 +110,15 @@ def seller_numbers(group: InstanceGroup, now: datetime | None = None) -> SellerN
     ended = or_(
         Advert.status == "closed", and_(Advert.status == "published", Advert.ends_at <= now)
     )
+    # Ended under the reserve and waiting for the seller's answer (not for the bidder's
+    # answer to a counteroffer): app.market.reserve.
+    deciding = and_(Advert.status == "provisional", Advert.counter_price.is_(None))
     sold_month = and_(Advert.status == "sold", Advert.sold_at >= month_start(now))
     row = db.session.execute(
         select(
             _count(_open(now)),
             bids_week,
-            _count(and_(ended, Advert.bid_count > 0)),
+            _count(or_(and_(ended, Advert.bid_count > 0), deciding)),
             _count(Advert.status == "allocated"),
             _count(sold_month),
             func.coalesce(func.sum(case((sold_month, Advert.allocated_price), else_=0)), 0),

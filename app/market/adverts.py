@@ -57,9 +57,9 @@ SELLER_LISTS = {
 }
 # What each of the buyer's lists holds: adverts allocated, or sold, to the buyer's group.
 BUYER_LISTS = {"my-allocations": "allocated", "my-deals": "sold"}
-# A buyer may open an advert of a partner while it is on the market or just closed, and any
-# advert allocated or sold to it.
-BUYER_OPEN = ("published", "closed")
+# A buyer may open an advert of a partner while it is on the market, just closed or waiting
+# for the seller's decision under the reserve, and any advert allocated or sold to it.
+BUYER_OPEN = ("published", "closed", "provisional")
 
 Seller = aliased(InstanceGroup, name="seller_group")
 Allocated = aliased(InstanceGroup, name="allocated_group")
@@ -361,7 +361,6 @@ def visible_condition(group: InstanceGroup):
                 or_(
                     Advert.status.in_(BUYER_OPEN),
                     Advert.allocated_group_id == group.id,
-                    Advert.provisional_group_id == group.id,
                 ),
             )
         )

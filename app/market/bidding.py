@@ -900,6 +900,8 @@ def group_bids(advert_id: int) -> dict[int, AdvertBid]:
 def allocate(advert_id: int, group_id: int, price: int, notes: str | None, user_id: int) -> Advert:
     """Allocate the advert to a group that bid on it, at `price` in the advert's currency."""
     advert = _lock_advert(advert_id)
+    if advert.status == "provisional":
+        raise MarketError(provisional_message(), "ILLEGAL_STATUS")
     if advert.status not in ALLOCATABLE:
         raise MarketError(
             _(
@@ -942,6 +944,8 @@ def change_status(advert_id: int, status: str, notes: str | None, user_id: int) 
     advert = _lock_advert(advert_id)
     if status not in STATUSES:
         raise MarketError(_("Choose a status from the list."), "STATUS_REQUIRED")
+    if advert.status == "provisional":
+        raise MarketError(provisional_message(), "ILLEGAL_STATUS")
     if status == "allocated" and advert.status in ALLOCATABLE:
         raise MarketError(
             _("Use the allocation form to allocate the advert to a bidder."), "ILLEGAL_STATUS"
@@ -975,6 +979,15 @@ def change_status(advert_id: int, status: str, notes: str | None, user_id: int) 
         advert.allocated_group_id = advert.allocated_price = advert.allocated_at = None
         advert.allocated_notes = None
     return _recorded("market_advert_status", advert, previous, user_id, status=status)
+
+
+def provisional_message() -> str:
+    """Why a provisional sale's status is not changed or allocated by hand: the seller's
+    decision (app.market.reserve) is made on the advert's page."""
+    return _(
+        "Bidding ended under your reserve: accept, decline or counter the highest bid on the "
+        "advert's page in DealerCare. Its status follows your decision."
+    )
 
 
 def allowed_statuses(advert: Advert) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ A new advert matches a saved search when the list's query with the search's crit
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from decimal import Decimal
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -76,9 +77,10 @@ class Criteria:
     def empty(self) -> bool:
         return not self.to_json()
 
-    def conditions(self, group: InstanceGroup) -> list:
+    def conditions(self, group: InstanceGroup, sellers: SellerRates | None = None) -> list:
         """The SQL conditions on Advert (and on the seller's group, `seller`) for a viewer of
-        `group`: each criterion given narrows the list."""
+        `group`: each criterion given narrows the list. `sellers`: the sellers' rates the
+        price criterion uses, when the caller has read them (seller_rates)."""
         where = []
         if (found := search_condition(self.q)) is not None:
             where.append(found)
@@ -103,7 +105,7 @@ class Criteria:
                 )
             )
         if self.max_price is not None:
-            where.append(price_condition(group, self.max_price))
+            where.append(price_condition(group, self.max_price, sellers))
         return where
 
     def summary(self, currency: str = "") -> str:
@@ -138,11 +140,13 @@ class Criteria:
 FILTER_NAMES = tuple(f.name for f in fields(Criteria))
 
 
-def price_condition(group: InstanceGroup, max_price: int):
-    """Adverts whose price (the highest bid, else the start price) is at most `max_price` in the
-    group's currency, converted with each seller's own exchange rates as a bid would be. A
-    seller without a rate to the group's currency has no advert within any price."""
-    price = func.coalesce(Advert.highest_bid, Advert.start_price)
+# (seller group id, what 1 of the seller's currency is worth in the viewer's, or None)
+SellerRates = list[tuple[int, Decimal | None]]
+
+
+def seller_rates(group: InstanceGroup) -> SellerRates:
+    """The rate of every seller whose adverts the group sees (itself and its partners) into
+    the group's currency, as the price criterion converts with them."""
     sellers = db.session.execute(
         select(InstanceGroup.id, InstanceGroup.instance_id, InstanceGroup.currency)
         .where(
@@ -157,12 +161,23 @@ def price_condition(group: InstanceGroup, max_price: int):
         )
         .execution_options(all_instances=True)
     ).all()
-    parts = []
-    for seller_id, instance_id, currency in sellers:
-        rate = rates_from(instance_id, currency).get(group.currency)
-        if rate is not None:
-            limit = convert_back(max_price, rate)
-            parts.append(and_(Advert.seller_group_id == seller_id, price <= limit))
+    return [
+        (seller_id, rates_from(instance_id, currency).get(group.currency))
+        for seller_id, instance_id, currency in sellers
+    ]
+
+
+def price_condition(group: InstanceGroup, max_price: int, sellers: SellerRates | None = None):
+    """Adverts whose price (the highest bid, else the start price) is at most `max_price` in the
+    group's currency, converted with each seller's own exchange rates as a bid would be. A
+    seller without a rate to the group's currency has no advert within any price. `sellers`:
+    seller_rates(group), or the part of it the caller narrows the adverts to."""
+    price = func.coalesce(Advert.highest_bid, Advert.start_price)
+    parts = [
+        and_(Advert.seller_group_id == seller_id, price <= convert_back(max_price, rate))
+        for seller_id, rate in (seller_rates(group) if sellers is None else sellers)
+        if rate is not None
+    ]
     return or_(*parts) if parts else Advert.id.is_(None)
 
 

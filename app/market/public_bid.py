@@ -50,6 +50,7 @@ from app.market.bidding import (
     format_amount,
     next_bid,
     own_maximum,
+    provisional_message,
     rates_from,
     resolve_bid_link,
     resolve_link,
@@ -88,6 +89,7 @@ def page_texts(action: str) -> dict[str, str]:
     }
     if action != "bid":  # the seller's notes field counts its characters
         texts["charactersLeft"] = _("%(count)s of %(max)s characters")
+        texts["openAdvert"] = _("Open the advert's page")
     if action == "bid":
         texts |= {
             "currencies": _("Next bid per currency"),
@@ -457,6 +459,7 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
     if action == "allocate":
         bidders, rates = _bidders(advert)
         names = {b["id"]: b["name"] for b in bidders}
+        data |= _decision_elsewhere(advert)
         data |= {
             "bidders": bidders,
             "bidderRates": rates,
@@ -470,6 +473,7 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         }
     else:
         allowed = TRANSITIONS[advert.status]
+        data |= _decision_elsewhere(advert)
         data["statuses"] = [
             {
                 "value": status,
@@ -498,7 +502,20 @@ def _bidder_options(advert: Advert, link: MarketLink, group: InstanceGroup) -> d
     return options
 
 
+def _decision_elsewhere(advert: Advert) -> dict:
+    """A provisional sale is decided on the signed-in advert page, not through a link: the
+    seller's link pages say so and lead there (nothing to change or allocate here)."""
+    if advert.status != "provisional":
+        return {"decisionMessage": None, "decisionUrl": None}
+    return {
+        "decisionMessage": provisional_message(),
+        "decisionUrl": url_for("market.advert_page", advert_id=advert.id),
+    }
+
+
 def _allocate_refusal(advert: Advert, has_bidders: bool) -> str | None:
+    if advert.status == "provisional":
+        return provisional_message()
     if advert.status not in ALLOCATABLE:
         return _(
             "An advert that is %(status)s cannot be allocated.",

@@ -9,7 +9,7 @@ import io
 from datetime import datetime
 
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_datetime, get_timezone, to_user_timezone
+from flask_babel import format_datetime, format_decimal, get_timezone, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
@@ -102,6 +102,12 @@ def advert_money(amount: int | None, currency: str = "") -> str:
         return ""
     number = format_amount(amount)
     return f"{number}\u00a0{currency}" if currency else number
+
+
+@bp.app_template_filter("advert_rate")
+def advert_rate(rate) -> str:
+    """An exchange rate as the user's language writes decimals (1,024 in Norwegian)."""
+    return format_decimal(rate, format="#,##0.######")
 
 
 @bp.app_template_filter("advert_left")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from flask import url_for
-from sqlalchemy import delete, func, select
+from sqlalchemy import and_, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth.models import User, user_instances
@@ -240,14 +240,38 @@ def _candidates(advert: Advert) -> list[tuple[SavedSearch, User, InstanceGroup]]
     ]
 
 
-def matches(advert_id: int, criteria: Criteria, group: InstanceGroup) -> bool:
-    """Whether the market list of `group` narrowed by `criteria` holds the advert."""
-    found = db.session.scalar(
-        select(Advert.id)
-        .where(Advert.id == advert_id, market_condition(group), *criteria.conditions(group))
-        .execution_options(all_instances=True)
-    )
-    return found is not None
+# Searches matched per statement: each is a column of the one row read, well under the
+# databases' limits on columns and bound parameters (SQLite 2000 columns, PostgreSQL 1664).
+MATCH_BATCH = 200
+
+
+def matching(advert: Advert, candidates: list[tuple[Criteria, InstanceGroup]]) -> list[bool]:
+    """For each (criteria, group): whether the market list of `group` narrowed by `criteria`
+    holds the advert. One statement reads the advert's row with one true-or-false column per
+    search (per MATCH_BATCH searches), and one reads the seller's rates, however many
+    searches and companies there are."""
+    if not candidates:
+        return []
+    seller = db.session.get(InstanceGroup, advert.seller_group_id)
+    rates = rates_from(seller.instance_id, seller.currency)
+    # The row is this seller's advert: of each group's sellers only this one's rate can count.
+    columns = [
+        and_(
+            market_condition(group),
+            *criteria.conditions(group, [(seller.id, rates.get(group.currency))]),
+        )
+        for criteria, group in candidates
+    ]
+    found: list[bool] = []
+    for start in range(0, len(columns), MATCH_BATCH):
+        batch = columns[start : start + MATCH_BATCH]
+        row = db.session.execute(
+            select(*(c.label(f"m{n}") for n, c in enumerate(batch)))
+            .where(Advert.id == advert.id)
+            .execution_options(all_instances=True)
+        ).first()
+        found += [bool(row and row[n]) for n in range(len(batch))]
+    return found
 
 
 def notify_new_advert(advert_id: int) -> int:
@@ -262,10 +286,10 @@ def notify_new_advert(advert_id: int) -> int:
     sent = 0
     with mail_links():  # in a worker, links are made for the configured address
         seller_name = db.session.get(InstanceGroup, advert.seller_group_id).name
-        for search, user, group in _candidates(advert):
-            if not matches(advert.id, criteria_of(search), group):
-                continue
-            if _send(search, user, group, advert, seller_name):
+        candidates = _candidates(advert)
+        found = matching(advert, [(criteria_of(s), group) for s, _user, group in candidates])
+        for (search, user, group), match in zip(candidates, found, strict=True):
+            if match and _send(search, user, group, advert, seller_name):
                 sent += 1
     db.session.flush()
     return sent

@@ -215,9 +215,20 @@ export function StatusForm({ data, page }) {
   );
 }
 
+/** A provisional sale is decided on the advert's page: the link's pages say so and lead there. */
+export function DecisionElsewhere({ data }) {
+  return h(
+    AlertBox,
+    { kind: 'info', text: data.decisionMessage },
+    ' ',
+    h('a', { href: data.decisionUrl }, t.openAdvert),
+  );
+}
+
 /** The seller's part of the action card: who has the advert, then the form of the link. */
 export function SellerParts({ action, data, currencies, page, texts }) {
   const key = `form-${page.kept.form}`;
+  if (data.decisionMessage) return h(DecisionElsewhere, { data });
   if (action !== 'allocate') return h(StatusForm, { key, data, page });
   const parts = [];
   if (data.allocatedInstanceGroup) {

@@ -132,7 +132,7 @@ export default function UserSettings({
         error={errors.timeZone}
         hint={
           countryTimeZone
-            ? gettext('Dates and times on every page and in your e-mails. Your country: %(zone)s.', {
+            ? gettext("Dates and times on every page and in your e-mails. Your country's time zone: %(zone)s.", {
                 zone: countryTimeZone.replaceAll('_', ' '),
               })
             : gettext('Dates and times on every page and in your e-mails.')

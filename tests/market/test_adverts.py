@@ -247,6 +247,8 @@ def test_my_adverts_lists_drafts_published_closed_and_withdrawn_with_their_links
     with_bids = [a for a in demo_adverts("published") if a.bid_count]
     assert len(allocate) == len(with_bids)
     assert len(change) == len(ids - provisional)  # decided on its page, not by a status
+    # The sale waiting for the seller's answer leads to that page.
+    assert hrefs(response, "data-decide-link") == [f"/market/adverts/{a}" for a in provisional]
     seller = demo_user("seller@demo.test")
     for path in allocate + change:
         link = db.session.scalars(

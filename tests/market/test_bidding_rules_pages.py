@@ -110,3 +110,23 @@ def test_the_sellers_advert_page_shows_the_rate_of_a_bid_in_another_currency(as_
     assert bid.rate == Decimal("1.024")  # the demo's bids keep their rates
     text = page_text(client.get(f"/market/adverts/{bid.advert_id}"))
     assert "rate 1.024" in text
+
+
+def test_the_buyers_advert_page_writes_the_rate_and_time_as_its_language_does(demo_client):
+    from tests.helpers import sign_in
+    from tests.market._adverts import demo_user
+
+    buyer = demo_user("buyer@demo.test")
+    buyer.options = {**(buyer.options or {}), "language": "nb-NO"}
+    db.session.flush()
+    sign_in(demo_client, buyer)
+    bid = db.session.scalars(
+        select(AdvertBid)
+        .where(AdvertBid.currency == "NOK", AdvertBid.rate.is_not(None))
+        .order_by(AdvertBid.id)
+        .execution_options(all_instances=True)
+    ).first()
+    text = page_text(demo_client.get(f"/market/adverts/{bid.advert_id}"))
+    assert "kurs 1,024" in text and "kurs 1.024" not in text
+    # The date and the time of a bid each stay whole when the narrow column wraps.
+    assert re.search(r'<td><span class="nowrap">\d{4}-\d\d-\d\d</span> <span class="nowrap">', text)

@@ -6,6 +6,7 @@ Every step is audited and e-mailed, and every refusal says why."""
 from datetime import timedelta
 
 import pytest
+import pytz
 from sqlalchemy import func, select
 
 from app.core import jobs
@@ -17,7 +18,8 @@ from app.market import reserve
 from app.market.endings import close_ended_adverts
 from app.market.models import Advert, AdvertBid, InstanceGroup
 from tests.helpers import page_text
-from tests.market._adverts import demo_login
+from tests.market._admin import tile
+from tests.market._adverts import demo_login, sign_in_english
 from tests.market._bid import (
     bid_path,
     data_path,
@@ -25,6 +27,7 @@ from tests.market._bid import (
     last_mail_id,
     link,
     make_advert,
+    new_address,
     new_mails,
     page_path,
     parts,
@@ -36,6 +39,7 @@ from tests.market._bid import (
 BUYER, MALMO, SELLER = "buyer@demo.test", "malmo@demo.test", "seller@demo.test"
 # make_advert's bids: Malmö 185 000 SEK, Fjordauto 191 500 NOK (= 187 011 SEK): Fjordauto leads.
 HIGHEST, RESERVE = 187_011, 200_000
+STOCKHOLM = pytz.timezone("Europe/Stockholm")
 
 
 @pytest.fixture
@@ -440,3 +444,100 @@ def test_the_lock_serialises_an_answer_after_the_expiry(seller, bidder, provisio
         == 2
     )
     assert user(BUYER) is not None
+
+
+# --- the provisional sale in the other views -----------------------------------------------
+
+
+def _week(moment) -> str:
+    year, week, _day = moment.astimezone(STOCKHOLM).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def test_the_dashboard_counts_the_sale_awaiting_the_sellers_decision(seller, provisional):
+    client, _csrf = seller
+    label = "Ended with bids, to allocate or decide"
+    waiting = int(tile(client.get("/market/dashboard").get_data(as_text=True), label))
+    assert waiting >= 2  # the demo's provisional sale and this one
+    # Once countered, the bidder answers: the seller has nothing to do meanwhile.
+    decide(seller, provisional, "counter", "199000")
+    assert tile(client.get("/market/dashboard").get_data(as_text=True), label) == str(waiting - 1)
+
+
+def test_my_events_show_the_sellers_decision_deadline_until_countered(seller, provisional):
+    client, _csrf = seller
+    due = provisional.decision_due_at
+    text = page_text(client.get(f"/my-events?week={_week(due)}"))
+    local = due.astimezone(STOCKHOLM)
+    decision = f'<time datetime="{due.isoformat()}">{local:%H:%M}</time>'
+    assert decision in text and "Your decision is due" in text
+    assert "Accept, decline or counter the highest bid" in text
+    assert f'href="/market/adverts/{provisional.id}"' in text
+    # The end of bidding stays in its week although the advert is no longer open nor closed.
+    ended = page_text(client.get(f"/my-events?week={_week(provisional.ends_at)}"))
+    assert f'<time datetime="{provisional.ends_at.isoformat()}">' in ended
+    decide(seller, provisional, "counter", "199000")
+    text = page_text(client.get(f"/my-events?week={_week(due)}"))
+    assert decision not in text
+
+
+def test_another_bidder_still_opens_and_watches_the_provisional_advert(demo_app, ad):
+    # Malmö bid, watches the advert and lost the lead: once bidding ended under the reserve it
+    # may open the advert as it could a closed one, and it stays on its watchlist.
+    client = demo_app.test_client()
+    client.environ_base["REMOTE_ADDR"] = new_address()
+    csrf = sign_in_english(client, user(MALMO))
+    form = {"csrf_token": csrf, "watch": "1"}
+    assert client.post(f"/market/adverts/{ad.id}/watch", data=form).status_code == 302
+    provisional = end_bidding(ad)
+    assert provisional.status == "provisional"
+    page = client.get(f"/market/adverts/{provisional.id}")
+    assert page.status_code == 200
+    text = page_text(page)
+    assert "Provisionally sold" in text
+    assert "The seller is deciding on the highest bid" in text
+    assert "200 000" not in text  # never the reserve's amount
+    watchlist = client.get("/market/adverts/watchlist").get_data(as_text=True)
+    assert f'href="/market/adverts/{provisional.id}"' in watchlist
+    assert "watch-gone" not in watchlist
+
+
+def test_the_change_status_link_leads_to_the_decision_and_changes_nothing(seller, provisional):
+    client, _csrf = seller
+    ln = link(provisional, SELLER, "seller")
+    for action in ("change-status", "allocate"):
+        data = client.get(data_path(action, provisional, ln)).get_json()
+        assert "accept, decline or counter the highest bid" in data["decisionMessage"]
+        assert data["decisionUrl"] == f"/market/adverts/{provisional.id}"
+    data = client.get(data_path("change-status", provisional, ln)).get_json()
+    assert not any(s["allowed"] for s in data["statuses"])
+    csrf = token(client, page_path("change-status", provisional, ln))
+    assert '"openAdvert": "Open the advert' in page_text(
+        client.get(page_path("change-status", provisional, ln))
+    )
+    for status in ("closed", "withdrawn", "published", "allocated", "sold"):
+        response = send(
+            client, "PUT", data_path("change-status", provisional, ln), {"status": status}, csrf
+        )
+        assert response.status_code == 422, status
+        body = response.get_json()
+        assert body["key"] == "ILLEGAL_STATUS" and "on the advert's page" in body["message"]
+    group_id = reload(provisional.id).provisional_group_id
+    body = {"allocatedInstanceGroupId": group_id, "allocatedSalesPrice": HIGHEST}
+    response = send(client, "PUT", data_path("allocate", provisional, ln), body, csrf)
+    assert response.status_code == 422 and "on the advert's page" in response.get_json()["message"]
+    advert = reload(provisional.id)
+    assert advert.status == "provisional" and advert.allocated_group_id is None
+    assert audits(provisional.id)[-1] == "market_advert_provisional"
+    # The decision's own page still takes the decision.
+    assert decide(seller, provisional, "decline").status_code == 302
+    assert reload(provisional.id).status == "closed"
+    # Closed unsold, the link offers the ordinary changes again.
+    data = client.get(data_path("change-status", provisional, ln)).get_json()
+    assert data["decisionMessage"] is None
+    assert {s["value"] for s in data["statuses"] if s["allowed"]} == {"published", "withdrawn"}
+
+
+def test_the_bid_page_of_a_provisional_sale_has_no_seller_message(bidder, provisional):
+    data = bidder.get(data_path("bid", provisional, link(provisional, BUYER, "bid"))).get_json()
+    assert "decisionMessage" not in data and data["provisional"]["yours"] is True

@@ -448,6 +448,119 @@ def test_publishing_through_the_change_status_link_matches_too(demo_app):
     assert [h.advert_id for h in hits] == [draft.id]
 
 
+# One list query for every saved search, with the list's own conditions (per search before).
+SEARCH_CASES = [
+    Criteria(),
+    Criteria(brand="Genesis"),
+    Criteria(brand="genesis", model="gv"),
+    Criteria(brand="Volvo"),
+    Criteria(model="GV70 2.5T"),
+    Criteria(q="GNS 001"),
+    Criteria(q="nothing like it"),
+    Criteria(year_from=2022, year_to=2022),
+    Criteria(year_from=2023),
+    Criteria(year_to=2021),
+    Criteria(max_mileage=21_000),
+    Criteria(max_mileage=20_999),
+    Criteria(fuel="Petrol"),
+    Criteria(fuel="Diesel"),
+    Criteria(country="SE"),
+    Criteria(country="NO"),
+    # 400 000 SEK: 409 600 NOK for Fjordauto at 1.024, 400 000 SEK for Malmö.
+    Criteria(max_price=409_600),
+    Criteria(max_price=409_599),
+    Criteria(max_price=400_000),
+    Criteria(brand="Genesis", max_price=399_999, country="SE"),
+]
+
+
+def genesis() -> Advert:
+    return make_advert(
+        nordbil(), brand="Genesis", model="GV70 2.5T", model_year=2022, mileage=21_000,
+        fuel_type="Petrol", start_price=400_000, regno="GNS001",
+    )  # fmt: skip
+
+
+def one_by_one(advert: Advert, criteria: Criteria, group) -> bool:
+    """The market list's query for one search, as each search was matched before."""
+    from app.market.adverts import market_condition
+
+    found = db.session.scalar(
+        select(Advert.id)
+        .where(Advert.id == advert.id, market_condition(group), *criteria.conditions(group))
+        .execution_options(all_instances=True)
+    )
+    return found is not None
+
+
+def test_one_statement_matches_as_the_list_query_did_search_by_search(demo_app, monkeypatch):
+    monkeypatch.setattr(watch, "MATCH_BATCH", 7)  # several statements of searches, in order
+    advert = genesis()
+    groups = (fjordauto(), group_named("Malmö Bilcenter AB"))
+    cases = [(c, g) for g in groups for c in SEARCH_CASES]
+    expected = [one_by_one(advert, c, g) for c, g in cases]
+    assert True in expected and False in expected
+    with demo_app.test_request_context():
+        assert watch.matching(advert, cases) == expected
+        # A seller that is no partner: nothing matches for either buyer.
+        _instance, stranger = create_market_company("Fremd GmbH", "DE", "EUR", buyer=False)
+        stranger.seller = True
+        db.session.flush()
+        other = make_advert(stranger, brand="Genesis", regno="GNS002")
+        assert watch.matching(other, cases) == [one_by_one(other, c, g) for c, g in cases]
+        assert not any(watch.matching(other, cases))
+
+
+def test_the_same_searches_are_mailed_as_the_list_query_finds(demo_app):
+    searches = [
+        buyer_search(c, name=f"Case {n} {email}", email=email)
+        for email in ("buyer@demo.test", "malmo@demo.test")
+        for n, c in enumerate(SEARCH_CASES)
+    ]
+    advert = genesis()
+    groups = {
+        demo_user("buyer@demo.test").id: fjordauto(),
+        demo_user("malmo@demo.test").id: group_named("Malmö Bilcenter AB"),
+    }
+    expected = {
+        s.id
+        for s in searches
+        if one_by_one(advert, Criteria.from_json(s.criteria), groups[s.user_id])
+    }
+    with demo_app.test_request_context():
+        assert watch.notify_new_advert(advert.id) == len(expected)
+    hits = db.session.scalars(
+        select(SavedSearchHit.search_id)
+        .where(SavedSearchHit.advert_id == advert.id)
+        .execution_options(all_instances=True)
+    ).all()
+    assert set(hits) == expected and len(hits) == len(expected)
+    sent = mails_to("buyer@demo.test", "GNS001") + mails_to("malmo@demo.test", "GNS001")
+    assert len(sent) == len(expected)
+
+
+def test_matching_costs_the_same_statements_however_many_searches(demo_app):
+    from tests.preparation.manage_helpers import QueryCounter
+
+    advert = genesis()
+    buyer_search(Criteria(brand="Volvo"), name="No match")
+
+    def statements() -> int:
+        with demo_app.test_request_context(), QueryCounter() as counter:
+            assert watch.notify_new_advert(advert.id) == 0
+        return counter.count
+
+    few = statements()
+    for n in range(30):  # none matches, every kind of criterion, both buyer companies
+        email = "malmo@demo.test" if n % 2 else "buyer@demo.test"
+        buyer_search(
+            Criteria(brand="Volvo", max_price=100_000 + n, country="SE", year_from=2000 + n),
+            name=f"No match {n}",
+            email=email,
+        )
+    assert statements() == few
+
+
 # --- menu and demo ---------------------------------------------------------------------------------
 
 
