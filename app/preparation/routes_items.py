@@ -6,6 +6,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from functools import cached_property
 from typing import NamedTuple
+from urllib.parse import urlencode
 
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -15,6 +16,7 @@ from markupsafe import Markup
 from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
+from werkzeug.datastructures import iter_multi_items
 from wtforms import DecimalField, IntegerField, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 from wtforms.widgets import TextInput
@@ -47,6 +49,7 @@ from app.shell.viewer import viewer
 PER_PAGE = 25
 MODULE_RULE = "<any(begcare, newcare):module>"
 SEGMENTS = ", ".join(s.segment for s in STATES)
+URL_SAFE = "!$'()*,/:;?@"  # what Werkzeug leaves unquoted in query strings (url_for)
 
 
 def _module(module: str) -> str:
@@ -330,12 +333,21 @@ class Table:
             divisions={d.id: d.name for d in viewer().visible_divisions},
         )  # fmt: skip
 
+    @cached_property
+    def _path(self) -> str:
+        return url_for(request.endpoint, **(request.view_args or {}))
+
     def link(self, **changes) -> str:
-        """This page's URL with the filters, the sort and the page, and some of them changed."""
+        """This page's URL with the filters, the sort and the page, and some of them changed.
+        The path is built once per table; the query string is encoded as `url_for` encodes
+        the arguments a route does not take (Werkzeug's rule: in order, None left out)."""
         params = {**self.args, "sort": self.sort, "page": self.page.page, **changes}
         if params.get("page") in (None, 1):
             params.pop("page", None)
-        return url_for(request.endpoint, **(request.view_args or {}), **params)
+        query = urlencode(
+            [(k, v) for k, v in iter_multi_items(params) if v is not None], safe=URL_SAFE
+        )
+        return f"{self._path}?{query}" if query else self._path
 
     def page_window(self) -> list[int | None]:
         """Page numbers around the current one, with the first and last; None for a gap."""
