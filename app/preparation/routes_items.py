@@ -22,9 +22,11 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 from wtforms.widgets import TextInput
 
 from app.auth.session import safe_next
+from app.core import fragments
 from app.core import roles as R
 from app.core.api import Schema, api_call
 from app.core.formatting import decimal_format
+from app.core.i18n import current_locale
 from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
@@ -473,15 +475,27 @@ def overview(module: str):
         else:  # count the matches, up to a cap that keeps broad searches fast
             page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP)
         table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
+    # The form shows the arguments (and the error they make) in the module's and locale's
+    # words with the viewer's division choices: the same HTML for every request with these.
+    key = (
+        "overview-filters", current_locale(), request.script_root, module,
+        v.division_choices, request.query_string,
+    )  # fmt: skip
+    filter_form = fragments.with_csrf(
+        key,
+        lambda: render_template(
+            "preparation/items/_filters.html",
+            module=module,
+            error=error,
+            error_field=error_field,
+            raw=request.args,
+            states=STATES,
+            fuel_types=svc.FUEL_TYPES,
+            division_choices=v.division_choices,
+        ),
+    )
     html = render_template(
-        "preparation/items/overview.html",
-        module=module,
-        t=table,
-        error=error,
-        error_field=error_field,
-        raw=request.args,
-        states=STATES,
-        fuel_types=svc.FUEL_TYPES,
+        "preparation/items/overview.html", module=module, t=table, filter_form=filter_form
     )
     return html, (422 if error else 200)
 
