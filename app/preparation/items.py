@@ -14,7 +14,7 @@ from functools import cache
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, case, func, select
+from sqlalchemy import Row, Select, bindparam, exists, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
@@ -29,6 +29,7 @@ from app.preparation.models import (
     StationPackage,
     StationPackageStep,
 )
+from app.preparation.queries import sorted_by
 from app.preparation.services import _bump, add_item, bump_counts_version, move_item
 from app.preparation.states import BY_ID, UTILIZE_STATES
 
@@ -351,26 +352,6 @@ def move_by_button(item: PreparationItem, to_state: int, user) -> StateButton:
 # --- what the tables show --------------------------------------------------------------------
 
 
-@cache
-def _progress_query():
-    """Built once: constructing a statement costs more than running it on a page of ids (the
-    tenancy hook still limits it to the active instance on every execution)."""
-    done = func.sum(case((ItemStationTask.status == "done", 1), else_=0))
-    return (
-        select(ItemStationTask.item_id, done, func.count())
-        .where(ItemStationTask.item_id.in_(bindparam("ids", expanding=True)))
-        .group_by(ItemStationTask.item_id)
-    )
-
-
-def station_progress(item_ids: list[int]) -> dict[int, tuple[int, int]]:
-    """(done, total) station tasks per item: one grouped query for a page of items."""
-    if not item_ids:
-        return {}
-    rows = db.session.execute(_progress_query(), {"ids": item_ids}).all()
-    return {item_id: (int(d or 0), int(total)) for item_id, d, total in rows}
-
-
 def days_in_state(changed_at: datetime | None, now: datetime | None = None) -> int:
     """Whole days since the last state change."""
     if changed_at is None:
@@ -384,6 +365,11 @@ def manage_path(item: PreparationItem) -> str:
     return f"/{item.module}/items/{BY_ID[item.state].segment}/{item.id}/{view}"
 
 
+# Adverts that make an item's row a blue callout (spec 02): published, closed, provisionally
+# sold or allocated.
+ACTIVE_ADVERT_STATUSES = ("published", "closed", "provisional", "allocated")
+
+
 @cache
 def _active_adverts_query():
     from app.market.models import Advert  # the market builds on items, not the other way
@@ -392,7 +378,7 @@ def _active_adverts_query():
         select(Advert.item_id)
         .where(
             Advert.item_id.in_(bindparam("ids", expanding=True)),
-            Advert.status.in_(("published", "closed", "provisional", "allocated")),
+            Advert.status.in_(ACTIVE_ADVERT_STATUSES),
         )
         .distinct()
     )
@@ -405,3 +391,31 @@ def active_advert_ids(item_ids: list[int]) -> set[int]:
     if not item_ids:
         return set()
     return set(db.session.scalars(_active_adverts_query(), {"ids": item_ids}))
+
+
+@cache
+def _table_columns() -> tuple:
+    """What an item table's row shows, with its station progress and whether it has an active
+    advert as correlated subqueries (built once, as the queries above)."""
+    from app.market.models import Advert
+
+    item, task = PreparationItem, ItemStationTask
+    tasks = select(func.count()).where(task.item_id == item.id)
+    return (
+        item.id, item.module, item.state, item.regno, item.warning, item.brand, item.model,
+        item.model_series, item.model_year, item.division_id, item.state_changed_at,
+        item.mileage, item.sales_price,
+        tasks.where(task.status == "done").scalar_subquery().label("done"),
+        tasks.scalar_subquery().label("total"),
+        exists().where(Advert.item_id == item.id, Advert.status.in_(ACTIVE_ADVERT_STATUSES))
+        .label("advert"),
+    )  # fmt: skip
+
+
+def table_rows(limited: Select, sort: str) -> list[Row]:
+    """One page of an item table in one statement (for `paginate`): the ids of the page that
+    `limited` selects, then those items' columns, station progress (done, total) and active
+    advert, worked out for the page's rows only, in the same order."""
+    page_ids = limited.with_only_columns(PreparationItem.id).correlate(None)
+    stmt = select(*_table_columns()).where(PreparationItem.id.in_(page_ids))
+    return list(db.session.execute(sorted_by(stmt, sort)))

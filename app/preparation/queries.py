@@ -8,7 +8,7 @@ count and one page of rows.
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -264,7 +264,7 @@ def item_query(
     stmt = _advanced(stmt, filters.advanced)
     if filters.division and filters.division != "all":
         stmt = stmt.where(_division_condition(filters.division))
-    return _order(stmt, parse_sort(sort))
+    return sorted_by(stmt, parse_sort(sort))
 
 
 def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
@@ -311,7 +311,8 @@ def _division_condition(value: str):
     )
 
 
-def _order(stmt: Select, sort: str) -> Select:
+def sorted_by(stmt: Select, sort: str) -> Select:
+    """`stmt` in the order of a (known) sort key, the item id breaking ties."""
     descending = sort.startswith("-")
     key = sort.lstrip("-")
     if key == "division":
@@ -370,12 +371,20 @@ def counter_total(module: str, division_ids: list[int], state: int | None = None
 
 
 def paginate(
-    stmt: Select, page: int, per_page: int, *, total: int | None = None, cap: int | None = None
+    stmt: Select,
+    page: int,
+    per_page: int,
+    *,
+    total: int | None = None,
+    cap: int | None = None,
+    fetch: Callable[[Select], list] | None = None,
 ) -> Page:
     """At most one count (none when `total` is known, or when the first page is not full) and
-    one page of rows; the count goes up to `cap` when given; the page number is clamped."""
+    one page of rows; the count goes up to `cap` when given; the page number is clamped.
+    `fetch` runs the page's statement (default: its first column, the items)."""
     per_page = max(1, per_page)
-    rows = lambda n: list(db.session.scalars(stmt.limit(per_page).offset((n - 1) * per_page)))  # noqa: E731
+    fetch = fetch or (lambda limited: list(db.session.scalars(limited)))
+    rows = lambda n: fetch(stmt.limit(per_page).offset((n - 1) * per_page))  # noqa: E731
     if total is None and page <= 1:
         items = rows(1)
         if len(items) < per_page:  # a short first page is everything there is

@@ -33,7 +33,12 @@ from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_i
 from app.extensions import db
 from app.preparation import api_bp, bp
 from app.preparation import items as svc
-from app.preparation.models import ItemStationTask, PreparationItem, StationPackage
+from app.preparation.models import (
+    ItemStationTask,
+    PreparationItem,
+    StationPackage,
+    full_model_name,
+)
 from app.preparation.queries import (
     COUNT_CAP,
     ItemFilters,
@@ -314,26 +319,19 @@ class Row(NamedTuple):
 class Table:
     """What the item table macro needs: the page, the sort, the links and the row facts."""
 
-    page: Page
+    page: Page  # its items are svc.table_rows rows: columns, progress and advert in one
     sort: str
     sorts: tuple[str, ...]
     args: dict
-    progress: dict = field(default_factory=dict)
-    adverts: set = field(default_factory=set)
     divisions: dict = field(default_factory=dict)
     now: datetime = field(default_factory=utcnow)
     number: Callable[[object], str] = field(default_factory=lambda: decimal_format("#,##0"))
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
-        """One grouped query for the station progress of the page's items; no query per row."""
-        ids = [i.id for i in page.items]
         return cls(
-            page, sort, sorts, args,
-            progress=svc.station_progress(ids),
-            adverts=svc.active_advert_ids(ids),
-            divisions={d.id: d.name for d in viewer().visible_divisions},
-        )  # fmt: skip
+            page, sort, sorts, args, divisions={d.id: d.name for d in viewer().visible_divisions}
+        )
 
     @cached_property
     def _path(self) -> str:
@@ -362,26 +360,11 @@ class Table:
             window.append(n)
         return window
 
-    def manage(self, item) -> str:
-        return svc.manage_path(item)
-
-    def days(self, changed_at) -> int:
-        return svc.days_in_state(changed_at, self.now)
-
-    @staticmethod
-    def state_title(state: int) -> str:
-        return str(BY_ID[state].title)
-
     @cached_property
     def rows(self) -> list[Row]:
         """The page's rows. What is the same for many rows (a state's title, a progress label,
         the number format) is worked out once per table, not per row."""
-        number, divisions, adverts, progress = (
-            self.number,
-            self.divisions,
-            self.adverts,
-            self.progress,
-        )
+        number, divisions = self.number, self.divisions
         states: dict[int, str] = {}
         titles: dict[tuple[int, int], Markup] = {}
         # As Jinja's {{ _(msgid, done=.., total=..) }}: the translation is markup, the numbers
@@ -389,8 +372,9 @@ class Table:
         label = Markup(_("%(done)s of %(total)s stations done"))  # noqa: S704
         rows = []
         for item in self.page.items:
-            item_id, warning, state = item.id, item.warning, item.state
-            done, total = progress.get(item_id, (0, 0))
+            item_id, warning, state, done, total = (
+                item.id, item.warning, item.state, item.done, item.total
+            )  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
             if state not in states:
@@ -399,12 +383,11 @@ class Table:
             rows.append(
                 Row(
                     item_id,
-                    ("row-warning" if warning else "")
-                    + (" row-advert" if item_id in adverts else ""),
+                    ("row-warning" if warning else "") + (" row-advert" if item.advert else ""),
                     svc.manage_path(item),
                     item.regno,
                     warning,
-                    item.full_model_name,
+                    full_model_name(item.brand, item.model, item.model_series),
                     item.model_year,
                     divisions.get(item.division_id, ""),
                     states[state],
@@ -432,8 +415,15 @@ def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
     return total
 
 
-def _page_number() -> int:
-    return request_int("page", 1, low=1)
+def _table_page(stmt, sort: str, **count) -> Page:
+    """The requested page of an item table: its rows with their facts in one statement."""
+    return paginate(
+        stmt,
+        request_int("page", 1, low=1),
+        PER_PAGE,
+        fetch=lambda limited: svc.table_rows(limited, sort),
+        **count,
+    )
 
 
 @bp.get(f"/{MODULE_RULE}/items/<any({SEGMENTS}):segment>")
@@ -448,7 +438,7 @@ def state_list(module: str, segment: str):
     stmt = item_query(module, v.selected_division_ids, state=state.id, sort=sort)
     # The maintained counters give the total without counting items (the shell read them).
     total = shell_counts(v).get(module, {}).get(state.id, 0)
-    page = paginate(stmt, _page_number(), PER_PAGE, total=total)
+    page = _table_page(stmt, sort, total=total)
     table = Table.build(page, sort, LIST_SORTS, {})
     return render_template("preparation/items/state_list.html", module=module, state=state, t=table)
 
@@ -471,9 +461,9 @@ def overview(module: str):
         stmt = item_query(module, scope, filters=filters, sort=sort)
         if filters.only_scope:  # the maintained counters know the total
             total = _counter_total(v, module, scope, filters.state)
-            page = paginate(stmt, _page_number(), PER_PAGE, total=total)
+            page = _table_page(stmt, sort, total=total)
         else:  # count the matches, up to a cap that keeps broad searches fast
-            page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP)
+            page = _table_page(stmt, sort, cap=COUNT_CAP)
         table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
     # The form shows the arguments (and the error they make) in the module's and locale's
     # words with the viewer's division choices: the same HTML for every request with these.
