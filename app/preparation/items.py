@@ -361,8 +361,13 @@ def days_in_state(changed_at: datetime | None, now: datetime | None = None) -> i
 
 def manage_path(item: PreparationItem) -> str:
     """The item's page: stations-utilize for states 3, 5 and 7, else stations-manage (spec 02)."""
-    view = "stations-utilize" if item.state in UTILIZE_STATES else "stations-manage"
-    return f"/{item.module}/items/{BY_ID[item.state].segment}/{item.id}/{view}"
+    return item_path(item.module, item.state, item.id)
+
+
+def item_path(module: str, state: int, item_id: int) -> str:
+    """`manage_path` from the item's module, state and id."""
+    view = "stations-utilize" if state in UTILIZE_STATES else "stations-manage"
+    return f"/{module}/items/{BY_ID[state].segment}/{item_id}/{view}"
 
 
 # Adverts that make an item's row a blue callout (spec 02): published, closed, provisionally
@@ -415,7 +420,8 @@ def _table_columns() -> tuple:
 def table_rows(limited: Select, sort: str) -> list[Row]:
     """One page of an item table in one statement (for `paginate`): the ids of the page that
     `limited` selects, then those items' columns, station progress (done, total) and active
-    advert, worked out for the page's rows only, in the same order."""
+    advert, worked out for the page's rows only, in the same order. Each row holds the values
+    in the order of `_table_columns` (routes_items.Table.rows unpacks them)."""
     page_ids = limited.with_only_columns(PreparationItem.id).correlate(None)
     stmt = select(*_table_columns()).where(PreparationItem.id.in_(page_ids))
     return list(db.session.execute(sorted_by(stmt, sort)))

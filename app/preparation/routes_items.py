@@ -362,8 +362,9 @@ class Table:
 
     @cached_property
     def rows(self) -> list[Row]:
-        """The page's rows. What is the same for many rows (a state's title, a progress label,
-        the number format) is worked out once per table, not per row."""
+        """The page's rows (svc.table_rows: unpacked in its columns' order). What is the same
+        for many rows (a state's title, a progress label, the number format) is worked out
+        once per table, not per row."""
         number, divisions = self.number, self.divisions
         states: dict[int, str] = {}
         titles: dict[tuple[int, int], Markup] = {}
@@ -371,27 +372,26 @@ class Table:
         # are formatted into it.
         label = Markup(_("%(done)s of %(total)s stations done"))  # noqa: S704
         rows = []
-        for item in self.page.items:
-            item_id, warning, state, done, total = (
-                item.id, item.warning, item.state, item.done, item.total
-            )  # fmt: skip
+        for (
+            item_id, module, state, regno, warning, brand, model, series, model_year,
+            division_id, changed_at, mileage, price, done, total, advert,
+        ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
             if state not in states:
                 states[state] = str(BY_ID[state].title)
-            mileage, price = item.mileage, item.sales_price
             rows.append(
                 Row(
                     item_id,
-                    ("row-warning" if warning else "") + (" row-advert" if item.advert else ""),
-                    svc.manage_path(item),
-                    item.regno,
+                    ("row-warning" if warning else "") + (" row-advert" if advert else ""),
+                    svc.item_path(module, state, item_id),
+                    regno,
                     warning,
-                    full_model_name(item.brand, item.model, item.model_series),
-                    item.model_year,
-                    divisions.get(item.division_id, ""),
+                    full_model_name(brand, model, series),
+                    model_year,
+                    divisions.get(division_id, ""),
                     states[state],
-                    svc.days_in_state(item.state_changed_at, self.now),
+                    svc.days_in_state(changed_at, self.now),
                     "" if mileage is None else number(mileage),
                     "" if price is None else number(price),
                     done,
