@@ -5,8 +5,10 @@ must look across instances (sign-in, CLI commands, the admin of instances) passe
 option `all_instances=True` or runs with no active instance.
 """
 
+from functools import lru_cache
+
 from flask import g, has_app_context
-from sqlalchemy import event, inspect
+from sqlalchemy import Executable, event, inspect
 from sqlalchemy.orm import ORMExecuteState, Session, with_loader_criteria
 
 from app.core.models import InstanceScoped
@@ -22,6 +24,27 @@ def activate(instance_id: int | None) -> None:
     g.instance_id = instance_id
 
 
+BUILT_ONCE = "tenancy_built_once"
+
+
+def built_once(stmt: Executable) -> Executable:
+    """Mark a statement that is built once and run on every request with bound parameters:
+    the hook below scopes it once per instance and keeps that, where it otherwise makes a new
+    statement on each run whose cache key SQLAlchemy then works out again."""
+    return stmt.execution_options(**{BUILT_ONCE: True})
+
+
+def _criteria(instance_id: int):
+    return with_loader_criteria(
+        InstanceScoped, lambda cls: cls.instance_id == instance_id, include_aliases=True
+    )
+
+
+@lru_cache(maxsize=512)
+def _scoped_once(stmt: Executable, instance_id: int) -> Executable:
+    return stmt.options(_criteria(instance_id))
+
+
 @event.listens_for(Session, "do_orm_execute")
 def _limit_to_instance(state: ORMExecuteState) -> None:
     if state.is_column_load or state.is_relationship_load or not state.is_orm_statement:
@@ -33,11 +56,10 @@ def _limit_to_instance(state: ORMExecuteState) -> None:
     instance_id = active_instance_id()
     if instance_id is None:
         return
-    state.statement = state.statement.options(
-        with_loader_criteria(
-            InstanceScoped, lambda cls: cls.instance_id == instance_id, include_aliases=True
-        )
-    )
+    if state.execution_options.get(BUILT_ONCE):
+        state.statement = _scoped_once(state.statement, instance_id)
+    else:
+        state.statement = state.statement.options(_criteria(instance_id))
 
 
 # Where a row was stamped when it was added (kept on the object), so that a flush can tell a

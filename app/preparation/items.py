@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -21,6 +21,7 @@ from sqlalchemy.orm import selectinload
 from app.core import audit
 from app.core.models import Country, Division, Region, utcnow
 from app.core.modules import MODULE_NAMES
+from app.core.tenancy import active_instance_id, built_once
 from app.extensions import db
 from app.preparation.models import (
     ItemStationTask,
@@ -29,7 +30,7 @@ from app.preparation.models import (
     StationPackage,
     StationPackageStep,
 )
-from app.preparation.queries import sorted_by
+from app.preparation.queries import in_scope, item_query, sorted_by
 from app.preparation.services import _bump, add_item, bump_counts_version, move_item
 from app.preparation.states import BY_ID, UTILIZE_STATES
 
@@ -417,11 +418,48 @@ def _table_columns() -> tuple:
     )  # fmt: skip
 
 
-def table_rows(limited: Select, sort: str) -> list[Row]:
-    """One page of an item table in one statement (for `paginate`): the ids of the page that
-    `limited` selects, then those items' columns, station progress (done, total) and active
-    advert, worked out for the page's rows only, in the same order. Each row holds the values
-    in the order of `_table_columns` (routes_items.Table.rows unpacks them)."""
+def _table_statement(limited: Select, sort: str) -> Select:
     page_ids = limited.with_only_columns(PreparationItem.id).correlate(None)
-    stmt = select(*_table_columns()).where(PreparationItem.id.in_(page_ids))
-    return list(db.session.execute(sorted_by(stmt, sort)))
+    return sorted_by(select(*_table_columns()).where(PreparationItem.id.in_(page_ids)), sort)
+
+
+def table_rows(limited: Select, sort: str) -> list[Row]:
+    """One page of an item table in one statement: the ids of the page that `limited`
+    selects, then those items' columns, station progress (done, total) and active advert,
+    worked out for the page's rows only, in the same order. Each row holds the values in the
+    order of `_table_columns` (routes_items.Table.rows unpacks them)."""
+    return list(db.session.execute(_table_statement(limited, sort)))
+
+
+@lru_cache(maxsize=64)
+def _scope_table_statement(sort: str, with_state: bool) -> Select:
+    scope = in_scope(
+        bindparam("module"),
+        bindparam("division_ids", expanding=True),
+        bindparam("instance_id"),
+        bindparam("state") if with_state else None,
+    )
+    limited = sorted_by(select(PreparationItem).where(*scope), sort)
+    return built_once(
+        _table_statement(limited.limit(bindparam("limit")).offset(bindparam("offset")), sort)
+    )
+
+
+def scope_table_rows(
+    module: str, division_ids: list[int], state: int | None, sort: str, limit: int, offset: int
+) -> list[Row]:
+    """`table_rows` of a table of nothing but a module's items in some divisions (and one
+    state), as the state lists and the overview without other filters show: the statement is
+    built once per sort, these values are its parameters."""
+    instance_id = active_instance_id()
+    if instance_id is None:  # the statement names an instance
+        stmt = item_query(module, division_ids, state=state, sort=sort)
+        return table_rows(stmt.limit(limit).offset(offset), sort)
+    params = {
+        "module": module, "division_ids": list(division_ids), "instance_id": instance_id,
+        "limit": limit, "offset": offset,
+    }  # fmt: skip
+    if state is not None:
+        params["state"] = state
+    stmt = _scope_table_statement(sort, state is not None)
+    return list(db.session.execute(stmt, params))

@@ -415,15 +415,8 @@ def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
     return total
 
 
-def _table_page(stmt, sort: str, **count) -> Page:
-    """The requested page of an item table: its rows with their facts in one statement."""
-    return paginate(
-        stmt,
-        request_int("page", 1, low=1),
-        PER_PAGE,
-        fetch=lambda limited: svc.table_rows(limited, sort),
-        **count,
-    )
+def _page_number() -> int:
+    return request_int("page", 1, low=1)
 
 
 @bp.get(f"/{MODULE_RULE}/items/<any({SEGMENTS}):segment>")
@@ -435,10 +428,13 @@ def state_list(module: str, segment: str):
     sort = parse_sort(request.args.get("sort"), "-days")
     if sort.lstrip("-") not in LIST_SORTS:
         sort = "-days"
-    stmt = item_query(module, v.selected_division_ids, state=state.id, sort=sort)
     # The maintained counters give the total without counting items (the shell read them).
     total = shell_counts(v).get(module, {}).get(state.id, 0)
-    page = _table_page(stmt, sort, total=total)
+    divisions = v.selected_division_ids
+    rows = lambda limit, offset: svc.scope_table_rows(  # noqa: E731
+        module, divisions, state.id, sort, limit, offset
+    )
+    page = paginate(None, _page_number(), PER_PAGE, total=total, fetch=rows)
     table = Table.build(page, sort, LIST_SORTS, {})
     return render_template("preparation/items/state_list.html", module=module, state=state, t=table)
 
@@ -458,12 +454,18 @@ def overview(module: str):
     table = None
     if filters is not None:
         scope = division_scope(filters.division, v.visible_divisions, v.selected_division_ids)
-        stmt = item_query(module, scope, filters=filters, sort=sort)
         if filters.only_scope:  # the maintained counters know the total
             total = _counter_total(v, module, scope, filters.state)
-            page = _table_page(stmt, sort, total=total)
+            rows = lambda limit, offset: svc.scope_table_rows(  # noqa: E731
+                module, scope, filters.state, sort, limit, offset
+            )
+            page = paginate(None, _page_number(), PER_PAGE, total=total, fetch=rows)
         else:  # count the matches, up to a cap that keeps broad searches fast
-            page = _table_page(stmt, sort, cap=COUNT_CAP)
+            stmt = item_query(module, scope, filters=filters, sort=sort)
+            rows = lambda limit, offset: svc.table_rows(  # noqa: E731
+                stmt.limit(limit).offset(offset), sort
+            )
+            page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP, fetch=rows)
         table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
     # The form shows the arguments (and the error they make) in the module's and locale's
     # words with the viewer's division choices: the same HTML for every request with these.

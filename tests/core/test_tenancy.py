@@ -5,7 +5,7 @@ from sqlalchemy import delete, func, select, update
 
 from app.auth.models import Group
 from app.core.models import Country, Division, Region
-from app.core.tenancy import activate
+from app.core.tenancy import activate, built_once
 from app.extensions import db
 from tests.factories import make_instance
 
@@ -49,6 +49,22 @@ def test_counts_and_joins_are_scoped_too(two_instances, model):
     assert db.session.scalar(select(func.count(model.id))) == len(ids_of(model, a.id))
     joined = select(Division).join(Region).join(Country)
     assert {d.instance_id for d in db.session.scalars(joined)} == {a.id}
+
+
+BUILT_ONCE = built_once(select(Division.id, Division.instance_id).join(Region))
+
+
+def test_a_statement_built_once_sees_only_the_active_instances_rows(two_instances):
+    """The hook scopes a built-once statement once per instance and keeps that: run in turn
+    in each instance (and again), it still sees only the active one's rows."""
+    a, b = two_instances
+    for instance in (a, b, a, b):
+        activate(instance.id)
+        rows = db.session.execute(BUILT_ONCE).all()
+        assert {division_id for division_id, _ in rows} == ids_of(Division, instance.id)
+        assert {instance_id for _, instance_id in rows} == {instance.id}
+    activate(None)
+    assert len(db.session.execute(BUILT_ONCE).all()) >= 5  # no instance: no scope, as before
 
 
 def test_another_instances_row_cannot_be_got_by_its_id(two_instances):
