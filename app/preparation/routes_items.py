@@ -334,20 +334,18 @@ class Table:
         )
 
     @cached_property
-    def _path(self) -> str:
-        return url_for(request.endpoint, **(request.view_args or {}))
+    def _prefix(self) -> str:
+        """The path and the filters' part of the query string, the same for every link."""
+        path = url_for(request.endpoint, **(request.view_args or {}))
+        return f"{path}?{_query(self.args)}&" if self.args else f"{path}?"
 
-    def link(self, **changes) -> str:
-        """This page's URL with the filters, the sort and the page, and some of them changed.
-        The path is built once per table; the query string is encoded as `url_for` encodes
-        the arguments a route does not take (Werkzeug's rule: in order, None left out)."""
-        params = {**self.args, "sort": self.sort, "page": self.page.page, **changes}
-        if params.get("page") in (None, 1):
-            params.pop("page", None)
-        query = urlencode(
-            [(k, v) for k, v in iter_multi_items(params) if v is not None], safe=URL_SAFE
-        )
-        return f"{self._path}?{query}" if query else self._path
+    def link(self, *, page: int | None, sort: str | None = None) -> str:
+        """This page's URL with the filters, the sort (this one unless given) and the page
+        (none for the first): what `url_for` writes for them, the path built once per table."""
+        params = {"sort": self.sort if sort is None else sort}
+        if page not in (None, 1):
+            params["page"] = page
+        return self._prefix + _query(params)
 
     def page_window(self) -> list[int | None]:
         """Page numbers around the current one, with the first and last; None for a gap."""
@@ -400,6 +398,13 @@ class Table:
                 )
             )
         return rows
+
+
+def _query(params: dict) -> str:
+    """A query string as `url_for` encodes the arguments a route does not take (Werkzeug's
+    rule: in order, None left out)."""
+    items = [(k, v) for k, v in iter_multi_items(params) if v is not None]
+    return urlencode(items, safe=URL_SAFE)
 
 
 def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
