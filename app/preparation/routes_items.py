@@ -8,7 +8,15 @@ from functools import cached_property
 from typing import NamedTuple
 from urllib.parse import urlencode
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import (
+    abort,
+    flash,
+    get_template_attribute,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -346,6 +354,22 @@ class Table:
         if page not in (None, 1):
             params["page"] = page
         return self._prefix + _query(params)
+
+    def head(self, show_state: bool) -> Markup:
+        """The header row with its sort links."""
+        return self._part("table_head", (show_state, self.sorts), show_state)
+
+    def pager(self) -> Markup:
+        """The summary of the page and the links to the others."""
+        p = self.page
+        return self._part("pager", (p.page, p.per_page, p.total, p.capped, len(p.items)))
+
+    def _part(self, macro: str, facts: tuple, *args) -> Markup:
+        """A part of the item table macro, the same for every request with the same locale,
+        links (path and filters), sort and `facts`: rendered once per such key."""
+        key = ("item-table", macro, current_locale(), self._prefix, self.sort, facts)
+        render = get_template_attribute("preparation/items/_table.html", macro)
+        return fragments.with_csrf(key, lambda: render(self, *args))
 
     def page_window(self) -> list[int | None]:
         """Page numbers around the current one, with the first and last; None for a gap."""
