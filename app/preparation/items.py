@@ -10,17 +10,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, case, func, select
+from sqlalchemy import Row, Select, bindparam, exists, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from app.core import audit
 from app.core.models import Country, Division, Region, utcnow
 from app.core.modules import MODULE_NAMES
+from app.core.tenancy import active_instance_id
 from app.extensions import db
 from app.preparation.models import (
     ItemStationTask,
@@ -29,6 +30,7 @@ from app.preparation.models import (
     StationPackage,
     StationPackageStep,
 )
+from app.preparation.queries import in_scope, item_query, sorted_by
 from app.preparation.services import _bump, add_item, bump_counts_version, move_item
 from app.preparation.states import BY_ID, UTILIZE_STATES
 
@@ -351,26 +353,6 @@ def move_by_button(item: PreparationItem, to_state: int, user) -> StateButton:
 # --- what the tables show --------------------------------------------------------------------
 
 
-@cache
-def _progress_query():
-    """Built once: constructing a statement costs more than running it on a page of ids (the
-    tenancy hook still limits it to the active instance on every execution)."""
-    done = func.sum(case((ItemStationTask.status == "done", 1), else_=0))
-    return (
-        select(ItemStationTask.item_id, done, func.count())
-        .where(ItemStationTask.item_id.in_(bindparam("ids", expanding=True)))
-        .group_by(ItemStationTask.item_id)
-    )
-
-
-def station_progress(item_ids: list[int]) -> dict[int, tuple[int, int]]:
-    """(done, total) station tasks per item: one grouped query for a page of items."""
-    if not item_ids:
-        return {}
-    rows = db.session.execute(_progress_query(), {"ids": item_ids}).all()
-    return {item_id: (int(d or 0), int(total)) for item_id, d, total in rows}
-
-
 def days_in_state(changed_at: datetime | None, now: datetime | None = None) -> int:
     """Whole days since the last state change."""
     if changed_at is None:
@@ -380,8 +362,18 @@ def days_in_state(changed_at: datetime | None, now: datetime | None = None) -> i
 
 def manage_path(item: PreparationItem) -> str:
     """The item's page: stations-utilize for states 3, 5 and 7, else stations-manage (spec 02)."""
-    view = "stations-utilize" if item.state in UTILIZE_STATES else "stations-manage"
-    return f"/{item.module}/items/{BY_ID[item.state].segment}/{item.id}/{view}"
+    return item_path(item.module, item.state, item.id)
+
+
+def item_path(module: str, state: int, item_id: int) -> str:
+    """`manage_path` from the item's module, state and id."""
+    view = "stations-utilize" if state in UTILIZE_STATES else "stations-manage"
+    return f"/{module}/items/{BY_ID[state].segment}/{item_id}/{view}"
+
+
+# Adverts that make an item's row a blue callout (spec 02): published, closed, provisionally
+# sold or allocated.
+ACTIVE_ADVERT_STATUSES = ("published", "closed", "provisional", "allocated")
 
 
 @cache
@@ -392,7 +384,7 @@ def _active_adverts_query():
         select(Advert.item_id)
         .where(
             Advert.item_id.in_(bindparam("ids", expanding=True)),
-            Advert.status.in_(("published", "closed", "provisional", "allocated")),
+            Advert.status.in_(ACTIVE_ADVERT_STATUSES),
         )
         .distinct()
     )
@@ -405,3 +397,68 @@ def active_advert_ids(item_ids: list[int]) -> set[int]:
     if not item_ids:
         return set()
     return set(db.session.scalars(_active_adverts_query(), {"ids": item_ids}))
+
+
+@cache
+def _table_columns() -> tuple:
+    """What an item table's row shows, with its station progress and whether it has an active
+    advert as correlated subqueries (built once, as the queries above)."""
+    from app.market.models import Advert
+
+    item, task = PreparationItem, ItemStationTask
+    tasks = select(func.count()).where(task.item_id == item.id)
+    return (
+        item.id, item.module, item.state, item.regno, item.warning, item.brand, item.model,
+        item.model_series, item.model_year, item.division_id, item.state_changed_at,
+        item.mileage, item.sales_price,
+        tasks.where(task.status == "done").scalar_subquery().label("done"),
+        tasks.scalar_subquery().label("total"),
+        exists().where(Advert.item_id == item.id, Advert.status.in_(ACTIVE_ADVERT_STATUSES))
+        .label("advert"),
+    )  # fmt: skip
+
+
+def _table_statement(limited: Select, sort: str) -> Select:
+    page_ids = limited.with_only_columns(PreparationItem.id).correlate(None)
+    return sorted_by(select(*_table_columns()).where(PreparationItem.id.in_(page_ids)), sort)
+
+
+def table_rows(limited: Select, sort: str) -> list[Row]:
+    """One page of an item table in one statement: the ids of the page that `limited`
+    selects, then those items' columns, station progress (done, total) and active advert,
+    worked out for the page's rows only, in the same order. Each row holds the values in the
+    order of `_table_columns` (routes_items.Table.rows unpacks them)."""
+    return list(db.session.execute(_table_statement(limited, sort)))
+
+
+@lru_cache(maxsize=64)
+def _scope_table_statement(sort: str, with_state: bool) -> Select:
+    scope = in_scope(
+        bindparam("module"),
+        bindparam("division_ids", expanding=True),
+        bindparam("instance_id"),
+        bindparam("state") if with_state else None,
+    )
+    limited = sorted_by(select(PreparationItem).where(*scope), sort)
+    # Built once: the tenancy hook keeps its instance-limited copies (app.core.tenancy).
+    return _table_statement(limited.limit(bindparam("limit")).offset(bindparam("offset")), sort)
+
+
+def scope_table_rows(
+    module: str, division_ids: list[int], state: int | None, sort: str, limit: int, offset: int
+) -> list[Row]:
+    """`table_rows` of a table of nothing but a module's items in some divisions (and one
+    state), as the state lists and the overview without other filters show: the statement is
+    built once per sort, these values are its parameters."""
+    instance_id = active_instance_id()
+    if instance_id is None:  # the statement names an instance
+        stmt = item_query(module, division_ids, state=state, sort=sort)
+        return table_rows(stmt.limit(limit).offset(offset), sort)
+    params = {
+        "module": module, "division_ids": list(division_ids), "instance_id": instance_id,
+        "limit": limit, "offset": offset,
+    }  # fmt: skip
+    if state is not None:
+        params["state"] = state
+    stmt = _scope_table_statement(sort, state is not None)
+    return list(db.session.execute(stmt, params))

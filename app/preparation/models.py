@@ -28,6 +28,11 @@ SEARCH_TEXT = (
 )
 
 
+def full_model_name(brand: str | None, model: str | None, series: str | None) -> str:
+    """Brand, model and series as the tables and forms show them (also for rows read as columns)."""
+    return " ".join(p for p in (brand, model, series) if p)
+
+
 class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     """A vehicle being prepared, in one module (begcare or newcare) and one state."""
 
@@ -115,7 +120,7 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     @property
     def full_model_name(self) -> str:
         """Brand, model and series, derived rather than stored twice."""
-        return " ".join(p for p in (self.brand, self.model, self.model_series) if p)
+        return full_model_name(self.brand, self.model, self.model_series)
 
 
 class ItemStateEvent(InstanceScoped, db.Model):

@@ -8,7 +8,7 @@ count and one page of rows.
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -219,6 +219,18 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+def in_scope(module, division_ids, instance_id, state=None) -> list:
+    """The conditions for a module's items in these divisions (and this state) of an instance
+    (none when no instance is active): values, or bind parameters for a statement built once
+    (items.scope_table_rows)."""
+    conditions = [PreparationItem.module == module, PreparationItem.division_id.in_(division_ids)]
+    if instance_id is not None:
+        conditions.append(PreparationItem.instance_id == instance_id)
+    if state is not None:
+        conditions.append(PreparationItem.state == state)
+    return conditions
+
+
 def item_query(
     module: str,
     division_ids: list[int],
@@ -229,19 +241,14 @@ def item_query(
 ) -> Select:
     """Select the module's items in these divisions (already limited to what the user may see),
     filtered and sorted; the active instance's rows only."""
-    stmt = select(PreparationItem).where(
-        PreparationItem.module == module, PreparationItem.division_id.in_(list(division_ids))
-    )
-    instance_id = active_instance_id()
-    if instance_id is not None:
-        stmt = stmt.where(PreparationItem.instance_id == instance_id)
     filters = filters or ItemFilters()
     if state is None:
         state = filters.state
-    elif filters.state is not None and filters.state != state:
+    stmt = select(PreparationItem).where(
+        *in_scope(module, list(division_ids), active_instance_id(), state)
+    )
+    if filters.state is not None and filters.state != state:
         stmt = stmt.where(false())
-    if state is not None:
-        stmt = stmt.where(PreparationItem.state == state)
     if filters.searchphrase:
         stmt = stmt.where(_search(filters.searchphrase))
     for column, value in (
@@ -264,7 +271,7 @@ def item_query(
     stmt = _advanced(stmt, filters.advanced)
     if filters.division and filters.division != "all":
         stmt = stmt.where(_division_condition(filters.division))
-    return _order(stmt, parse_sort(sort))
+    return sorted_by(stmt, parse_sort(sort))
 
 
 def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
@@ -311,7 +318,8 @@ def _division_condition(value: str):
     )
 
 
-def _order(stmt: Select, sort: str) -> Select:
+def sorted_by(stmt: Select, sort: str) -> Select:
+    """`stmt` in the order of a (known) sort key, the item id breaking ties."""
     descending = sort.startswith("-")
     key = sort.lstrip("-")
     if key == "division":
@@ -370,12 +378,23 @@ def counter_total(module: str, division_ids: list[int], state: int | None = None
 
 
 def paginate(
-    stmt: Select, page: int, per_page: int, *, total: int | None = None, cap: int | None = None
+    stmt: Select | None,
+    page: int,
+    per_page: int,
+    *,
+    total: int | None = None,
+    cap: int | None = None,
+    fetch: Callable[[int, int], list] | None = None,
 ) -> Page:
     """At most one count (none when `total` is known, or when the first page is not full) and
-    one page of rows; the count goes up to `cap` when given; the page number is clamped."""
+    one page of rows; the count goes up to `cap` when given; the page number is clamped.
+    `fetch(limit, offset)` reads a page (default: `stmt`'s first column, the items); `stmt`
+    is only counted, and may be None when `total` and `fetch` are given."""
     per_page = max(1, per_page)
-    rows = lambda n: list(db.session.scalars(stmt.limit(per_page).offset((n - 1) * per_page)))  # noqa: E731
+    fetch = fetch or (
+        lambda limit, offset: list(db.session.scalars(stmt.limit(limit).offset(offset)))
+    )
+    rows = lambda n: fetch(per_page, (n - 1) * per_page)  # noqa: E731
     if total is None and page <= 1:
         items = rows(1)
         if len(items) < per_page:  # a short first page is everything there is

@@ -6,8 +6,17 @@ from datetime import date, datetime
 from decimal import Decimal
 from functools import cached_property
 from typing import NamedTuple
+from urllib.parse import urlencode
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import (
+    abort,
+    flash,
+    get_template_attribute,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -15,21 +24,29 @@ from markupsafe import Markup
 from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
+from werkzeug.datastructures import iter_multi_items
 from wtforms import DecimalField, IntegerField, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 from wtforms.widgets import TextInput
 
 from app.auth.session import safe_next
+from app.core import fragments
 from app.core import roles as R
 from app.core.api import Schema, api_call
 from app.core.formatting import decimal_format
+from app.core.i18n import current_locale
 from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
 from app.extensions import db
 from app.preparation import api_bp, bp
 from app.preparation import items as svc
-from app.preparation.models import ItemStationTask, PreparationItem, StationPackage
+from app.preparation.models import (
+    ItemStationTask,
+    PreparationItem,
+    StationPackage,
+    full_model_name,
+)
 from app.preparation.queries import (
     COUNT_CAP,
     ItemFilters,
@@ -47,6 +64,7 @@ from app.shell.viewer import viewer
 PER_PAGE = 25
 MODULE_RULE = "<any(begcare, newcare):module>"
 SEGMENTS = ", ".join(s.segment for s in STATES)
+URL_SAFE = "!$'()*,/:;?@"  # what Werkzeug leaves unquoted in query strings (url_for)
 
 
 def _module(module: str) -> str:
@@ -309,33 +327,49 @@ class Row(NamedTuple):
 class Table:
     """What the item table macro needs: the page, the sort, the links and the row facts."""
 
-    page: Page
+    page: Page  # its items are svc.table_rows rows: columns, progress and advert in one
     sort: str
     sorts: tuple[str, ...]
     args: dict
-    progress: dict = field(default_factory=dict)
-    adverts: set = field(default_factory=set)
     divisions: dict = field(default_factory=dict)
     now: datetime = field(default_factory=utcnow)
     number: Callable[[object], str] = field(default_factory=lambda: decimal_format("#,##0"))
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
-        """One grouped query for the station progress of the page's items; no query per row."""
-        ids = [i.id for i in page.items]
         return cls(
-            page, sort, sorts, args,
-            progress=svc.station_progress(ids),
-            adverts=svc.active_advert_ids(ids),
-            divisions={d.id: d.name for d in viewer().visible_divisions},
-        )  # fmt: skip
+            page, sort, sorts, args, divisions={d.id: d.name for d in viewer().visible_divisions}
+        )
 
-    def link(self, **changes) -> str:
-        """This page's URL with the filters, the sort and the page, and some of them changed."""
-        params = {**self.args, "sort": self.sort, "page": self.page.page, **changes}
-        if params.get("page") in (None, 1):
-            params.pop("page", None)
-        return url_for(request.endpoint, **(request.view_args or {}), **params)
+    @cached_property
+    def _prefix(self) -> str:
+        """The path and the filters' part of the query string, the same for every link."""
+        path = url_for(request.endpoint, **(request.view_args or {}))
+        return f"{path}?{_query(self.args)}&" if self.args else f"{path}?"
+
+    def link(self, *, page: int | None, sort: str | None = None) -> str:
+        """This page's URL with the filters, the sort (this one unless given) and the page
+        (none for the first): what `url_for` writes for them, the path built once per table."""
+        params = {"sort": self.sort if sort is None else sort}
+        if page not in (None, 1):
+            params["page"] = page
+        return self._prefix + _query(params)
+
+    def head(self, show_state: bool) -> Markup:
+        """The header row with its sort links."""
+        return self._part("table_head", (show_state, self.sorts), show_state)
+
+    def pager(self) -> Markup:
+        """The summary of the page and the links to the others."""
+        p = self.page
+        return self._part("pager", (p.page, p.per_page, p.total, p.capped, len(p.items)))
+
+    def _part(self, macro: str, facts: tuple, *args) -> Markup:
+        """A part of the item table macro, the same for every request with the same locale,
+        links (path and filters), sort and `facts`: rendered once per such key."""
+        key = ("item-table", macro, current_locale(), self._prefix, self.sort, facts)
+        render = get_template_attribute("preparation/items/_table.html", macro)
+        return fragments.with_csrf(key, lambda: render(self, *args))
 
     def page_window(self) -> list[int | None]:
         """Page numbers around the current one, with the first and last; None for a gap."""
@@ -348,53 +382,38 @@ class Table:
             window.append(n)
         return window
 
-    def manage(self, item) -> str:
-        return svc.manage_path(item)
-
-    def days(self, changed_at) -> int:
-        return svc.days_in_state(changed_at, self.now)
-
-    @staticmethod
-    def state_title(state: int) -> str:
-        return str(BY_ID[state].title)
-
     @cached_property
     def rows(self) -> list[Row]:
-        """The page's rows. What is the same for many rows (a state's title, a progress label,
-        the number format) is worked out once per table, not per row."""
-        number, divisions, adverts, progress = (
-            self.number,
-            self.divisions,
-            self.adverts,
-            self.progress,
-        )
+        """The page's rows (svc.table_rows: unpacked in its columns' order). What is the same
+        for many rows (a state's title, a progress label, the number format) is worked out
+        once per table, not per row."""
+        number, divisions = self.number, self.divisions
         states: dict[int, str] = {}
         titles: dict[tuple[int, int], Markup] = {}
         # As Jinja's {{ _(msgid, done=.., total=..) }}: the translation is markup, the numbers
         # are formatted into it.
         label = Markup(_("%(done)s of %(total)s stations done"))  # noqa: S704
         rows = []
-        for item in self.page.items:
-            item_id, warning, state = item.id, item.warning, item.state
-            done, total = progress.get(item_id, (0, 0))
+        for (
+            item_id, module, state, regno, warning, brand, model, series, model_year,
+            division_id, changed_at, mileage, price, done, total, advert,
+        ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
             if state not in states:
                 states[state] = str(BY_ID[state].title)
-            mileage, price = item.mileage, item.sales_price
             rows.append(
                 Row(
                     item_id,
-                    ("row-warning" if warning else "")
-                    + (" row-advert" if item_id in adverts else ""),
-                    svc.manage_path(item),
-                    item.regno,
+                    ("row-warning" if warning else "") + (" row-advert" if advert else ""),
+                    svc.item_path(module, state, item_id),
+                    regno,
                     warning,
-                    item.full_model_name,
-                    item.model_year,
-                    divisions.get(item.division_id, ""),
+                    full_model_name(brand, model, series),
+                    model_year,
+                    divisions.get(division_id, ""),
                     states[state],
-                    svc.days_in_state(item.state_changed_at, self.now),
+                    svc.days_in_state(changed_at, self.now),
                     "" if mileage is None else number(mileage),
                     "" if price is None else number(price),
                     done,
@@ -403,6 +422,13 @@ class Table:
                 )
             )
         return rows
+
+
+def _query(params: dict) -> str:
+    """A query string as `url_for` encodes the arguments a route does not take (Werkzeug's
+    rule: in order, None left out)."""
+    items = [(k, v) for k, v in iter_multi_items(params) if v is not None]
+    return urlencode(items, safe=URL_SAFE)
 
 
 def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
@@ -431,10 +457,13 @@ def state_list(module: str, segment: str):
     sort = parse_sort(request.args.get("sort"), "-days")
     if sort.lstrip("-") not in LIST_SORTS:
         sort = "-days"
-    stmt = item_query(module, v.selected_division_ids, state=state.id, sort=sort)
     # The maintained counters give the total without counting items (the shell read them).
     total = shell_counts(v).get(module, {}).get(state.id, 0)
-    page = paginate(stmt, _page_number(), PER_PAGE, total=total)
+    divisions = v.selected_division_ids
+    rows = lambda limit, offset: svc.scope_table_rows(  # noqa: E731
+        module, divisions, state.id, sort, limit, offset
+    )
+    page = paginate(None, _page_number(), PER_PAGE, total=total, fetch=rows)
     table = Table.build(page, sort, LIST_SORTS, {})
     return render_template("preparation/items/state_list.html", module=module, state=state, t=table)
 
@@ -454,22 +483,40 @@ def overview(module: str):
     table = None
     if filters is not None:
         scope = division_scope(filters.division, v.visible_divisions, v.selected_division_ids)
-        stmt = item_query(module, scope, filters=filters, sort=sort)
         if filters.only_scope:  # the maintained counters know the total
             total = _counter_total(v, module, scope, filters.state)
-            page = paginate(stmt, _page_number(), PER_PAGE, total=total)
+            rows = lambda limit, offset: svc.scope_table_rows(  # noqa: E731
+                module, scope, filters.state, sort, limit, offset
+            )
+            page = paginate(None, _page_number(), PER_PAGE, total=total, fetch=rows)
         else:  # count the matches, up to a cap that keeps broad searches fast
-            page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP)
+            stmt = item_query(module, scope, filters=filters, sort=sort)
+            rows = lambda limit, offset: svc.table_rows(  # noqa: E731
+                stmt.limit(limit).offset(offset), sort
+            )
+            page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP, fetch=rows)
         table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
+    # The form shows the arguments (and the error they make) in the module's and locale's
+    # words with the viewer's division choices: the same HTML for every request with these.
+    key = (
+        "overview-filters", current_locale(), request.script_root, module,
+        v.division_choices, request.query_string,
+    )  # fmt: skip
+    filter_form = fragments.with_csrf(
+        key,
+        lambda: render_template(
+            "preparation/items/_filters.html",
+            module=module,
+            error=error,
+            error_field=error_field,
+            raw=request.args,
+            states=STATES,
+            fuel_types=svc.FUEL_TYPES,
+            division_choices=v.division_choices,
+        ),
+    )
     html = render_template(
-        "preparation/items/overview.html",
-        module=module,
-        t=table,
-        error=error,
-        error_field=error_field,
-        raw=request.args,
-        states=STATES,
-        fuel_types=svc.FUEL_TYPES,
+        "preparation/items/overview.html", module=module, t=table, filter_form=filter_form
     )
     return html, (422 if error else 200)
 

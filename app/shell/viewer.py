@@ -6,16 +6,15 @@ the user's `modified_at`, the instance's `menu_version` (bumped by app.shell.ver
 something the menus show changes) and the locale, so a change anywhere is seen on the next page.
 """
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
-from threading import Lock
 
 from flask import g, request, session
 from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import select
 
+from app.core.cache import LRUCache
 from app.core.i18n import current_locale
 from app.core.models import Country, Division, Instance, Region
 from app.core.roles import ROLE_USER_DIVISION_ADMIN
@@ -94,32 +93,7 @@ class Snapshot:
         return found
 
 
-class SnapshotCache:
-    """A small least-recently-used cache, one per worker process."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self.size, self._data, self._lock = size, OrderedDict(), Lock()
-
-    def get(self, key):
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
-SNAPSHOTS = SnapshotCache()
+SNAPSHOTS = LRUCache()
 
 
 def _division_tree(

@@ -57,6 +57,8 @@ def test_a_statement_built_once_is_limited_to_each_instance_in_turn(two_instance
         rows = db.session.execute(BUILT_ONCE).all()
         assert {row.id for row in rows} == ids_of(Division, instance.id)
         assert {row.instance_id for row in rows} == {instance.id}
+    activate(None)
+    assert len(db.session.execute(BUILT_ONCE).all()) >= 5  # no instance: no scope, as before
 
 
 @pytest.mark.parametrize("model", SCOPED, ids=lambda m: m.__name__)
