@@ -138,7 +138,8 @@ def main() -> None:
         pages = [pages[0]] + [
             q
             for name, server, path, target in pages[1:]
-            for q in ((f"{name} (before)", "base", path, None), (name, server, path, target))
+            for q in (((f"{name} (before)", "base", path, None),) if server == "app" else ())
+            + ((name, server, path, target),)
         ]
     bid_app = market = bidders = None
     if any(p[2] == "bid" for p in pages):
