@@ -298,8 +298,12 @@ _BID_LINK_BY_ID = _BID_LINK.where(_link_t.c.id == bindparam("id"))
 # link is told "outbid" when another company takes the lead, and whether that link takes mails.
 _LEADER_LAST_BID = (
     select(_bid_t.c.id)
-    .where(_bid_t.c.advert_id == _advert_t.c.id, _bid_t.c.group_id == _advert_t.c.highest_group_id)
-    .order_by(_bid_t.c.advert_amount.desc(), _bid_t.c.id.desc())  # ix_advert_bid_advert_amount
+    .where(
+        _bid_t.c.advert_id == _advert_t.c.id,  # ix_advert_bid_advert_amount finds it at once
+        _bid_t.c.advert_amount == _advert_t.c.highest_bid,
+        _bid_t.c.group_id == _advert_t.c.highest_group_id,
+    )
+    .order_by(_bid_t.c.id.desc())
     .limit(1)
     .correlate(_advert_t)
     .scalar_subquery()
@@ -406,10 +410,11 @@ WITH a AS (
 ), lost AS (
   SELECT bid.link_id, bid.amount, bid.currency, link.kind = 'bid'
          AND link.unsubscribed_at IS NULL AS mailed
-  FROM a JOIN advert_bid bid ON bid.advert_id = a.id AND bid.group_id = a.highest_group_id
+  FROM a JOIN advert_bid bid ON bid.advert_id = a.id AND bid.advert_amount = a.highest_bid
+                            AND bid.group_id = a.highest_group_id
   JOIN market_link link ON link.id = bid.link_id
   WHERE a.highest_group_id <> :group_id
-  ORDER BY bid.advert_amount DESC, bid.id DESC LIMIT 1
+  ORDER BY bid.id DESC LIMIT 1
 )
 SELECT a.status, a.ends_at, a.start_price, a.bid_step, a.highest_bid, a.highest_group_id,
        a.proxy_bidding, a.soft_close_seconds, a.buy_now_price, a.maxima_count,
