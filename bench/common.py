@@ -69,6 +69,14 @@ def prepare_database(url: str, items: int = 100_000) -> None:
             db.session.execute(insert(PreparationItem), batch)
         recount(instance.id)
         db.session.commit()
+        if db.engine.dialect.name == "postgresql":
+            # The planner's statistics, as autovacuum keeps them on a database in use: freshly
+            # loaded tables have none, and then PostgreSQL plans the item tables' statement
+            # for one row instead of 320 (measured: 2.6 ms to execute instead of 0.7 ms).
+            with db.engine.connect() as connection:
+                for table in db.metadata.sorted_tables:
+                    connection.exec_driver_sql(f'ANALYZE "{table.name}"')
+                connection.commit()
         total = db.session.scalar(
             select(func.count())
             .select_from(PreparationItem)
