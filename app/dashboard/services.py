@@ -5,7 +5,7 @@ item filters and period, with a constant number of queries whatever the number o
 counts of items in a state come from the maintained counters (ItemStateCount) when the widget
 filters on nothing but the state and the divisions; everything else is one grouped query. The
 result is kept per instance, counts version (which every added or moved vehicle changes) and
-widget definition for a minute, in the statistics' FiguresCache.
+widget definition for a minute, in a cache like the statistics' (app.core.cache.LRUCache).
 """
 
 import json
@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import Float, cast, func, literal, or_, select
 
+from app.core.cache import LRUCache
 from app.core.i18n import current_locale
 from app.core.models import Division, Region, UTCDateTime, utcnow
 from app.core.modules import MODULE_NAMES
@@ -27,7 +28,7 @@ from app.preparation.items import buttons_for
 from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationItem
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, division_scope, item_query
 from app.preparation.states import BY_ID, MODULES
-from app.preparation.statistics import FiguresCache, _days_between, _utc_day, period_start
+from app.preparation.statistics import _days_between, _utc_day, period_start
 from app.ranking.services import division_summary
 
 TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier")
@@ -55,11 +56,11 @@ SUMMARY_SECTIONS = (
     (_l("Sales"), (7, 8)),
 )
 LIST_LIMIT = 10
-VALUES = FiguresCache(size=2048, ttl=60.0)
+VALUES = LRUCache(size=2048, ttl=60.0)
 # Averages over thousands of vehicles (stock days, lead time, days in state) barely move when one
 # vehicle does, and each costs an index lookup per vehicle: they are kept for five minutes
 # whatever moves, so a busy instance's auto-updates do not recompute them on every move.
-AVERAGES = FiguresCache(size=1024, ttl=300.0)
+AVERAGES = LRUCache(size=1024, ttl=300.0)
 SLOW_METRICS = frozenset({"stockDays", "leadTime", "avgDaysInState"})
 
 
@@ -532,7 +533,7 @@ def _cache_key(widget: DashboardWidget, v, scope: Scope | None) -> tuple:
     )  # fmt: skip
 
 
-def _cache_for(widget: DashboardWidget) -> FiguresCache:
+def _cache_for(widget: DashboardWidget) -> LRUCache:
     slow = widget.type == "number" and (widget.options or {}).get("metric") in SLOW_METRICS
     return AVERAGES if slow else VALUES
 

@@ -7,14 +7,13 @@ take the better part of a second, so `figures()` keeps the result per instance, 
 divisions until the instance's vehicles change (its counts version) or ten minutes pass.
 """
 
-import time
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from threading import Lock
 
 from sqlalchemy import Float, and_, case, cast, func, literal, select
 
+from app.core.cache import LRUCache
 from app.core.models import UTCDateTime, utcnow
 from app.extensions import db
 from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
@@ -304,33 +303,8 @@ class Figures:
     stock: StockDays
 
 
-class FiguresCache:
-    """Recently computed figures, one cache per worker process, each kept for `ttl` seconds."""
-
-    def __init__(self, size: int = 256, ttl: float = 600.0) -> None:
-        self.size, self.ttl, self._data, self._lock = size, ttl, OrderedDict(), Lock()
-
-    def get(self, key) -> Figures | None:
-        with self._lock:
-            entry = self._data.get(key)
-            if entry is None or entry[0] < time.monotonic():
-                return None
-            self._data.move_to_end(key)
-            return entry[1]
-
-    def put(self, key, value: Figures) -> None:
-        with self._lock:
-            self._data[key] = (time.monotonic() + self.ttl, value)
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
-FIGURES = FiguresCache()
+# Recently computed figures, kept for ten minutes.
+FIGURES = LRUCache(size=256, ttl=600.0)
 
 
 def figures(instance_id: int, version: int, module: str, division_ids: list[int]) -> Figures:
