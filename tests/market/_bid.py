@@ -13,6 +13,9 @@ from app.mail.models import EmailMessage
 from app.market.bidding import ensure_link
 from app.market.models import Advert, InstanceGroup, MarketLink
 
+# The demo's market people: a partner buyer (Fjordauto, NOK), another (Malmö, SEK), the seller.
+BUYER, MALMO, SELLER = "buyer@demo.test", "malmo@demo.test", "seller@demo.test"
+
 _addresses = itertools.count(1)
 
 

@@ -18,6 +18,9 @@ from app.market.models import MarketLink
 from tests.helpers import page_text
 from tests.market._adverts import demo_login
 from tests.market._bid import (
+    BUYER,
+    MALMO,
+    SELLER,
     bid_path,
     last_mail_id,
     link,
@@ -30,7 +33,6 @@ from tests.market._bid import (
     user,
 )
 
-BUYER, MALMO, SELLER = "buyer@demo.test", "malmo@demo.test", "seller@demo.test"
 # What each kind's subject says, in English and in German.
 SUBJECTS = {
     "outbid": ("You have been outbid", "Sie wurden überboten"),

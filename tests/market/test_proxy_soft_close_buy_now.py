@@ -11,6 +11,9 @@ from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market.models import Advert, AdvertBid, AdvertMaximum
 from tests.market._bid import (
+    BUYER,
+    MALMO,
+    SELLER,
     bid_path,
     data_path,
     link,
@@ -22,7 +25,6 @@ from tests.market._bid import (
     token,
 )
 
-BUYER, MALMO, SELLER = "buyer@demo.test", "malmo@demo.test", "seller@demo.test"
 # make_advert(bids=()): start 185 000 SEK, step 1 000; Fjordauto bids in NOK (1 SEK = 1.024 NOK).
 
 

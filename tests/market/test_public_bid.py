@@ -20,6 +20,9 @@ from app.market.models import Advert, AdvertBid, AdvertImage, ExchangeRate
 from app.preparation.files import store_file
 from tests.helpers import translated
 from tests.market._bid import (
+    BUYER,
+    MALMO,
+    SELLER,
     advert,
     bid_path,
     currencies_path,
@@ -35,7 +38,6 @@ from tests.market._bid import (
     user,
 )
 
-BUYER, MALMO, SELLER = "buyer@demo.test", "malmo@demo.test", "seller@demo.test"
 # make_advert's bids: Malmö 185 000 SEK, Fjordauto 191 500 NOK (= 187 011 SEK, rounded down).
 HIGHEST, NEXT_SEK, NEXT_NOK = 187_011, 188_011, 192_524  # 188 011 x 1.024 = 192 523.26 -> up
 

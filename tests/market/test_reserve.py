@@ -21,6 +21,9 @@ from tests.helpers import page_text
 from tests.market._admin import tile
 from tests.market._adverts import demo_login, sign_in_english
 from tests.market._bid import (
+    BUYER,
+    MALMO,
+    SELLER,
     bid_path,
     data_path,
     group,
@@ -36,7 +39,6 @@ from tests.market._bid import (
     user,
 )
 
-BUYER, MALMO, SELLER = "buyer@demo.test", "malmo@demo.test", "seller@demo.test"
 # make_advert's bids: Malmö 185 000 SEK, Fjordauto 191 500 NOK (= 187 011 SEK): Fjordauto leads.
 HIGHEST, RESERVE = 187_011, 200_000
 STOCKHOLM = pytz.timezone("Europe/Stockholm")
