@@ -170,11 +170,13 @@ def _sqlite_pragmas(dbapi_connection, connection_record) -> None:
     SAVEPOINT into a real commit; SQLAlchemy's documented remedy: let it start none, and emit
     BEGIN when SQLAlchemy begins (see _sqlite_begin)."""
     if type(dbapi_connection).__module__.startswith("sqlite3"):
+        from app.core.locking import BUSY_TIMEOUT_MS
+
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         # SQLITE_SYNCHRONOUS=NORMAL: a commit no longer waits for the disk (the WAL is synced
         # at checkpoints): still safe from corruption and from a crash of the app, not from a
         # power cut. Unset: SQLite's FULL (bench/MARKET_BIDS.md measures both).
@@ -186,8 +188,11 @@ def _sqlite_pragmas(dbapi_connection, connection_record) -> None:
 @event.listens_for(Engine, "begin")
 def _sqlite_begin(connection) -> None:
     if connection.dialect.name == "sqlite":
-        from app.core.locking import begin_statement
+        from app.core.locking import begin_immediate, begin_statement
 
         statement = begin_statement()
-        connection.exec_driver_sql(statement)
+        if statement == "BEGIN IMMEDIATE":
+            begin_immediate(connection.connection.dbapi_connection)
+        else:
+            connection.exec_driver_sql(statement)
         connection.info["write_locked"] = statement == "BEGIN IMMEDIATE"

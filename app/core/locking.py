@@ -3,6 +3,8 @@ SQLAlchemy drops FOR UPDATE, the transaction is begun with `BEGIN IMMEDIATE`, wh
 database's write lock up front (waiting up to busy_timeout) so no two writers read the same
 state and both write on it."""
 
+import sqlite3
+import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -19,6 +21,34 @@ def begin_statement() -> str:
         _immediate.set(False)
         return "BEGIN IMMEDIATE"
     return "BEGIN"
+
+
+BUSY_TIMEOUT_MS = 10_000  # how long a write waits for another's lock (PRAGMA busy_timeout)
+_FIRST_PAUSE, _LONGEST_PAUSE = 0.00005, 0.001  # seconds between tries for BEGIN IMMEDIATE
+
+
+def begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE on a raw SQLite connection, waiting for the write lock in short steps.
+
+    SQLite's own busy handler sleeps 1, 2, 5, 10, 15 ms ... between tries; a bid holds the lock
+    for about a millisecond (its commit's fsync included), so a second writer slept past the
+    lock's release while its worker sat idle. A failed BEGIN IMMEDIATE has taken no lock and
+    may simply be tried again: from 50 µs between tries, doubling up to 1 ms, for at most the
+    busy timeout; then "database is locked" as before."""
+    dbapi_connection.execute("PRAGMA busy_timeout=0")
+    try:
+        pause, deadline = _FIRST_PAUSE, time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                dbapi_connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, _LONGEST_PAUSE)
+    finally:
+        dbapi_connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
 
 def _write_locked(session) -> bool:
