@@ -31,12 +31,12 @@ def _hit(key: str, seconds: int) -> int:
     window = int(time.time()) // seconds
     redis = redis_connection()
     if redis is not None:
-        name = f"rl:{key}:{window}"
-        pipe = redis.pipeline(transaction=False)  # one round trip; no MULTI/EXEC needed
-        pipe.incr(name)
-        pipe.expire(name, seconds + 1)
+        name = f"rl:{key}:{window}"  # a counter per window: a new window starts at 0
         try:
-            return int(pipe.execute()[0])
+            count = int(redis.incr(name))
+            if count == 1:  # the window's first hit sets its expiry: one round trip after that
+                redis.expire(name, seconds + 1)
+            return count
         except RedisError as exc:
             log.warning("Redis unreachable (%s): the rate limit counts per process", exc)
     with _lock:
