@@ -118,6 +118,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=5401, help="uses this port and the next three")
     parser.add_argument("--baseline", type=Path, help="another checkout, served beside this one")
     parser.add_argument("--no-bids", action="store_true")
+    parser.add_argument(
+        "--only", help="comma-separated paths (e.g. bid,/user): these pages and the fortunes page"
+    )
     args = parser.parse_args()
     url = (
         os.environ.get("BENCH_DATABASE_URL") or f"sqlite:///{ROOT / 'instance' / 'bench_pages.db'}"
@@ -131,6 +134,9 @@ def main() -> None:
 
     create_fortunes(url)
     pages = [p for p in PAGES if not (args.no_bids and p[2] == "bid")]
+    if args.only:
+        chosen = set(args.only.split(","))
+        pages = [p for p in pages if p[1] == "bare" or p[2] in chosen]
     if os.environ.get("REDIS_URL") and not args.no_bids:
         # Jobs go to RQ (production); the embedded set-up's inline jobs are measured beside.
         pages.append(("bid POST, inline jobs (embedded set-up)", "inline", "bid", None))
