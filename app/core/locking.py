@@ -82,9 +82,13 @@ def locked(statement: Select, params: dict | None = None, of=None):
     Nothing may be pending in the session: on SQLite a read-only transaction already open is
     ended first, so that the next one starts with the write lock."""
     session = db.session()
+    # A statement on tables (no ORM entity) runs on the session's connection: the ORM's
+    # execute adds nothing to it but time.
+    orm = statement._propagate_attrs.get("compile_state_plugin") == "orm"
     if db.engine.dialect.name != "sqlite":
-        return session.execute(statement.with_for_update(of=of), params)
+        statement = statement.with_for_update(of=of)
+        return (session if orm else session.connection()).execute(statement, params)
     if session.new or session.dirty or session.deleted:
         raise RuntimeError("locked() needs a session without pending changes")
     with immediate():
-        return session.execute(statement, params)
+        return (session if orm else session.connection()).execute(statement, params)
