@@ -162,15 +162,18 @@ def load(
     def worker() -> None:
         nonlocal errors
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        own = dict(headers)  # each client keeps the cookie the server sets, as a browser does
         while time.perf_counter() < stop_at:
             with lock:
                 if len(latencies) + errors >= max_requests:
                     return
             start = time.perf_counter()
             try:
-                conn.request("GET", path, headers=headers)
+                conn.request("GET", path, headers=own)
                 resp = conn.getresponse()
                 resp.read()
+                if cookie := resp.getheader("Set-Cookie"):
+                    own["Cookie"] = cookie.split(";", 1)[0]
                 ok = resp.status == 200
             except OSError:
                 ok = False

@@ -229,6 +229,8 @@ def _json(conn: http.client.HTTPConnection, method: str, path: str, headers: dic
     conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
     resp = conn.getresponse()
     data = resp.read()
+    if cookie := resp.getheader("Set-Cookie"):  # kept as a browser keeps it
+        headers["Cookie"] = cookie.split(";", 1)[0]
     return resp.status, data
 
 
