@@ -23,7 +23,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
-    from app.core import errors, i18n, islands, jobs, pages, security
+    from app.core import errors, i18n, islands, jobs, pages, ratelimit, security
     from app.extensions import babel, csrf, db, login_manager, migrate
 
     db.init_app(app)
@@ -46,6 +46,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     impersonation.init_app(app)
     security.init_app(app)
     jobs.init_app(app)
+    ratelimit.init_app(app)
     from app.schedule import runner as schedule_runner
 
     schedule_runner.init_app(app)

@@ -3,7 +3,9 @@ through a person's own link, without signing in."""
 
 import gzip
 import json
+import os
 import re
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -479,6 +481,46 @@ def test_a_call_without_the_pages_token_is_a_clear_400(bidder, ad, buyer_link):
         assert response.status_code == 400
         assert response.is_json and "expired" in response.json["message"]
     assert len(bids_of(ad.id)) == 2
+
+
+def test_with_redis_each_call_counts_once_and_over_the_limit_no_bid_is_stored(
+    bidder, ad, buyer_link, csrf, monkeypatch
+):
+    """A bid's count goes to Redis as its request starts (app.core.ratelimit.count_early): a
+    call refused before its view (no CSRF token) is counted and leaves the connection clean,
+    every call counts once, and the call over the limit is answered 429 with nothing stored."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        pytest.skip("REDIS_URL is not set: the Redis path is tested where Redis runs (CI)")
+    from redis import Redis
+
+    app = bidder.application
+    monkeypatch.setitem(app.config, "REDIS_URL", url)
+    monkeypatch.setitem(app.config, "PUBLIC_RATE_LIMIT", "4/3600")
+    app.extensions.pop("redis", None)
+    address = bidder.environ_base["REMOTE_ADDR"]
+    name = f"rl:public:{address}:{int(time.time()) // 3600}"
+    redis = Redis.from_url(url)
+    try:
+        path = bid_path(ad, buyer_link)
+        assert bidder.post(path, json={"bid": NEXT_NOK, "requestKey": "r0"}).status_code == 400
+        assert (
+            send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "r1"}, csrf).status_code
+            == 201
+        )
+        assert bidder.get(currencies_path(ad, buyer_link)).status_code == 200
+        assert int(redis.get(name)) == 3
+        assert 0 < redis.ttl(name) <= 3601
+        second = send(bidder, "POST", path, {"bid": 10**6, "requestKey": "r2"}, csrf)
+        assert second.status_code == 201
+        refused = send(bidder, "POST", path, {"bid": 2 * 10**6, "requestKey": "r3"}, csrf)
+        assert refused.status_code == 429
+        assert int(redis.get(name)) == 5
+        assert [b.amount for b in bids_of(ad.id)][2:] == [NEXT_NOK, 10**6]
+    finally:
+        redis.delete(name)
+        redis.close()
+        app.extensions.pop("redis", None)
 
 
 # --- wrong links -------------------------------------------------------------------------------
