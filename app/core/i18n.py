@@ -3,10 +3,12 @@
 import json
 import re
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 import click
 import pytz
+from babel import Locale
 from babel.messages.pofile import read_po
 from flask import current_app, g, has_request_context, request
 from flask_babel import lazy_gettext as _l
@@ -72,9 +74,15 @@ def current_locale() -> str:
     return g.locale
 
 
-def select_babel_locale() -> str:
-    """Flask-Babel's locale selector."""
-    return babel_name(current_locale())
+@lru_cache(maxsize=16)
+def _babel_locale(tag: str) -> Locale:
+    return Locale.parse(babel_name(tag))
+
+
+def select_babel_locale() -> Locale:
+    """Flask-Babel's locale selector: one Locale per language and process (Flask-Babel takes
+    a Locale as it is; a string it parses again on every request)."""
+    return _babel_locale(current_locale())
 
 
 # --- time zones -------------------------------------------------------------------------------
