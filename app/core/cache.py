@@ -31,6 +31,10 @@ class LRUCache:
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 
+    def discard(self, key) -> None:
+        with self._lock:
+            self._data.pop(key, None)
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()

@@ -22,6 +22,7 @@ from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
+from app.core.cache import LRUCache
 from app.core.locking import locked
 from app.core.models import utcnow
 from app.core.tenancy import activate
@@ -206,6 +207,9 @@ class BidLink:
     # What 1 advert_currency is worth in the bidder's currency, read with the link (None: the
     # seller keeps no rate for it); 1 for the advert's own currency.
     rate: Decimal | None = None
+    # False: remembered from an earlier request (PostgreSQL), not read in this transaction;
+    # the bid's statement checks it still holds, else StaleLink.
+    checked: bool = True
 
     def rates(self) -> dict[str, Decimal]:
         """The rates a bid without maxima needs: the advert's currency and the bidder's."""
@@ -386,11 +390,20 @@ _PG_BID = text(
     """
 WITH a AS (
   SELECT id, status, ends_at, start_price, bid_step, highest_bid, highest_group_id,
-         proxy_bidding, soft_close_seconds, buy_now_price, maxima_count
+         proxy_bidding, soft_close_seconds, buy_now_price, maxima_count, currency
   FROM advert WHERE id = :advert_id FOR UPDATE
+), facts AS (
+  SELECT a.currency = :advert_currency
+         AND EXISTS (SELECT 1 FROM market_link WHERE id = :link_id)
+         AND (SELECT currency FROM instance_group WHERE id = :group_id) = :currency
+         AND (SELECT rate FROM exchange_rate WHERE instance_id = :instance_id
+                AND currency = :advert_currency AND to_currency = :currency)
+             IS NOT DISTINCT FROM CAST(:link_rate AS NUMERIC) AS link_ok
+  FROM a
 ), ok AS (
-  SELECT id, soft_close_seconds FROM a
-  WHERE status = 'published' AND ends_at > :now AND NOT (proxy_bidding AND maxima_count > 0)
+  SELECT id, soft_close_seconds FROM a, facts
+  WHERE facts.link_ok
+    AND status = 'published' AND ends_at > :now AND NOT (proxy_bidding AND maxima_count > 0)
     AND :advert_amount >= COALESCE(highest_bid + bid_step, start_price)
 ), b AS (
   INSERT INTO advert_bid (instance_id, advert_id, group_id, user_id, link_id, request_key,
@@ -418,6 +431,7 @@ WITH a AS (
 )
 SELECT a.status, a.ends_at, a.start_price, a.bid_step, a.highest_bid, a.highest_group_id,
        a.proxy_bidding, a.soft_close_seconds, a.buy_now_price, a.maxima_count,
+       (SELECT link_ok FROM facts) AS link_ok,
        (SELECT id FROM b) AS bid_id, (SELECT ends_at FROM u) AS new_ends_at,
        lost.link_id AS lost_link, lost.amount AS lost_amount, lost.currency AS lost_currency,
        lost.mailed AS lost_mailed
@@ -433,20 +447,46 @@ def _sql(statement, params: dict | None = None):
     return db.session.connection().execute(statement, params)
 
 
-def resolve_bid_link(group_hash: str, advert_hash: str, user_hash: str) -> BidLink | None:
-    """resolve_link for placing a bid: the same checks, only the columns a bid needs."""
+class StaleLink(Exception):
+    """A link remembered from an earlier request no longer holds (the seller changed its rate
+    or a currency, or the link is gone): the caller reads it afresh and tries again."""
+
+
+# PostgreSQL: each process remembers the links it has read (user hash -> _BID_LINK's row), so
+# a bidder's next bid needs no statement of its own for them: the bid's one statement checks
+# that what was remembered still holds (_PG_BID's `facts`). Hashes, kinds, and a link's
+# advert, group and user never change; currencies and rates may, and are checked.
+_LINKS = LRUCache(4096)
+
+
+def resolve_bid_link(
+    group_hash: str, advert_hash: str, user_hash: str, fresh: bool = False
+) -> BidLink | None:
+    """resolve_link for placing a bid: the same checks, only the columns a bid needs (on
+    PostgreSQL from the process's memory of the link unless `fresh`: then `checked` is
+    False and the bid's statement checks it)."""
     if len(user_hash) > 64:
         return None
-    row = _sql(_BID_LINK_BY_HASH, {"hash": user_hash}).first()
+    remembering = db.engine.dialect.name == "postgresql"
+    row = None if fresh or not remembering else _LINKS.get(user_hash)
+    checked = row is None
     if row is None:
-        return None
+        row = _sql(_BID_LINK_BY_HASH, {"hash": user_hash}).first()
+        if row is None:
+            return None
+        if remembering:
+            _LINKS.put(user_hash, tuple(row))
     *values, kind, real_group_hash, real_advert_hash = row
     ok = _same(real_group_hash, group_hash) & _same(real_advert_hash, advert_hash)
     if not (ok and kind == "bid"):
         return None
-    link = BidLink(*values)
+    link = BidLink(*values, checked=checked)
     activate(link.instance_id)
     return link
+
+
+def forget_link(user_hash: str) -> None:
+    _LINKS.discard(user_hash)
 
 
 def _bid_link(link_id: int) -> BidLink:
@@ -605,6 +645,8 @@ def place_bid(
         state, result = _pg_bid(link, amount, request_key)
         if result is not None:
             return result
+    if state is None and not link.checked:
+        raise StaleLink  # what follows decides on the link's facts: read them now
     if state is None:
         state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}, of=_advert_t).one()
     proxy = state.proxy_bidding and (state.maxima_count or maximum is not None)
@@ -639,9 +681,12 @@ def _pg_bid(link: BidLink, amount: int, request_key: str):
             "advert_id": link.advert_id, "now": now, "advert_amount": advert_amount,
             "instance_id": link.instance_id, "group_id": link.group_id, "user_id": link.user_id,
             "link_id": link.link_id, "request_key": request_key, "amount": amount,
-            "currency": link.currency, "rate": rate,
+            "currency": link.currency, "rate": rate, "advert_currency": link.advert_currency,
+            "link_rate": link.rate,
         },
-    ).one()  # fmt: skip
+    ).first()  # fmt: skip
+    if row is None or not row.link_ok:  # the advert or the link is gone, or a fact changed
+        raise StaleLink
     if row.bid_id is None:
         return row, None
     # Who led until this bid (the locked row as it was): the link of its last bid, which is
@@ -839,6 +884,8 @@ def buy_now(link: BidLink | int, request_key: str) -> BidResult:
     advert's row lock), the first taker's bid is stored (marked buy now) and the advert is
     allocated to its company at once; any later taker is refused with BOUGHT_BY_OTHER."""
     link = _bid_link(link) if isinstance(link, int) else link
+    if not link.checked:
+        raise StaleLink
     rates = link.rates()
     rate = rates.get(link.currency)
     state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}, of=_advert_t).one()

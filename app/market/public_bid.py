@@ -41,12 +41,14 @@ from app.market.bidding import (
     STATUSES,
     TRANSITIONS,
     MarketError,
+    StaleLink,
     allocate,
     bidding_closed_message,
     buy_now_open,
     change_status,
     convert_up,
     currency_table,
+    forget_link,
     format_amount,
     next_bid,
     own_maximum,
@@ -608,13 +610,28 @@ def _bid_json(bid) -> dict | None:
     }
 
 
-def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str):
-    check_public_rate()
+def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str, fresh: bool = False):
+    if not fresh:
+        check_public_rate()
     with immediate():  # on SQLite the link is read in the bid's own transaction, write-locked
-        link = resolve_bid_link(group_hash, advert_hash, user_hash)
+        link = resolve_bid_link(group_hash, advert_hash, user_hash, fresh=fresh)
     if link is None:
         abort(404)
     return link
+
+
+def _with_link(hashes: tuple[str, str, str], link, save):
+    """`save(link)`; when the link was remembered from an earlier request and no longer
+    holds (StaleLink: a rate or currency changed, or it is gone), it is read afresh (or is a
+    404 now) and `save` runs again, in a new transaction."""
+    for _attempt in range(3):
+        try:
+            return save(link)
+        except StaleLink:
+            db.session.rollback()
+            forget_link(hashes[2])
+            link = _bid_link_or_404(*hashes, fresh=True)
+    return save(link)
 
 
 @api_call(
@@ -632,10 +649,13 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
     they lead, only saves the maximum: 200). A refusal because the bid is too low also tells
     the lowest bid now accepted (nextBid). `leading` says whether the bidder still holds the
     highest bid after other bidders' maxima answered; `endsAt` is the end, moved by a late bid."""
-    link = _bid_link_or_404(group_hash, advert_hash, user_hash)
+    hashes = (group_hash, advert_hash, user_hash)
+    link = _bid_link_or_404(*hashes)
     body = parse_body(BidBody)  # the link first: an unknown one is a 404 whatever its body
     try:
-        result = save_bid(link, body.bid, body.request_key, body.maximum)
+        result = _with_link(
+            hashes, link, lambda ln: save_bid(ln, body.bid, body.request_key, body.maximum)
+        )
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)
@@ -671,14 +691,18 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
 def market_bid_buy_now(group_hash: str, advert_hash: str, user_hash: str):
     """Buy the vehicle at its buy-now price through a bidder's link: the first taker gets it
     (201) and bidding ends; a later taker is refused (422 BOUGHT_BY_OTHER)."""
-    link = _bid_link_or_404(group_hash, advert_hash, user_hash)
+    hashes = (group_hash, advert_hash, user_hash)
+    link = _bid_link_or_404(*hashes)
     body = parse_body(BuyNowBody)
+
+    def buy(ln):
+        def tell(_bought):
+            bidder_mail.tell("won", ln.advert_id, [ln.link_id])
+
+        return save_buy_now(ln, body.request_key, notify=tell)
+
     try:
-        result = save_buy_now(
-            link,
-            body.request_key,
-            notify=lambda _bought: bidder_mail.tell("won", link.advert_id, [link.link_id]),
-        )
+        result = _with_link(hashes, link, buy)
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)

@@ -7,6 +7,7 @@ import os
 import re
 import time
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market.bidding import STATUSES, ensure_link
-from app.market.models import Advert, AdvertBid, AdvertImage, ExchangeRate
+from app.market.models import Advert, AdvertBid, AdvertImage, ExchangeRate, MarketLink
 from app.preparation.files import store_file
 from tests.helpers import translated
 from tests.market._bid import (
@@ -481,6 +482,106 @@ def test_a_call_without_the_pages_token_is_a_clear_400(bidder, ad, buyer_link):
         assert response.status_code == 400
         assert response.is_json and "expired" in response.json["message"]
     assert len(bids_of(ad.id)) == 2
+
+
+def _statements_of(call) -> list[str]:
+    seen: list[str] = []
+
+    def listen(_conn, _cursor, statement, *_args) -> None:
+        if not statement.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK")):  # the test's own
+            seen.append(statement)
+
+    event.listen(db.engine, "before_cursor_execute", listen)
+    try:
+        call()
+    finally:
+        event.remove(db.engine, "before_cursor_execute", listen)
+    return seen
+
+
+def test_a_bidders_next_bid_reads_no_link(bidder, ad, buyer_link, csrf):
+    """On PostgreSQL a bidder's next bid is one statement: the process remembers the link and
+    the bid's statement checks it still holds; SQLite reads it under the bid's write lock."""
+    path = bid_path(ad, buyer_link)
+    assert (
+        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "n1"}, csrf).status_code == 201
+    )
+    answers = []
+    seen = _statements_of(
+        lambda: answers.append(send(bidder, "POST", path, {"bid": 10**6, "requestKey": "n2"}, csrf))
+    )
+    assert answers[0].status_code == 201
+    if db.engine.dialect.name == "postgresql":
+        assert len(seen) == 1 and "FOR UPDATE" in seen[0] and "INSERT INTO advert_bid" in seen[0]
+    else:
+        assert len(seen) == 4 and "market_link" in seen[0]
+
+
+def _rate(advert: Advert, to_currency: str) -> ExchangeRate:
+    return db.session.scalar(
+        select(ExchangeRate)
+        .where(
+            ExchangeRate.instance_id == advert.instance_id,
+            ExchangeRate.currency == advert.currency,
+            ExchangeRate.to_currency == to_currency,
+        )
+        .execution_options(all_instances=True)
+    )
+
+
+def test_a_rate_changed_after_a_bid_converts_the_next_one(bidder, ad, buyer_link, csrf):
+    path = bid_path(ad, buyer_link)
+    assert (
+        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "r1"}, csrf).status_code == 201
+    )
+    _rate(ad, "NOK").rate = Decimal("1.1")
+    db.session.commit()
+    answer = send(bidder, "POST", path, {"bid": 300_000, "requestKey": "r2"}, csrf)
+    assert answer.status_code == 201
+    # 300 000 NOK at 1.1 NOK per SEK: 272 727 SEK (at the old 1.024 it would be 292 968).
+    assert bids_of(ad.id)[-1].advert_amount == reload(ad.id).highest_bid == 272_727
+    assert answer.json["nextBid"] == 301_100  # 273 727 SEK x 1.1 = 301 099.7 -> up
+
+
+def test_a_rate_removed_after_a_bid_refuses_the_next_one(bidder, ad, buyer_link, csrf):
+    path = bid_path(ad, buyer_link)
+    assert (
+        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "x1"}, csrf).status_code == 201
+    )
+    db.session.delete(_rate(ad, "NOK"))
+    db.session.commit()
+    answer = send(bidder, "POST", path, {"bid": 300_000, "requestKey": "x2"}, csrf)
+    assert answer.status_code == 422 and answer.json["key"] == "NO_EXCHANGE_RATE"
+    assert len(bids_of(ad.id)) == 3
+
+
+def test_a_link_gone_after_a_bid_answers_404(bidder, ad, buyer_link, csrf):
+    path = bid_path(ad, buyer_link)
+    assert (
+        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "g1"}, csrf).status_code == 201
+    )
+    db.session.delete(db.session.get(MarketLink, buyer_link.id))
+    db.session.commit()
+    answer = send(bidder, "POST", path, {"bid": 300_000, "requestKey": "g2"}, csrf)
+    assert answer.status_code == 404
+    assert len(bids_of(ad.id)) == 3
+
+
+def test_a_maximum_or_buy_now_after_a_bid_reads_the_link_afresh(bidder, ad, buyer_link, csrf):
+    path = bid_path(ad, buyer_link)
+    assert (
+        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "m1"}, csrf).status_code == 201
+    )
+    _rate(ad, "NOK").rate = Decimal("1.1")
+    db.session.commit()
+    answer = send(bidder, "POST", path, {"maximum": 400_000, "requestKey": "m2"}, csrf)
+    assert answer.status_code == 200 and answer.json["maximum"] == 400_000  # still leading
+    ad.buy_now_price = 500_000
+    db.session.commit()
+    bought = send(bidder, "POST", f"/api/_public/market-buy-now/{parts(ad, buyer_link)}",
+                  {"requestKey": "m3"}, csrf)  # fmt: skip
+    assert bought.status_code == 201
+    assert bought.json["bid"]["bid"] == 550_000  # 500 000 SEK at the new 1.1
 
 
 def test_with_redis_each_call_counts_once_and_over_the_limit_no_bid_is_stored(
