@@ -23,7 +23,16 @@ def create_app(overrides: dict | None = None) -> Flask:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
-    from app.core import errors, i18n, islands, jobs, pages, ratelimit, security
+    from app.core import (
+        errors,
+        i18n,
+        islands,
+        jobs,
+        liveness,  # noqa: F401 - the pool's checkout check, registered on import
+        pages,
+        ratelimit,
+        security,
+    )
     from app.extensions import babel, csrf, db, login_manager, migrate
 
     db.init_app(app)

@@ -37,7 +37,9 @@ class Config:
     APP_VERSION = "0.1.0"
     SECRET_KEY = None  # filled by load()
     SQLALCHEMY_DATABASE_URI = None
-    SQLALCHEMY_ENGINE_OPTIONS: dict = {"pool_pre_ping": True}
+    # Pooled connections are checked at checkout by app.core.liveness (a poll of the socket;
+    # a ping only when it shows something or after a long idle), not pool_pre_ping's round trip.
+    SQLALCHEMY_ENGINE_OPTIONS: dict = {}
     REDIS_URL = None
     # RQ worker: a running job's heartbeat every this many seconds (it lapses after three
     # missed), and the maintenance that queues the jobs of dead workers again (app/core/jobs.py).
