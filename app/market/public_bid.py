@@ -652,6 +652,8 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
     hashes = (group_hash, advert_hash, user_hash)
     link = _bid_link_or_404(*hashes)
     body = parse_body(BidBody)  # the link first: an unknown one is a 404 whatever its body
+    if body.maximum is not None and not link.checked:  # proxy bidding reads it in its own
+        link = _bid_link_or_404(*hashes, fresh=True)  # transaction: no remembered facts
     try:
         result = _with_link(
             hashes, link, lambda ln: save_bid(ln, body.bid, body.request_key, body.maximum)
