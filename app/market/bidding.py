@@ -18,7 +18,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy import and_, bindparam, exists, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
@@ -207,8 +207,8 @@ class BidLink:
     # What 1 advert_currency is worth in the bidder's currency, read with the link (None: the
     # seller keeps no rate for it); 1 for the advert's own currency.
     rate: Decimal | None = None
-    # False: remembered from an earlier request (PostgreSQL), not read in this transaction;
-    # the bid's statement checks it still holds, else StaleLink.
+    # False: remembered from an earlier request, not read in this transaction; the bid's
+    # locked read checks it still holds, else StaleLink.
     checked: bool = True
 
     def rates(self) -> dict[str, Decimal]:
@@ -339,6 +339,23 @@ _BIDDING_STATE = (
     )
     .where(_advert_t.c.id == bindparam("advert_id"))
 )
+# SQLite: the locked state, with whether a remembered link's facts still hold (as _PG_BID's
+# `facts`): the advert's and the group's currency, the rate between them, the link itself.
+_LINK_OK = and_(
+    _advert_t.c.currency == bindparam("advert_currency"),
+    exists().where(_link_t.c.id == bindparam("link_id")),
+    select(_group_t.c.currency).where(_group_t.c.id == bindparam("group_id")).scalar_subquery()
+    == bindparam("currency"),
+    select(_rate_t.c.rate)
+    .where(
+        _rate_t.c.instance_id == bindparam("instance_id"),
+        _rate_t.c.currency == bindparam("advert_currency"),
+        _rate_t.c.to_currency == bindparam("currency"),
+    )
+    .scalar_subquery()
+    .is_not_distinct_from(bindparam("link_rate", type_=_rate_t.c.rate.type)),
+).label("link_ok")
+_CHECKED_STATE = _BIDDING_STATE.add_columns(_LINK_OK)
 _EARLIER = select(
     _bid_t.c.id, _bid_t.c.amount, _bid_t.c.currency, _bid_t.c.advert_amount, _bid_t.c.created_at
 ).where(_bid_t.c.link_id == bindparam("link_id"), _bid_t.c.request_key == bindparam("key"))
@@ -452,30 +469,28 @@ class StaleLink(Exception):
     or a currency, or the link is gone): the caller reads it afresh and tries again."""
 
 
-# PostgreSQL: each process remembers the links it has read (user hash -> _BID_LINK's row), so
-# a bidder's next bid needs no statement of its own for them: the bid's one statement checks
-# that what was remembered still holds (_PG_BID's `facts`). Hashes, kinds, and a link's
-# advert, group and user never change; currencies and rates may, and are checked.
+# Each process remembers the links it has read (user hash -> _BID_LINK's row), so a bidder's
+# next bid needs no statement of its own for them: the bid's locked read checks that what was
+# remembered still holds (_PG_BID's `facts`, on SQLite _CHECKED_STATE). Hashes, kinds, and a
+# link's advert, group and user never change; currencies and rates may, and are checked.
 _LINKS = LRUCache(4096)
 
 
 def resolve_bid_link(
     group_hash: str, advert_hash: str, user_hash: str, fresh: bool = False
 ) -> BidLink | None:
-    """resolve_link for placing a bid: the same checks, only the columns a bid needs (on
-    PostgreSQL from the process's memory of the link unless `fresh`: then `checked` is
-    False and the bid's statement checks it)."""
+    """resolve_link for placing a bid: the same checks, only the columns a bid needs (from
+    the process's memory of the link unless `fresh`: then `checked` is False and the bid's
+    locked read checks it)."""
     if len(user_hash) > 64:
         return None
-    remembering = db.engine.dialect.name == "postgresql"
-    row = None if fresh or not remembering else _LINKS.get(user_hash)
+    row = None if fresh else _LINKS.get(user_hash)
     checked = row is None
     if row is None:
         row = _sql(_BID_LINK_BY_HASH, {"hash": user_hash}).first()
         if row is None:
             return None
-        if remembering:
-            _LINKS.put(user_hash, tuple(row))
+        _LINKS.put(user_hash, tuple(row))
     *values, kind, real_group_hash, real_advert_hash = row
     ok = _same(real_group_hash, group_hash) & _same(real_advert_hash, advert_hash)
     if not (ok and kind == "bid"):
@@ -646,7 +661,11 @@ def place_bid(
         if result is not None:
             return result
     if state is None and not link.checked:
-        raise StaleLink  # what follows decides on the link's facts: read them now
+        if db.engine.dialect.name != "sqlite":
+            raise StaleLink  # what follows decides on the link's facts: read them now
+        state = locked(_CHECKED_STATE, _facts(link), of=_advert_t).first()
+        if state is None or not state.link_ok:
+            raise StaleLink
     if state is None:
         state = locked(_BIDDING_STATE, {"advert_id": link.advert_id}, of=_advert_t).one()
     proxy = state.proxy_bidding and (state.maxima_count or maximum is not None)
@@ -666,6 +685,15 @@ def place_bid(
         raise
 
 
+def _facts(link: BidLink) -> dict:
+    """The parameters that check a remembered link's facts (_LINK_OK, _PG_BID's `facts`)."""
+    return {
+        "advert_id": link.advert_id, "link_id": link.link_id, "group_id": link.group_id,
+        "instance_id": link.instance_id, "advert_currency": link.advert_currency,
+        "currency": link.currency, "link_rate": link.rate,
+    }  # fmt: skip
+
+
 def _pg_bid(link: BidLink, amount: int, request_key: str):
     """PostgreSQL, a bid without a maximum: lock, check, insert and update in one round trip
     (_PG_BID). Returns (the advert's locked state, the result), the result None when the
@@ -677,12 +705,9 @@ def _pg_bid(link: BidLink, amount: int, request_key: str):
     advert_amount, now = convert_back(amount, rate), utcnow()
     row = _sql(
         _PG_BID,
-        {
-            "advert_id": link.advert_id, "now": now, "advert_amount": advert_amount,
-            "instance_id": link.instance_id, "group_id": link.group_id, "user_id": link.user_id,
-            "link_id": link.link_id, "request_key": request_key, "amount": amount,
-            "currency": link.currency, "rate": rate, "advert_currency": link.advert_currency,
-            "link_rate": link.rate,
+        _facts(link) | {
+            "now": now, "advert_amount": advert_amount, "user_id": link.user_id,
+            "request_key": request_key, "amount": amount, "rate": rate,
         },
     ).first()  # fmt: skip
     if row is None or not row.link_ok:  # the advert or the link is gone, or a fact changed
