@@ -87,20 +87,39 @@ def main() -> None:
     def fortunes() -> None:
         assert fortunes_client.get("/fortunes").status_code == 200
 
+    def server_cpu() -> float:
+        """CPU seconds of every PostgreSQL process on this machine (0 on SQLite)."""
+        if not url.startswith("postgresql"):
+            return 0.0
+        total = 0
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/comm") as comm:
+                    if comm.read().strip() != "postgres":
+                        continue
+                with open(f"/proc/{pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(v) for v in fields[11:15])  # utime, stime (+ ended children)
+        return total / os.sysconf("SC_CLK_TCK")
+
     spent = {}
     for name, call in (
         ("bid POST", bid),
         ("currency GET", currencies),
         ("fortunes page", fortunes),
     ):
-        cpu, wall = time.process_time(), time.perf_counter()
+        cpu, wall, server = time.process_time(), time.perf_counter(), server_cpu()
         for _ in range(args.bids):
             call()
         spent[name] = (time.process_time() - cpu) / args.bids * 1000
+        on_server = (server_cpu() - server) / args.bids * 1000
         print(
             f"{name:13s} {spent[name]:6.2f} ms CPU, "
             f"{(time.perf_counter() - wall) / args.bids * 1000:6.2f} ms wall per call "
             f"(in process, one client, {args.bids} calls)"
+            + (f", PostgreSQL's CPU {on_server:.2f} ms" if url.startswith("postgresql") else "")
         )
     print(
         f"CPU ratio fortunes page / bid POST: {spent['fortunes page'] / spent['bid POST']:.2f} "
