@@ -484,6 +484,16 @@ def test_a_call_without_the_pages_token_is_a_clear_400(bidder, ad, buyer_link):
     assert len(bids_of(ad.id)) == 2
 
 
+def _bid_once(bidder, ad, buyer_link, csrf) -> str:
+    """A first bid through the link (the process now remembers it); the bid call's path."""
+    path = bid_path(ad, buyer_link)
+    assert (
+        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "first"}, csrf).status_code
+        == 201
+    )
+    return path
+
+
 def _statements_of(call) -> list[str]:
     seen: list[str] = []
 
@@ -502,10 +512,7 @@ def _statements_of(call) -> list[str]:
 def test_a_bidders_next_bid_reads_no_link(bidder, ad, buyer_link, csrf):
     """A bidder's next bid reads no link: the process remembers it and the bid's locked read
     checks that it still holds. On PostgreSQL the bid is then one statement."""
-    path = bid_path(ad, buyer_link)
-    assert (
-        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "n1"}, csrf).status_code == 201
-    )
+    path = _bid_once(bidder, ad, buyer_link, csrf)
     answers = []
     seen = _statements_of(
         lambda: answers.append(send(bidder, "POST", path, {"bid": 10**6, "requestKey": "n2"}, csrf))
@@ -531,10 +538,7 @@ def _rate(advert: Advert, to_currency: str) -> ExchangeRate:
 
 
 def test_a_rate_changed_after_a_bid_converts_the_next_one(bidder, ad, buyer_link, csrf):
-    path = bid_path(ad, buyer_link)
-    assert (
-        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "r1"}, csrf).status_code == 201
-    )
+    path = _bid_once(bidder, ad, buyer_link, csrf)
     _rate(ad, "NOK").rate = Decimal("1.1")
     db.session.commit()
     answer = send(bidder, "POST", path, {"bid": 300_000, "requestKey": "r2"}, csrf)
@@ -545,10 +549,7 @@ def test_a_rate_changed_after_a_bid_converts_the_next_one(bidder, ad, buyer_link
 
 
 def test_a_rate_removed_after_a_bid_refuses_the_next_one(bidder, ad, buyer_link, csrf):
-    path = bid_path(ad, buyer_link)
-    assert (
-        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "x1"}, csrf).status_code == 201
-    )
+    path = _bid_once(bidder, ad, buyer_link, csrf)
     db.session.delete(_rate(ad, "NOK"))
     db.session.commit()
     answer = send(bidder, "POST", path, {"bid": 300_000, "requestKey": "x2"}, csrf)
@@ -557,10 +558,7 @@ def test_a_rate_removed_after_a_bid_refuses_the_next_one(bidder, ad, buyer_link,
 
 
 def test_a_link_gone_after_a_bid_answers_404(bidder, ad, buyer_link, csrf):
-    path = bid_path(ad, buyer_link)
-    assert (
-        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "g1"}, csrf).status_code == 201
-    )
+    path = _bid_once(bidder, ad, buyer_link, csrf)
     db.session.delete(db.session.get(MarketLink, buyer_link.id))
     db.session.commit()
     answer = send(bidder, "POST", path, {"bid": 300_000, "requestKey": "g2"}, csrf)
@@ -569,10 +567,7 @@ def test_a_link_gone_after_a_bid_answers_404(bidder, ad, buyer_link, csrf):
 
 
 def test_a_maximum_or_buy_now_after_a_bid_reads_the_link_afresh(bidder, ad, buyer_link, csrf):
-    path = bid_path(ad, buyer_link)
-    assert (
-        send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "m1"}, csrf).status_code == 201
-    )
+    path = _bid_once(bidder, ad, buyer_link, csrf)
     _rate(ad, "NOK").rate = Decimal("1.1")
     db.session.commit()
     answer = send(bidder, "POST", path, {"maximum": 400_000, "requestKey": "m2"}, csrf)
