@@ -200,9 +200,9 @@ def _sqlite_begin(connection) -> None:
     if connection.dialect.name == "sqlite":
         from app.core.locking import begin_immediate, begin_statement
 
-        statement = begin_statement()
-        if statement == "BEGIN IMMEDIATE":
+        write_locked = begin_statement() == "BEGIN IMMEDIATE"
+        if write_locked:
             begin_immediate(connection.connection.dbapi_connection)
         else:
-            connection.exec_driver_sql(statement)
-        connection.info["write_locked"] = statement == "BEGIN IMMEDIATE"
+            connection.exec_driver_sql("BEGIN")
+        connection.info["write_locked"] = write_locked

@@ -5,7 +5,7 @@ state and both write on it."""
 
 import sqlite3
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
 from sqlalchemy import Select
@@ -82,13 +82,14 @@ def locked(statement: Select, params: dict | None = None, of=None):
     Nothing may be pending in the session: on SQLite a read-only transaction already open is
     ended first, so that the next one starts with the write lock."""
     session = db.session()
+    if db.engine.dialect.name != "sqlite":
+        statement, lock = statement.with_for_update(of=of), nullcontext()
+    elif session.new or session.dirty or session.deleted:
+        raise RuntimeError("locked() needs a session without pending changes")
+    else:
+        lock = immediate()
     # A statement on tables (no ORM entity) runs on the session's connection: the ORM's
     # execute adds nothing to it but time.
     orm = statement._propagate_attrs.get("compile_state_plugin") == "orm"
-    if db.engine.dialect.name != "sqlite":
-        statement = statement.with_for_update(of=of)
-        return (session if orm else session.connection()).execute(statement, params)
-    if session.new or session.dirty or session.deleted:
-        raise RuntimeError("locked() needs a session without pending changes")
-    with immediate():
+    with lock:
         return (session if orm else session.connection()).execute(statement, params)

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import threading
 import time
+from dataclasses import dataclass
 
 from flask import Flask, current_app, g, request
 from flask_babel import gettext as _
@@ -25,7 +26,7 @@ from app.core.jobs import redis_connection
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
-_local: dict[str, tuple[int, int]] = {}
+_local: dict[str, int] = {}  # without Redis: this process's count per counter name
 
 
 def _rule() -> tuple[int, int]:
@@ -42,8 +43,21 @@ def count_early(*endpoints: str) -> None:
     _EARLY.update(endpoints)
 
 
-def _key() -> str:
-    return f"public:{request.remote_addr or 'unknown'}"
+def _counter(seconds: int) -> str:
+    """The Redis key counting this request's address in the current window (a new window
+    starts at 0)."""
+    address = request.remote_addr or "unknown"
+    return f"rl:public:{address}:{int(time.time()) // seconds}"
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """An INCR _send_early sent, its answer still on `connection`."""
+
+    pool: object
+    connection: object
+    name: str
+    seconds: int
 
 
 def _send_early() -> None:
@@ -53,34 +67,32 @@ def _send_early() -> None:
     if (redis := redis_connection()) is None:
         return
     seconds = _rule()[1]
-    window = int(time.time()) // seconds
-    name = f"rl:{_key()}:{window}"
     pool = redis.connection_pool
     try:
         connection = pool.get_connection()
     except RedisError:
         return  # _hit counts the usual way (and logs Redis's state)
+    name = _counter(seconds)
     try:
         connection.send_command("INCR", name)
     except RedisError:
         connection.disconnect()
         pool.release(connection)
         return
-    g.rate_sent = (pool, connection, name, window, seconds)
+    g.rate_sent = _Sent(pool, connection, name, seconds)
 
 
-def _answer(sent) -> int:
+def _answer(sent: _Sent) -> int:
     """The count Redis answered to an INCR _send_early sent; the connection goes back."""
-    pool, connection, name, _window, seconds = sent
     try:
-        count = int(connection.read_response())
+        count = int(sent.connection.read_response())
     except BaseException:
-        connection.disconnect()
+        sent.connection.disconnect()
         raise
     finally:
-        pool.release(connection)
+        sent.pool.release(sent.connection)
     if count == 1:
-        _expire(name, seconds)
+        _expire(sent.name, sent.seconds)
     return count
 
 
@@ -102,16 +114,16 @@ def init_app(app: Flask) -> None:
     app.teardown_request(_drop_unread)
 
 
-def _hit(key: str, seconds: int) -> int:
-    window = int(time.time()) // seconds
+def _hit(seconds: int) -> int:
+    """This request's count in its window: in Redis, else in this process."""
+    name = _counter(seconds)
     redis = redis_connection()
     if redis is not None:
-        name = f"rl:{key}:{window}"  # a counter per window: a new window starts at 0
         try:
             sent = g.pop("rate_sent", None)
-            if sent is not None and sent[2:4] == (name, window):
+            if sent is not None and sent.name == name:
                 return _answer(sent)
-            if sent is not None:  # sent for another window (the minute turned): not this one
+            if sent is not None:  # sent in the window before (the minute turned): not this one
                 _answer(sent)
             count = int(redis.incr(name))
             if count == 1:
@@ -120,11 +132,9 @@ def _hit(key: str, seconds: int) -> int:
         except RedisError as exc:
             log.warning("Redis unreachable (%s): the rate limit counts per process", exc)
     with _lock:
-        seen_window, count = _local.get(key, (window, 0))
-        count = count + 1 if seen_window == window else 1
-        if len(_local) > 10_000:
+        if len(_local) > 10_000:  # past windows' counters go with the rest
             _local.clear()
-        _local[key] = (window, count)
+        count = _local[name] = _local.get(name, 0) + 1
         return count
 
 
@@ -132,7 +142,7 @@ def check_public_rate() -> None:
     """Count this request against its address; over the limit, answer 429 with Retry-After
     (JSON for calls, the error page for pages: app/core/errors.py)."""
     limit, seconds = _rule()
-    if _hit(_key(), seconds) > limit:
+    if _hit(seconds) > limit:
         retry = seconds - int(time.time()) % seconds
         text = _("Too many requests. Please wait %(seconds)s seconds and try again.", seconds=retry)
         exc = TooManyRequests()

@@ -489,6 +489,7 @@ def resolve_bid_link(
     if row is None:
         row = _sql(_BID_LINK_BY_HASH, {"hash": user_hash}).first()
         if row is None:
+            _LINKS.discard(user_hash)  # gone since it was remembered
             return None
         _LINKS.put(user_hash, tuple(row))
     *values, kind, real_group_hash, real_advert_hash = row
@@ -498,10 +499,6 @@ def resolve_bid_link(
     link = BidLink(*values, checked=checked)
     activate(link.instance_id)
     return link
-
-
-def forget_link(user_hash: str) -> None:
-    _LINKS.discard(user_hash)
 
 
 def _bid_link(link_id: int) -> BidLink:

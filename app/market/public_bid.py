@@ -48,7 +48,6 @@ from app.market.bidding import (
     change_status,
     convert_up,
     currency_table,
-    forget_link,
     format_amount,
     next_bid,
     own_maximum,
@@ -611,8 +610,7 @@ def _bid_json(bid) -> dict | None:
 
 
 def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str, fresh: bool = False):
-    if not fresh:
-        check_public_rate()
+    """The bidder's link (remembered by the process unless `fresh`), or 404."""
     with immediate():  # on SQLite the link is read in the bid's own transaction, write-locked
         link = resolve_bid_link(group_hash, advert_hash, user_hash, fresh=fresh)
     if link is None:
@@ -620,18 +618,17 @@ def _bid_link_or_404(group_hash: str, advert_hash: str, user_hash: str, fresh: b
     return link
 
 
-def _with_link(hashes: tuple[str, str, str], link, save):
-    """`save(link)`; when the link was remembered from an earlier request and no longer
-    holds (StaleLink: a rate or currency changed, or it is gone), it is read afresh (or is a
-    404 now) and `save` runs again, in a new transaction."""
-    for _attempt in range(3):
+def _save_bid(hashes: tuple[str, str, str], link, body: BidBody):
+    """save_bid; when the remembered link no longer holds (StaleLink: a rate or a currency
+    changed, or it is gone) it is read afresh (or is a 404 now) and the bid runs again in a new
+    transaction. A fresh link goes stale only in a race with the seller's change."""
+    for _attempt in range(2):
         try:
-            return save(link)
+            return save_bid(link, body.bid, body.request_key, body.maximum)
         except StaleLink:
             db.session.rollback()
-            forget_link(hashes[2])
             link = _bid_link_or_404(*hashes, fresh=True)
-    return save(link)
+    return save_bid(link, body.bid, body.request_key, body.maximum)
 
 
 @api_call(
@@ -649,15 +646,14 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
     they lead, only saves the maximum: 200). A refusal because the bid is too low also tells
     the lowest bid now accepted (nextBid). `leading` says whether the bidder still holds the
     highest bid after other bidders' maxima answered; `endsAt` is the end, moved by a late bid."""
+    check_public_rate()
     hashes = (group_hash, advert_hash, user_hash)
     link = _bid_link_or_404(*hashes)
     body = parse_body(BidBody)  # the link first: an unknown one is a 404 whatever its body
     if body.maximum is not None and not link.checked:  # proxy bidding reads it in its own
         link = _bid_link_or_404(*hashes, fresh=True)  # transaction: no remembered facts
     try:
-        result = _with_link(
-            hashes, link, lambda ln: save_bid(ln, body.bid, body.request_key, body.maximum)
-        )
+        result = _save_bid(hashes, link, body)
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)
@@ -693,18 +689,16 @@ def market_bid_place(group_hash: str, advert_hash: str, user_hash: str):
 def market_bid_buy_now(group_hash: str, advert_hash: str, user_hash: str):
     """Buy the vehicle at its buy-now price through a bidder's link: the first taker gets it
     (201) and bidding ends; a later taker is refused (422 BOUGHT_BY_OTHER)."""
-    hashes = (group_hash, advert_hash, user_hash)
-    link = _bid_link_or_404(*hashes)
+    check_public_rate()
+    # Buy now decides on the link's facts as read in its own transaction.
+    link = _bid_link_or_404(group_hash, advert_hash, user_hash, fresh=True)
     body = parse_body(BuyNowBody)
-
-    def buy(ln):
-        def tell(_bought):
-            bidder_mail.tell("won", ln.advert_id, [ln.link_id])
-
-        return save_buy_now(ln, body.request_key, notify=tell)
-
     try:
-        result = _with_link(hashes, link, buy)
+        result = save_buy_now(
+            link,
+            body.request_key,
+            notify=lambda _bought: bidder_mail.tell("won", link.advert_id, [link.link_id]),
+        )
     except MarketError as exc:
         db.session.rollback()
         return _refused(exc)
