@@ -600,6 +600,7 @@ def test_with_redis_each_call_counts_once_and_over_the_limit_no_bid_is_stored(
     redis = Redis.from_url(url)
     try:
         path = bid_path(ad, buyer_link)
+        assert bidder.open(path, method="OPTIONS").status_code == 200  # no view: not counted
         assert bidder.post(path, json={"bid": NEXT_NOK, "requestKey": "r0"}).status_code == 400
         assert (
             send(bidder, "POST", path, {"bid": NEXT_NOK, "requestKey": "r1"}, csrf).status_code
