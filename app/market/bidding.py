@@ -400,60 +400,15 @@ _LAST_LINK_OF_GROUP = (
 )
 
 
-# PostgreSQL: the locked read, the checks, the insert and the advert's update in one statement
-# (one round trip) for a bid without maxima; what it refuses, Python explains from the state it
-# returns (the lock is then held, so the general path may go on from that state).
+# PostgreSQL: the locked read, the checks, the insert and the advert's update in one call (one
+# round trip) for a bid without maxima: the function market_place_bid (migration c95894507d20,
+# where its statement and the reasons for a function are). What it refuses, Python explains
+# from the state it returns (the lock is then held, so the general path may go on from that
+# state); with a refusal it returns the earlier bid of the same request key, if any.
 _PG_BID = text(
-    """
-WITH a AS (
-  SELECT id, status, ends_at, start_price, bid_step, highest_bid, highest_group_id,
-         proxy_bidding, soft_close_seconds, buy_now_price, maxima_count, currency
-  FROM advert WHERE id = :advert_id FOR UPDATE
-), facts AS (
-  SELECT a.currency = :advert_currency
-         AND EXISTS (SELECT 1 FROM market_link WHERE id = :link_id)
-         AND (SELECT currency FROM instance_group WHERE id = :group_id) = :currency
-         AND (SELECT rate FROM exchange_rate WHERE instance_id = :instance_id
-                AND currency = :advert_currency AND to_currency = :currency)
-             IS NOT DISTINCT FROM CAST(:link_rate AS NUMERIC) AS link_ok
-  FROM a
-), ok AS (
-  SELECT id, soft_close_seconds FROM a, facts
-  WHERE facts.link_ok
-    AND status = 'published' AND ends_at > :now AND NOT (proxy_bidding AND maxima_count > 0)
-    AND :advert_amount >= COALESCE(highest_bid + bid_step, start_price)
-), b AS (
-  INSERT INTO advert_bid (instance_id, advert_id, group_id, user_id, link_id, request_key,
-                          amount, currency, advert_amount, created_at, rate, automatic, buy_now)
-  SELECT :instance_id, id, :group_id, :user_id, :link_id, :request_key, :amount, :currency,
-         :advert_amount, :now, :rate, false, false FROM ok
-  RETURNING id
-), u AS (
-  UPDATE advert SET highest_bid = :advert_amount, highest_group_id = :group_id,
-         bid_count = advert.bid_count + 1, modified_at = :now,
-         ends_at = CASE WHEN ok.soft_close_seconds > 0
-                         AND advert.ends_at < :now + make_interval(secs => ok.soft_close_seconds)
-                        THEN :now + make_interval(secs => ok.soft_close_seconds)
-                        ELSE advert.ends_at END
-  FROM ok WHERE advert.id = ok.id
-  RETURNING advert.ends_at
-), lost AS (
-  SELECT bid.link_id, bid.amount, bid.currency, link.kind = 'bid'
-         AND link.unsubscribed_at IS NULL AS mailed
-  FROM a JOIN advert_bid bid ON bid.advert_id = a.id AND bid.advert_amount = a.highest_bid
-                            AND bid.group_id = a.highest_group_id
-  JOIN market_link link ON link.id = bid.link_id
-  WHERE a.highest_group_id <> :group_id
-  ORDER BY bid.id DESC LIMIT 1
-)
-SELECT a.status, a.ends_at, a.start_price, a.bid_step, a.highest_bid, a.highest_group_id,
-       a.proxy_bidding, a.soft_close_seconds, a.buy_now_price, a.maxima_count,
-       (SELECT link_ok FROM facts) AS link_ok,
-       (SELECT id FROM b) AS bid_id, (SELECT ends_at FROM u) AS new_ends_at,
-       lost.link_id AS lost_link, lost.amount AS lost_amount, lost.currency AS lost_currency,
-       lost.mailed AS lost_mailed
-FROM a LEFT JOIN lost ON true
-"""
+    "SELECT * FROM market_place_bid(:advert_id, :advert_currency, :link_id, :group_id,"
+    " :currency, :instance_id, :link_rate, :now, :advert_amount, :user_id, :request_key,"
+    " :amount, :rate)"
 )
 
 
@@ -509,6 +464,19 @@ def _bid_link(link_id: int) -> BidLink:
 def _earlier(link_id: int, request_key: str) -> PlacedBid | None:
     row = _sql(_EARLIER, {"link_id": link_id, "key": request_key}).first()
     return PlacedBid(*row) if row else None
+
+
+def _earlier_after_lock(state, link_id: int, request_key: str) -> PlacedBid | None:
+    """The bid of this link and request key stored before the advert's lock was granted: read
+    by market_place_bid after its lock when `state` is that function's answer, else now."""
+    if "earlier_id" not in state._fields:
+        return _earlier(link_id, request_key)
+    if state.earlier_id is None:
+        return None
+    return PlacedBid(
+        state.earlier_id, state.earlier_amount, state.earlier_currency,
+        state.earlier_advert_amount, state.earlier_created_at,
+    )  # fmt: skip
 
 
 def _no_rate(link: BidLink) -> MarketError:
@@ -675,7 +643,7 @@ def place_bid(
         # rule): the first tap's answer again. Looked up after the lock, in a statement of its
         # own, so on PostgreSQL (read committed) it sees the bid the lock waited for. Accepted
         # bids need no look-up: a second insert of the key breaks the unique constraint.
-        if earlier := _earlier(link.link_id, request_key):
+        if earlier := _earlier_after_lock(state, link.link_id, request_key):
             return BidResult(
                 earlier, duplicate=True, next_bid=_next_in(state, rates.get(link.currency))
             )
@@ -693,7 +661,7 @@ def _facts(link: BidLink) -> dict:
 
 def _pg_bid(link: BidLink, amount: int, request_key: str):
     """PostgreSQL, a bid without a maximum: lock, check, insert and update in one round trip
-    (_PG_BID). Returns (the advert's locked state, the result), the result None when the
+    (_PG_BID, a call of market_place_bid). Returns (the advert's locked state, the result), the result None when the
     statement took no bid: then the lock is held and the general path decides from the state
     (a refusal's reason, or the maxima that must answer)."""
     rate = link.rates().get(link.currency)
