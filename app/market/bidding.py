@@ -25,6 +25,7 @@ from app.core import audit
 from app.core.cache import LRUCache
 from app.core.locking import locked
 from app.core.models import utcnow
+from app.core.roundtrips import execute_alone
 from app.core.tenancy import activate
 from app.extensions import db
 from app.market import bidder_mail
@@ -609,7 +610,11 @@ def _resolve_proxies(book: _Book, maxima: list) -> None:
 
 
 def place_bid(
-    link: BidLink | int, amount: int | None, request_key: str, maximum: int | None = None
+    link: BidLink | int,
+    amount: int | None,
+    request_key: str,
+    maximum: int | None = None,
+    alone: bool = False,
 ) -> BidResult:
     """Record a bid (and/or set the bidder's maximum) through a bidder's link, or raise
     MarketError. The advert's row is locked for the whole decision; inside it the maxima
@@ -618,16 +623,30 @@ def place_bid(
 
     This is the market's hottest path, so it speaks in columns, not objects: the rates are read
     before the lock (they do not depend on the bids), then under the lock one read of the
-    advert's row, the maxima only when there are any, the bid's insert and one update."""
+    advert's row, the maxima only when there are any, the bid's insert and one update.
+
+    `alone`: the bid may be its own transaction, committed inside (PostgreSQL, see _pg_bid),
+    when the caller writes nothing else in the unit of work."""
     link = _bid_link(link) if isinstance(link, int) else link
     state = None
     if maximum is None and amount is not None and db.engine.dialect.name == "postgresql":
-        state, result = _pg_bid(link, amount, request_key)
+        state, result, committed = _pg_bid(link, amount, request_key, alone)
         if result is not None:
             return result
+        if committed:  # refused in a transaction of its own: its lock is gone
+            if not (state.proxy_bidding and state.maxima_count):
+                # The refusal from the state read under that lock (a bid too low, bidding
+                # closed), as _place gives it; the maxima's answer needs a lock again.
+                rates = link.rates()
+                try:
+                    _check_bid(link, state, rates, amount)
+                except MarketError:
+                    if duplicate := _double_tap(state, link, request_key, rates):
+                        return duplicate
+                    raise
+            state = None  # decide again under a new lock
     if state is None and not link.checked:
-        if db.engine.dialect.name != "sqlite":
-            raise StaleLink  # what follows decides on the link's facts: read them now
+        # What follows decides on the link's remembered facts: checked under the lock.
         state = locked(_CHECKED_STATE, _facts(link), of=_advert_t).first()
         if state is None or not state.link_ok:
             raise StaleLink
@@ -639,15 +658,22 @@ def place_bid(
     try:
         return _place(link, state, rates, amount, request_key, maximum)
     except MarketError:
-        # A double tap refused (its first tap raised the next bid, or ended the advert by a
-        # rule): the first tap's answer again. Looked up after the lock, in a statement of its
-        # own, so on PostgreSQL (read committed) it sees the bid the lock waited for. Accepted
-        # bids need no look-up: a second insert of the key breaks the unique constraint.
-        if earlier := _earlier_after_lock(state, link.link_id, request_key):
-            return BidResult(
-                earlier, duplicate=True, next_bid=_next_in(state, rates.get(link.currency))
-            )
+        if duplicate := _double_tap(state, link, request_key, rates):
+            return duplicate
         raise
+
+
+def _double_tap(state, link: BidLink, request_key: str, rates: dict) -> BidResult | None:
+    """For a refused bid: the first tap's answer again when the request key was used before
+    on the link (a double tap, whose first tap raised the next bid or ended the advert by a
+    rule). Looked up after the lock, in a statement of its own, so on PostgreSQL (read
+    committed) it sees the bid the lock waited for. Accepted bids need no look-up: a second
+    insert of the key breaks the unique constraint."""
+    if earlier := _earlier_after_lock(state, link.link_id, request_key):
+        return BidResult(
+            earlier, duplicate=True, next_bid=_next_in(state, rates.get(link.currency))
+        )
+    return None
 
 
 def _facts(link: BidLink) -> dict:
@@ -659,30 +685,37 @@ def _facts(link: BidLink) -> dict:
     }  # fmt: skip
 
 
-def _pg_bid(link: BidLink, amount: int, request_key: str):
+def _pg_bid(link: BidLink, amount: int, request_key: str, alone: bool):
     """PostgreSQL, a bid without a maximum: lock, check, insert and update in one round trip
-    (_PG_BID, a call of market_place_bid). Returns (the advert's locked state, the result), the result None when the
-    statement took no bid: then the lock is held and the general path decides from the state
-    (a refusal's reason, or the maxima that must answer)."""
+    (_PG_BID, a call of market_place_bid). Returns (the advert's locked state, the result, and
+    whether the call was its own transaction), the result None when the call took no bid.
+
+    `alone`: when nothing has run in the unit of work yet, the call is a transaction of its
+    own (app.core.roundtrips: no BEGIN and COMMIT round trips), committed when it returns.
+    Otherwise the lock is still held when the call took no bid, and the general path decides
+    from the state (a refusal's reason, or the maxima that must answer)."""
     rate = link.rates().get(link.currency)
     if rate is None or not 0 < amount <= MAX_AMOUNT:
-        return None, None
+        return None, None, False
     advert_amount, now = convert_back(amount, rate), utcnow()
-    row = _sql(
-        _PG_BID,
-        _facts(link) | {
-            "now": now, "advert_amount": advert_amount, "user_id": link.user_id,
-            "request_key": request_key, "amount": amount, "rate": rate,
-        },
-    ).first()  # fmt: skip
+    params = _facts(link) | {
+        "now": now, "advert_amount": advert_amount, "user_id": link.user_id,
+        "request_key": request_key, "amount": amount, "rate": rate,
+    }  # fmt: skip
+    connection = db.session.connection()
+    if alone:
+        result, committed = execute_alone(connection, _PG_BID, params)
+    else:
+        result, committed = connection.execute(_PG_BID, params), False
+    row = result.first()
     if row is None or not row.link_ok:  # the advert or the link is gone, or a fact changed
         raise StaleLink
     if row.bid_id is None:
-        return row, None
+        return row, None, committed
     # Who led until this bid (the locked row as it was): the link of its last bid, which is
     # also its highest (every bid tops all before it), read by the same statement.
     lost = row.lost_link
-    return row, BidResult(
+    placed = BidResult(
         PlacedBid(row.bid_id, amount, link.currency, advert_amount, now),
         duplicate=False,
         next_bid=convert_up(advert_amount + row.bid_step, rate),
@@ -692,17 +725,43 @@ def _pg_bid(link: BidLink, amount: int, request_key: str):
         outbid_links=(lost,) if lost is not None else (),
         outbid_mails=((lost, row.lost_amount, row.lost_currency),) if row.lost_mailed else (),
     )
+    return row, placed, committed
+
+
+def _open_book(link: BidLink, state, rates: dict, now: datetime) -> tuple[_Book, int]:
+    """The advert's book for a bid, and the lowest bid it takes in the bidder's currency; or
+    MarketError when bidding is closed or the bidder's currency has no rate."""
+    if reason := bidding_closed_message(state, now):
+        raise MarketError(reason, "BIDDING_CLOSED")
+    if (rate := rates.get(link.currency)) is None:
+        raise _no_rate(link)
+    book = _Book(link, state, rates, now)
+    return book, convert_up(book.next, rate)
+
+
+def _check_amount(link: BidLink, amount: int, minimum: int) -> None:
+    if amount < minimum:
+        raise MarketError(
+            _(
+                "Your bid must be at least %(amount)s %(currency)s.",
+                amount=format_amount(minimum),
+                currency=link.currency,
+            ),
+            "BID_TOO_LOW",
+            next_bid=minimum,
+        )
+    if amount > MAX_AMOUNT:
+        raise _too_large()
+
+
+def _check_bid(link: BidLink, state, rates: dict, amount: int) -> None:
+    """_place's refusals of a bid without a maximum (MarketError), without its writes."""
+    _check_amount(link, amount, _open_book(link, state, rates, utcnow())[1])
 
 
 def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum) -> BidResult:
-    rate = rates.get(link.currency)
     now = utcnow()
-    if reason := bidding_closed_message(state, now):
-        raise MarketError(reason, "BIDDING_CLOSED")
-    if rate is None:
-        raise _no_rate(link)
-    book = _Book(link, state, rates, now)
-    minimum = convert_up(book.next, rate)
+    book, minimum = _open_book(link, state, rates, now)
     own_lead = state.highest_group_id == link.group_id
     automatic = False
     if maximum is not None:
@@ -721,18 +780,7 @@ def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum)
             # A maximum alone: the system bids the minimum for it now (an automatic bid).
             amount, automatic = minimum, True
     if amount is not None:
-        if amount < minimum:
-            raise MarketError(
-                _(
-                    "Your bid must be at least %(amount)s %(currency)s.",
-                    amount=format_amount(minimum),
-                    currency=link.currency,
-                ),
-                "BID_TOO_LOW",
-                next_bid=minimum,
-            )
-        if amount > MAX_AMOUNT:
-            raise _too_large()
+        _check_amount(link, amount, minimum)
     maxima = (
         _sql(_MAXIMA, {"advert_id": link.advert_id}).all()
         if state.proxy_bidding and (state.maxima_count or maximum is not None)
@@ -766,7 +814,7 @@ def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum)
     return BidResult(
         placed,
         duplicate=False,
-        next_bid=convert_up(book.next, rate),
+        next_bid=convert_up(book.next, rates[link.currency]),
         leading=book.leader == link.group_id,
         maximum=maximum if maximum is not None else (own.amount if own else None),
         ends_at=ends_at,
@@ -1054,7 +1102,9 @@ def save_bid(
     `notify(result)` runs inside the transaction, before the commit: the mails it stores are
     there exactly when the bid is (and on SQLite it writes under the lock the bid holds)."""
     link = _bid_link(link) if isinstance(link, int) else link
-    return _committed(link, request_key, notify, place_bid, amount, request_key, maximum)
+    # Without `notify` nothing else is written with the bid: it may commit by itself.
+    alone = notify is None
+    return _committed(link, request_key, notify, place_bid, amount, request_key, maximum, alone)
 
 
 def save_buy_now(

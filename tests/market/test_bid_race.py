@@ -18,7 +18,9 @@ from app.market.bidding import (
     convert_back,
     convert_up,
     next_bid,
+    place_bid,
     rates_from,
+    resolve_bid_link,
     save_bid,
     save_buy_now,
 )
@@ -282,3 +284,68 @@ def test_control_the_same_race_without_the_lock_goes_wrong(race_app, market):
         assert any("lost updates" in problem for problem in found)
     else:
         assert any("database is locked" in error for error in result.errors)
+
+
+def _committed_bids(app, advert_id: int) -> list[tuple[int, bool]]:
+    """The advert's bids as another connection sees them: (advert amount, automatic)."""
+    with app.app_context():
+        rows = db.session.execute(
+            select(AdvertBid.advert_amount, AdvertBid.automatic)
+            .where(AdvertBid.advert_id == advert_id)
+            .order_by(AdvertBid.id)
+            .execution_options(all_instances=True)
+        ).all()
+        db.session.remove()
+    return [tuple(row) for row in rows]
+
+
+def test_a_bid_is_stored_when_it_answers_and_a_refusal_keeps_its_reasons(race_app, market):
+    """On PostgreSQL a bid that is the first statement of its unit of work (its link
+    remembered, as the public call's usually is) is one call in a transaction of its own,
+    committed before Python sees the answer (app.core.roundtrips). Its refusals, given after
+    that lock is gone, are those given under it: the next bid for a bid too low, the first
+    answer again for a double tap, and the end for a closed advert."""
+    first, rival = market.bidders[0], market.bidders[2]
+    advert_id = market.advert_ids[0]
+    with race_app.app_context():
+        mine, theirs = (
+            resolve_bid_link(b.group_hash, b.advert_hash, b.link_hash) for b in (first, rival)
+        )
+        db.session.rollback()  # each bid below begins its own unit of work, as a request
+        placed = place_bid(mine, 100_000, "alone-1", alone=True)
+        if db.engine.dialect.name == "postgresql":  # stored before the session's commit
+            assert _committed_bids(race_app, advert_id) == [(100_000, False)]
+        db.session.commit()
+        again = save_bid(mine, 100_000, "alone-1")
+        assert (again.duplicate, again.bid.id, again.next_bid) == (True, placed.bid.id, 101_000)
+        with pytest.raises(MarketError) as refused:
+            save_bid(theirs, 100_500, "alone-2")
+        assert (refused.value.key, refused.value.extra) == ("BID_TOO_LOW", {"next_bid": 101_000})
+        db.session.rollback()
+        # Nothing of the refusal stayed, and no lock: the rival's next bid goes through.
+        assert save_bid(theirs, 101_000, "alone-3").next_bid == 102_000
+        db.session.get(Advert, advert_id).ends_at = utcnow() - timedelta(seconds=1)
+        db.session.commit()
+        with pytest.raises(MarketError) as closed:
+            save_bid(mine, 200_000, "alone-4")
+        assert closed.value.key == "BIDDING_CLOSED"
+        db.session.remove()
+    assert _committed_bids(race_app, advert_id) == [(100_000, False), (101_000, False)]
+
+
+def test_a_bid_under_a_rivals_maximum_is_answered_by_it(race_app, market):
+    """A bid without a maximum where another company holds one: the call refuses it to Python
+    (the maxima must answer), which decides again under a new lock; the maximum answers with
+    an automatic bid one step above, and the bidder is told it is outbid."""
+    holder, bidder = market.bidders[0], market.bidders[2]
+    advert_id = market.advert_ids[0]
+    with race_app.app_context():
+        save_bid(holder.link_id, 100_000, "max-1", 110_000)
+        link = resolve_bid_link(bidder.group_hash, bidder.advert_hash, bidder.link_hash)
+        db.session.rollback()
+        answer = save_bid(link, 105_000, "max-2")
+        assert (answer.duplicate, answer.leading, answer.next_bid) == (False, False, 107_000)
+        db.session.remove()
+    assert _committed_bids(race_app, advert_id) == [
+        (100_000, False), (105_000, False), (106_000, True),
+    ]  # fmt: skip
