@@ -83,7 +83,7 @@ BEGIN
                            AND advert.ends_at < p_now + make_interval(secs => ok.soft_close_seconds)
                           THEN p_now + make_interval(secs => ok.soft_close_seconds)
                           ELSE advert.ends_at END
-    FROM ok WHERE advert.id = ok.id
+    FROM ok WHERE advert.id = p_advert_id AND advert.id = ok.id  -- the key: an index scan
     RETURNING advert.ends_at
   ), lost AS (
     SELECT bid.link_id, bid.amount, bid.currency,
