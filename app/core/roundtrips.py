@@ -19,6 +19,7 @@ def execute_alone(connection: Connection, statement, params: dict) -> tuple[Curs
     raw = connection.connection.dbapi_connection
     if type(raw).__module__.split(".")[0] != "psycopg" or raw.autocommit:
         return connection.execute(statement, params), False
+    from psycopg import Error
     from psycopg.pq import TransactionStatus
 
     if raw.info.transaction_status != TransactionStatus.IDLE:
@@ -27,4 +28,7 @@ def execute_alone(connection: Connection, statement, params: dict) -> tuple[Curs
     try:
         return connection.execute(statement, params), True
     finally:
-        raw.autocommit = False
+        try:
+            raw.autocommit = False
+        except Error:  # closed or broken: it must not go back to the pool in autocommit
+            connection.invalidate()

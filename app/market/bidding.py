@@ -404,8 +404,8 @@ _LAST_LINK_OF_GROUP = (
 # PostgreSQL: the locked read, the checks, the insert and the advert's update in one call (one
 # round trip) for a bid without maxima: the function market_place_bid (migration c95894507d20,
 # where its statement and the reasons for a function are). What it refuses, Python explains
-# from the state it returns (the lock is then held, so the general path may go on from that
-# state); with a refusal it returns the earlier bid of the same request key, if any.
+# from the state it returns; with a refusal it also returns the earlier bid of the same request
+# key, if any (_pg_bid: whether the lock is still held then).
 _PG_BID = text(
     "SELECT * FROM market_place_bid(:advert_id, :advert_currency, :link_id, :group_id,"
     " :currency, :instance_id, :link_rate, :now, :advert_amount, :user_id, :request_key,"
