@@ -9,6 +9,8 @@ its own transaction, committed when it ends. That is only so when nothing else h
 unit of work yet; inside a transaction already begun (a statement before it, or a test's outer
 transaction) it runs in that transaction as usual."""
 
+from psycopg import Error
+from psycopg.pq import TransactionStatus
 from sqlalchemy.engine import Connection, CursorResult
 
 
@@ -17,12 +19,11 @@ def execute_alone(connection: Connection, statement, params: dict) -> tuple[Curs
     transaction, as a transaction of its own, committed when it ends. Returns the result (its
     rows already received) and whether it was committed so."""
     raw = connection.connection.dbapi_connection
-    if type(raw).__module__.split(".")[0] != "psycopg" or raw.autocommit:
-        return connection.execute(statement, params), False
-    from psycopg import Error
-    from psycopg.pq import TransactionStatus
-
-    if raw.info.transaction_status != TransactionStatus.IDLE:
+    if (
+        type(raw).__module__.split(".")[0] != "psycopg"
+        or raw.autocommit
+        or raw.info.transaction_status != TransactionStatus.IDLE
+    ):
         return connection.execute(statement, params), False
     raw.autocommit = True  # psycopg allows the switch only outside a transaction: here
     try:

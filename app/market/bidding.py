@@ -634,17 +634,9 @@ def place_bid(
         if result is not None:
             return result
         if committed:  # refused in a transaction of its own: its lock is gone
-            if not (state.proxy_bidding and state.maxima_count):
-                # The refusal from the state read under that lock (a bid too low, bidding
-                # closed), as _place gives it; the maxima's answer needs a lock again.
-                rates = link.rates()
-                try:
-                    _check_bid(link, state, rates, amount)
-                except MarketError:
-                    if duplicate := _double_tap(state, link, request_key, rates):
-                        return duplicate
-                    raise
-            state = None  # decide again under a new lock
+            if duplicate := _refuse_unlocked(link, state, amount, request_key):
+                return duplicate
+            state = None  # the maxima answer, or no refusal found: decide under a new lock
     if state is None and not link.checked:
         # What follows decides on the link's remembered facts: checked under the lock.
         state = locked(_CHECKED_STATE, _facts(link), of=_advert_t).first()
@@ -661,6 +653,23 @@ def place_bid(
         if duplicate := _double_tap(state, link, request_key, rates):
             return duplicate
         raise
+
+
+def _refuse_unlocked(link: BidLink, state, amount: int, request_key: str) -> BidResult | None:
+    """A bid that market_place_bid refused in a transaction of its own: raise the refusal from
+    the state it read under its lock (bidding closed, no rate, too low, too large), as _place
+    gives it, or return a double tap's first answer. None when the maxima must answer, or
+    when no refusal is found: that needs a lock again."""
+    if state.proxy_bidding and state.maxima_count:
+        return None
+    rates = link.rates()
+    try:
+        _check_amount(link, amount, _open_book(link, state, rates, utcnow())[1])
+    except MarketError:
+        if duplicate := _double_tap(state, link, request_key, rates):
+            return duplicate
+        raise
+    return None
 
 
 def _double_tap(state, link: BidLink, request_key: str, rates: dict) -> BidResult | None:
@@ -752,11 +761,6 @@ def _check_amount(link: BidLink, amount: int, minimum: int) -> None:
         )
     if amount > MAX_AMOUNT:
         raise _too_large()
-
-
-def _check_bid(link: BidLink, state, rates: dict, amount: int) -> None:
-    """_place's refusals of a bid without a maximum (MarketError), without its writes."""
-    _check_amount(link, amount, _open_book(link, state, rates, utcnow())[1])
 
 
 def _place(link: BidLink, state, rates: dict, amount, request_key: str, maximum) -> BidResult:
