@@ -124,6 +124,20 @@ def worker_cpu_seconds(master_pid: int) -> float:
     return total / ticks
 
 
+def postgres_cpu_seconds() -> float:
+    """User + system CPU seconds used so far by every PostgreSQL process on this machine."""
+    total = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() != "postgres":
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(v) for v in fields[11:15])  # utime, stime (+ ended children)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def sign_in(port: int, email: str, password: str = "demo-pass-1") -> str:
     """Sign in through the login form; return the session cookie header value."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)  # a busy machine

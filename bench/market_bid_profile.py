@@ -16,7 +16,7 @@ import re
 import time
 import uuid
 
-from common import bench_database_url
+from common import bench_database_url, postgres_cpu_seconds
 
 
 def main() -> None:
@@ -88,21 +88,7 @@ def main() -> None:
         assert fortunes_client.get("/fortunes").status_code == 200
 
     def server_cpu() -> float:
-        """CPU seconds of every PostgreSQL process on this machine (0 on SQLite)."""
-        if not url.startswith("postgresql"):
-            return 0.0
-        total = 0
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/comm") as comm:
-                    if comm.read().strip() != "postgres":
-                        continue
-                with open(f"/proc/{pid}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += sum(int(v) for v in fields[11:15])  # utime, stime (+ ended children)
-        return total / os.sysconf("SC_CLK_TCK")
+        return postgres_cpu_seconds() if url.startswith("postgresql") else 0.0
 
     spent = {}
     for name, call in (

@@ -1,10 +1,17 @@
 """Issue 14 benchmark: the shell pages, the item tables and bids against TechEmpower's fortunes page.
 
 One run, one database, the same gunicorn set-up for both apps (sync workers on 127.0.0.1, no
-access log). The pages are loaded in rounds, the fortunes page first in each round, from
-keep-alive connections; each page's ratio is the median over the rounds of its rate divided by
+access log). The pages are loaded in rounds, the fortunes page first in each round, by
+clients that each send the next request when the answer came (the sync workers close every
+connection after its answer); each page's ratio is the median over the rounds of its rate divided by
 the fortunes page's rate of the same round, so load from elsewhere on the machine hits both.
-CPU per request is the workers' user + system CPU time over the requests served.
+CPU per request is the workers' user + system CPU time over the requests served; beside it,
+the load generator's own CPU per request and, on PostgreSQL, the database server's: all of them
+share the machine's cores.
+
+--client wrk loads every page with wrk (one connection per thread), as the issue measured from
+outside, instead of Python threads, whose own CPU (one core at most, for the GIL) flattens the
+differences between fast pages. With wrk the bidders are bench/wrk_pages.lua's threads.
 
 Bids: one bidder per client (a partner group's user on one of 5 adverts) opens its bid page
 (session cookie and CSRF token, as a browser), then POSTs the next bid through the public call
@@ -22,6 +29,7 @@ After the rounds one RQ worker runs the queued jobs, timed, and every outbid mai
 rounds: before and after side by side under the same machine load.
 
     .venv/bin/python bench/pages.py                  # SQLite, demo data, instance/bench_pages.db
+    .venv/bin/python bench/pages.py --client wrk     # the same load from wrk (apt-get install wrk)
     REDIS_URL=redis://127.0.0.1:6379/4 .venv/bin/python bench/pages.py   # jobs to RQ
     BENCH_DATABASE_URL=postgresql://dealercare:dealercare@127.0.0.1:5432/dc_cpu \\
         .venv/bin/python bench/pages.py --baseline /tmp/cpu_base
@@ -34,12 +42,24 @@ import argparse
 import contextlib
 import http.client
 import os
+import re
+import resource
 import statistics
+import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
 
-from common import ROOT, gunicorn, load, prepare_database, sign_in, worker_cpu_seconds
+from common import (
+    ROOT,
+    gunicorn,
+    load,
+    postgres_cpu_seconds,
+    prepare_database,
+    sign_in,
+    worker_cpu_seconds,
+)
 
 # name, server ("bare" or "app"), path ("bid" for the bid POSTs), target ratio
 PAGES = [
@@ -96,6 +116,74 @@ def bid_load(port: int, bidders: list, seconds: float, master_pid: int) -> dict:
     }
 
 
+def client_cpu_seconds() -> float:
+    """CPU seconds of the load generator so far: this process's threads and ended children (wrk)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def wrk_load(port: int, path: str, cookie: str, seconds: float, clients: int, bidders=None):
+    """The load from wrk (bench/wrk_pages.lua), one connection per thread, as the issue measured
+    from outside; with `bidders` (lines of that script's BIDDERS file) each thread is a bidder."""
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        if bidders:
+            env["BIDDERS"], env["BID_IDS"] = f"{tmp}/bidders", f"{tmp}/ids"
+            Path(env["BIDDERS"]).write_text("\n".join(bidders) + "\n")
+            Path(env["BID_IDS"]).touch()
+        cmd = ["wrk", "-t", str(clients), "-c", str(clients), "-d", f"{seconds:g}s"]
+        cmd += ["--timeout", "10s", "-s", str(Path(__file__).with_name("wrk_pages.lua"))]
+        cmd += ["-H", f"Cookie: {cookie}"] if cookie and not bidders else []
+        out = subprocess.run(  # noqa: S603
+            [*cmd, f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=True,
+            env=env,
+        ).stdout  # fmt: skip
+        accepted: dict[int, list[int]] = {}
+        if bidders:
+            pairs = Path(env["BID_IDS"]).read_text().split()
+            for advert_id, bid_id in zip(pairs[::2], pairs[1::2], strict=True):
+                accepted.setdefault(int(advert_id), []).append(int(bid_id))
+    statuses = {int(a): int(b) for a, b in re.findall(r"^status (\d+) (\d+)$", out, re.M)}
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    # A bid answered "too low" (422, with the next bid to send) is an answer, not an error.
+    errors = (
+        sum(c for st, c in statuses.items() if st not in (200, 201, 422))
+        if bidders
+        else int((re.search(r"Non-2xx or 3xx responses: (\d+)", out) or [0, 0])[1])
+    )
+    p50, p95 = re.search(r"^p50 (\d+) p95 (\d+)$", out, re.M).groups()
+    return {
+        "requests": requests,
+        "errors": errors,
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+        "p50": int(p50) / 1e6,
+        "p95": int(p95) / 1e6,
+        "accepted": accepted,
+        "error_texts": [f"statuses {statuses}"] if errors else [],
+    }
+
+
+def wrk_bidders(port: int, bidders: list) -> list[str]:
+    """Each bidder's line for bench/wrk_pages.lua: its bid page's session cookie and CSRF token
+    (as a browser gets them) and the first bid from its currency table."""
+    from market_bids import _json, _minimum
+
+    lines = []
+    for bidder in bidders:
+        parts = f"{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers: dict = {}
+        status, html = _json(conn, "GET", f"/market-bid/bid/{parts}", headers)
+        assert status == 200, f"bid page {status}"
+        token = re.search(rb'<meta name="csrf-token" content="([^"]+)"', html).group(1).decode()
+        amount = _minimum(conn, bidder, headers)
+        lines.append(
+            f"{bidder.advert_id} /api/_public/market-bid/{parts} {headers['Cookie']} {token} "
+            f"{amount}"
+        )
+    return lines
+
+
 def seed_bidders(url: str, count: int):
     """A seller with 5 published adverts and `count` bidders spread over them (SEK and NOK)."""
     from market_bids import seed
@@ -119,13 +207,18 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout, served beside this one")
     parser.add_argument("--no-bids", action="store_true")
     parser.add_argument(
+        "--client", choices=("python", "wrk"), default="python",
+        help="the load generator: Python threads (default) or wrk, as the issue measured",
+    )  # fmt: skip
+    parser.add_argument(
         "--only", help="comma-separated paths (e.g. bid,/user): these pages and the fortunes page"
     )
     args = parser.parse_args()
     url = (
         os.environ.get("BENCH_DATABASE_URL") or f"sqlite:///{ROOT / 'instance' / 'bench_pages.db'}"
     )
-    if url.startswith(("postgresql", "postgres:")):
+    on_postgres = url.startswith(("postgresql", "postgres:"))
+    if on_postgres:
         from market_bids import ensure_database
 
         ensure_database(url)
@@ -173,44 +266,81 @@ def main() -> None:
         masters = {k: p.pid for k, p in procs.items()}
         cookies = {k: sign_in(ports[k], "seller@demo.test") if k != "bare" else "" for k in procs}
         rows = {name: rows_on(ports[s], path, cookies[s]) for name, s, path, _ in pages}
-        for _name, s, path, _ in pages:  # warm up every worker
+        wrk_lines = {}  # per server: the bidders' lines for wrk (each server's own cookies)
+        if args.client == "wrk" and bidders:
+            wrk_lines = {k: wrk_bidders(ports[k], bidders) for k in procs if k != "bare"}
+
+        def run_page(s: str, path: str, seconds: float) -> dict:
+            if args.client == "wrk":
+                lines = wrk_lines[s] if path == "bid" else None
+                target = "/" if path == "bid" else path
+                return wrk_load(ports[s], target, cookies[s], seconds, args.clients, lines)
             if path == "bid":
-                for advert_id, ids in bid_load(ports[s], bidders, 1, masters[s])[
-                    "accepted"
-                ].items():
-                    accepted.setdefault(advert_id, []).extend(ids)
-            else:
-                load(ports[s], path, cookie=cookies[s], clients=args.workers * 2, seconds=1)
+                return bid_load(ports[s], bidders, seconds, masters[s])
+            return load(ports[s], path, cookie=cookies[s], clients=args.clients, seconds=seconds)
+
+        for _name, s, path, _ in pages:  # warm up every worker
+            result = run_page(s, path, 1)
+            for advert_id, ids in result.get("accepted", {}).items():
+                accepted.setdefault(advert_id, []).extend(ids)
         for _ in range(args.rounds):
             for name, s, path, _ in pages:
-                if path == "bid":
-                    result = bid_load(ports[s], bidders, args.seconds, masters[s])
-                    for advert_id, ids in result["accepted"].items():
-                        accepted.setdefault(advert_id, []).extend(ids)
-                else:
-                    before = worker_cpu_seconds(masters[s])
-                    result = load(
-                        ports[s], path, cookie=cookies[s], clients=args.clients,
-                        seconds=args.seconds,
-                    )  # fmt: skip
-                    result["cpu"] = worker_cpu_seconds(masters[s]) - before
+                client_cpu, before = client_cpu_seconds(), worker_cpu_seconds(masters[s])
+                server_cpu = postgres_cpu_seconds() if on_postgres else 0.0
+                result = run_page(s, path, args.seconds)
+                # (bid_load counts the workers' CPU from when its bidders are ready)
+                result.setdefault("cpu", worker_cpu_seconds(masters[s]) - before)
+                result["client_cpu"] = client_cpu_seconds() - client_cpu
+                result["server_cpu"] = (postgres_cpu_seconds() - server_cpu) if on_postgres else 0
+                for advert_id, ids in result.get("accepted", {}).items():
+                    accepted.setdefault(advert_id, []).extend(ids)
                 runs[name].append(result)
     problems = []
     if market is not None:  # every bid answered as accepted stored once, none else, in order
         from market_bids import verify
 
+        if args.client == "wrk":
+            bid_runs = (args.rounds + 1) * sum(p[2] == "bid" for p in pages)
+            accepted = unanswered_by_wrk(bid_app, market, accepted, args.clients * bid_runs)
         problems = verify(bid_app, market, {a: accepted.get(a, []) for a in market.advert_ids})
         if os.environ.get("REDIS_URL"):
             problems += drain_jobs(bid_app, market, env)
     report(url, args, pages, runs, rows, problems)
 
 
+def unanswered_by_wrk(app, market, accepted: dict, allowed: int) -> dict:
+    """wrk ends a run without reading the answers in flight: at most one bid per connection and
+    run is stored but never counted as answered. Up to `allowed` such bids are taken as
+    answered (and said so); more are left for the check to report."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.market.models import AdvertBid
+
+    with app.app_context():
+        stored = db.session.execute(
+            select(AdvertBid.advert_id, AdvertBid.id)
+            .where(AdvertBid.advert_id.in_(market.advert_ids), AdvertBid.automatic.is_(False))
+            .execution_options(all_instances=True)
+        ).all()
+        db.session.remove()
+    answered = {i for ids in accepted.values() for i in ids}
+    cut = [(advert_id, bid_id) for advert_id, bid_id in stored if bid_id not in answered]
+    print(
+        f"wrk: {len(cut)} bids stored whose answers were in flight when a run ended "
+        f"(at most {allowed}: one per connection and run)"
+    )
+    if len(cut) > allowed:
+        return accepted
+    merged = {a: list(ids) for a, ids in accepted.items()}
+    for advert_id, bid_id in cut:
+        merged.setdefault(advert_id, []).append(bid_id)
+    return merged
+
+
 def drain_jobs(app, market, env: dict) -> list[str]:
     """With REDIS_URL the bids' e-mails were queued for RQ, as in production: one burst worker
     runs them now, timed; every outbid mail must be stored (none lost to the load)."""
-    import resource
-    import subprocess
-
     from rq import Queue
     from sqlalchemy import func, select
 
@@ -261,30 +391,37 @@ def drain_jobs(app, market, env: dict) -> list[str]:
 def report(url, args, pages, runs, rows, problems) -> None:
     base = runs[pages[0][0]]
     print(
-        f"\n{url.split('://')[0]}, {args.workers} sync workers, {args.clients} clients, "
+        f"\n{url.split('://')[0]}, {args.workers} sync workers, {args.clients} clients "
+        f"({'wrk' if args.client == 'wrk' else 'Python threads'}), "
         f"{args.rounds} rounds x {args.seconds:g} s per page ({os.cpu_count()} cores, load "
         f"{os.getloadavg()[0]:.1f})"
     )
     print(
         "| page | rows | req/s | p50 ms | p95 ms | ratio to fortunes (target) | CPU ms/req "
-        "| fortunes CPU / page CPU |"
+        "| fortunes CPU / page CPU | load generator's CPU ms/req | PostgreSQL's CPU ms/req |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     base_cpu = sum(r["cpu"] for r in base) / max(1, sum(r["requests"] for r in base))
     for name, _, _, target in pages:
         rs = runs[name]
-        latencies = sorted(x for r in rs for x in r["latencies"])
+        latencies = sorted(x for r in rs for x in r.get("latencies", ()))
         served = sum(r["requests"] for r in rs)
         errors = sum(r["errors"] for r in rs)
         ratio = statistics.median(r["rps"] / b["rps"] for r, b in zip(rs, base, strict=True))
         cpu = sum(r["cpu"] for r in rs) / served if served else float("nan")
         mark = "" if target is None else f" (≥ {target:.1f}{' met' if ratio >= target else ''})"
-        p50 = latencies[len(latencies) // 2] * 1000 if latencies else float("nan")
-        p95 = latencies[max(0, int(len(latencies) * 0.95) - 1)] * 1000 if latencies else 0
+        if "p50" in rs[0]:  # wrk: its percentiles of each round, the median over the rounds
+            p50 = statistics.median(r["p50"] for r in rs) * 1000
+            p95 = statistics.median(r["p95"] for r in rs) * 1000
+        else:
+            p50 = latencies[len(latencies) // 2] * 1000 if latencies else float("nan")
+            p95 = latencies[max(0, int(len(latencies) * 0.95) - 1)] * 1000 if latencies else 0
         print(
             f"| {name} | {rows[name]} | {statistics.median(r['rps'] for r in rs):.1f} | "
             f"{p50:.2f} | {p95:.2f} | {ratio:.2f}{mark} | {cpu * 1000:.2f} | "
-            f"{base_cpu / cpu if cpu else float('nan'):.2f} |"
+            f"{base_cpu / cpu if cpu else float('nan'):.2f} | "
+            f"{sum(r['client_cpu'] for r in rs) / max(served, 1) * 1000:.2f} | "
+            f"{sum(r['server_cpu'] for r in rs) / max(served, 1) * 1000:.2f} |"
             + (f" {errors} errors: {rs[0].get('error_texts') or ''}" if errors else "")
         )
     if any(p[2] == "bid" for p in pages):
