@@ -3,8 +3,9 @@
 One run, one database, the same gunicorn set-up for both apps (sync workers on 127.0.0.1, no
 access log). The pages are loaded in rounds, the fortunes page first in each round, by
 clients that each send the next request when the answer came (the sync workers close every
-connection after its answer); each page's ratio is the median over the rounds of its rate divided by
-the fortunes page's rate of the same round, so load from elsewhere on the machine hits both.
+connection after its answer); each page's ratio is the median over the rounds of its rate
+divided by the fortunes page's rate of the same round, so load from elsewhere on the machine
+hits both.
 CPU per request is the workers' user + system CPU time over the requests served; beside it,
 the load generator's own CPU per request and, on PostgreSQL, the database server's: all of them
 share the machine's cores.
