@@ -195,6 +195,17 @@ def _sqlite_pragmas(dbapi_connection, connection_record) -> None:
         cursor.close()
 
 
+@event.listens_for(Engine, "do_connect")
+def _psycopg_connection(dialect, connection_record, cargs, cparams):
+    """PostgreSQL: connect with app.core.pgconnection.Connection, which keeps its prepared
+    statements across a ROLLBACK that follows no error."""
+    if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        from app.core.pgconnection import Connection
+
+        return Connection.connect(*cargs, **cparams)
+    return None
+
+
 @event.listens_for(Engine, "begin")
 def _sqlite_begin(connection) -> None:
     if connection.dialect.name == "sqlite":

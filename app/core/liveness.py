@@ -12,6 +12,7 @@ under running web processes and check that the next request succeeds."""
 import select
 import time
 
+import psycopg
 from sqlalchemy import event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.pool import Pool
@@ -21,7 +22,7 @@ _USED = "liveness_used_at"
 
 
 def _psycopg(dbapi_connection) -> bool:
-    return type(dbapi_connection).__module__.startswith("psycopg")
+    return isinstance(dbapi_connection, psycopg.Connection)
 
 
 def _shows_something(dbapi_connection) -> bool:

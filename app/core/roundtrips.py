@@ -9,6 +9,7 @@ its own transaction, committed when it ends. That is only so when nothing else h
 unit of work yet; inside a transaction already begun (a statement before it, or a test's outer
 transaction) it runs in that transaction as usual."""
 
+from psycopg import Connection as PsycopgConnection
 from psycopg import Error
 from psycopg.pq import TransactionStatus
 from sqlalchemy.engine import Connection, CursorResult
@@ -20,7 +21,7 @@ def execute_alone(connection: Connection, statement, params: dict) -> tuple[Curs
     rows already received) and whether it was committed so."""
     raw = connection.connection.dbapi_connection
     if (
-        type(raw).__module__.split(".")[0] != "psycopg"
+        not isinstance(raw, PsycopgConnection)
         or raw.autocommit
         or raw.info.transaction_status != TransactionStatus.IDLE
     ):

@@ -1,0 +1,28 @@
+"""The psycopg connection that the app's engines use on PostgreSQL (registered in app/__init__.py
+for every engine, the tests' own included)."""
+
+import psycopg
+from psycopg.pq import TransactionStatus
+
+
+class Connection(psycopg.Connection):
+    """psycopg's connection, except that rolling back a transaction that is not in error keeps
+    the statements prepared on the server.
+
+    psycopg prepares a statement after its fifth run, and forgets all its prepared statements
+    at every ROLLBACK. Every read-only request ends with one (so does every refused bid), so
+    PostgreSQL parsed and planned nearly every statement of every page on every request
+    (bench/PAGES.md, rounds 5 and 6). The server keeps prepared statements across a ROLLBACK.
+    psycopg's clearing is needed only after an error, when a statement sent in the failed
+    transaction may not have been prepared. That case keeps psycopg's own rollback. So do a
+    pipeline and psycopg's own transaction blocks, which SQLAlchemy does not leave open."""
+
+    def rollback(self) -> None:
+        if (
+            self.pgconn.transaction_status == TransactionStatus.INTRANS
+            and self._pipeline is None
+            and not self._num_transactions
+        ):
+            self.execute("ROLLBACK", prepare=False)
+        else:
+            super().rollback()
