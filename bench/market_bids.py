@@ -245,22 +245,26 @@ def _minimum(conn, bidder, headers) -> int:
     return next(r["nextBid"] for r in table["exchangeRates"] if r["currency"] == bidder.currency)
 
 
+def open_bid_page(conn, bidder) -> tuple[dict, int]:
+    """What a browser gets from the bidder's bid page: the headers its bids send (the session
+    cookie, the CSRF token) and the first bid to send, from the currency table."""
+    page = f"/market-bid/bid/{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
+    headers = {"Content-Type": "application/json"}
+    status, html = _json(conn, "GET", page, headers)  # keeps the cookie the page sets
+    assert status == 200, f"bid page {status}"
+    token = re.search(rb'<meta name="csrf-token" content="([^"]+)"', html).group(1).decode()
+    headers["X-CSRFToken"] = token
+    return headers, _minimum(conn, bidder, headers)
+
+
 def bidder_thread(
     port: int, bidder, run: Run, ready: threading.Barrier, raise_steps: int, proxy: bool = False
 ) -> None:
     rng = random.Random(bidder.link_id)
     maximum = 0
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    page = f"/market-bid/bid/{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
     try:
-        conn.request("GET", page)
-        resp = conn.getresponse()
-        html = resp.read().decode()
-        assert resp.status == 200, f"bid page {resp.status}"
-        cookie = resp.getheader("Set-Cookie").split(";", 1)[0]
-        token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
-        headers = {"Cookie": cookie, "X-CSRFToken": token, "Content-Type": "application/json"}
-        amount = _minimum(conn, bidder, headers)
+        headers, amount = open_bid_page(conn, bidder)
     except Exception as error:  # noqa: BLE001
         with run.lock:
             run.errors.append(f"set-up: {error!r}"[:200])

@@ -146,12 +146,11 @@ def wrk_load(port: int, path: str, cookie: str, seconds: float, clients: int, bi
                 accepted.setdefault(int(advert_id), []).append(int(bid_id))
     statuses = {int(a): int(b) for a, b in re.findall(r"^status (\d+) (\d+)$", out, re.M)}
     requests = int(re.search(r"(\d+) requests in", out).group(1))
-    # A bid answered "too low" (422, with the next bid to send) is an answer, not an error.
-    errors = (
-        sum(c for st, c in statuses.items() if st not in (200, 201, 422))
-        if bidders
-        else int((re.search(r"Non-2xx or 3xx responses: (\d+)", out) or [0, 0])[1])
-    )
+    if bidders:  # a bid answered "too low" (422, with the next bid to send) is no error
+        errors = sum(c for st, c in statuses.items() if st not in (200, 201, 422))
+    else:
+        found = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+        errors = int(found.group(1)) if found else 0
     p50, p95 = re.search(r"^p50 (\d+) p95 (\d+)$", out, re.M).groups()
     return {
         "requests": requests,
@@ -167,20 +166,16 @@ def wrk_load(port: int, path: str, cookie: str, seconds: float, clients: int, bi
 def wrk_bidders(port: int, bidders: list) -> list[str]:
     """Each bidder's line for bench/wrk_pages.lua: its bid page's session cookie and CSRF token
     (as a browser gets them) and the first bid from its currency table."""
-    from market_bids import _json, _minimum
+    from market_bids import open_bid_page
 
     lines = []
     for bidder in bidders:
-        parts = f"{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        headers: dict = {}
-        status, html = _json(conn, "GET", f"/market-bid/bid/{parts}", headers)
-        assert status == 200, f"bid page {status}"
-        token = re.search(rb'<meta name="csrf-token" content="([^"]+)"', html).group(1).decode()
-        amount = _minimum(conn, bidder, headers)
+        headers, amount = open_bid_page(conn, bidder)
+        parts = f"{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
         lines.append(
-            f"{bidder.advert_id} /api/_public/market-bid/{parts} {headers['Cookie']} {token} "
-            f"{amount}"
+            f"{bidder.advert_id} /api/_public/market-bid/{parts} {headers['Cookie']} "
+            f"{headers['X-CSRFToken']} {amount}"
         )
     return lines
 
