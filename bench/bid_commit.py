@@ -46,7 +46,8 @@ def conninfo(url: str, database: str, options: str = "") -> str:
 
 def bidder(info: str, statement: str, params: dict, start, seconds: float, answers) -> None:
     """One bidder in a process of its own: the next bid on its advert as soon as the last is
-    taken, for `seconds` after `start` is set. Puts (calls, refused, wall times) on `answers`, or what failed."""
+    taken, for `seconds` after `start` is set. Puts (calls, refused, wall times) on `answers`,
+    or what failed."""
     import psycopg
     from psycopg.rows import namedtuple_row
 
