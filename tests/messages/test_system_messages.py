@@ -217,12 +217,3 @@ def test_the_admin_list_shows_each_message_with_its_state(client):
     html = client.get(PATH).get_data(as_text=True)
     assert "Live one" in html and "Later one" in html
     assert "Active" in html and "Scheduled" in html
-
-
-def test_the_demo_holds_an_active_alert_and_an_active_dialog_for_the_seller(demo_client):
-    from tests.shell.conftest import demo_user
-
-    sign_in(demo_client, demo_user("seller@demo.test"))
-    answer = _mine(demo_client)
-    assert {m["options"]["showAs"] for m in answer} == {"alert", "modal"}
-    assert all(m["message"] and m["description"] for m in answer)
