@@ -66,9 +66,11 @@ def test_the_swedish_seller_reads_the_messages_of_nordbil_in_swedish(demo_client
 def test_a_user_cannot_mark_another_companys_demo_message_as_read(demo_client):
     token = sign_in(demo_client, demo_user("buyer@demo.test"))
     nordbil = company("Nordbil AB")
-    for message_id in db.session.scalars(
+    ids = db.session.scalars(
         select(SystemMessage.id).where(SystemMessage.audience_instance_id == nordbil.id)
-    ):
+    ).all()
+    assert len(ids) == 2  # Nordbil's alert and dialog
+    for message_id in ids:
         response = demo_client.post(
             f"/api/system-messages/{message_id}/viewed", json={}, headers={"X-CSRFToken": token}
         )
