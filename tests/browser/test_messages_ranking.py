@@ -1,6 +1,6 @@
 """System messages and the ranking summary in a real browser (spec 01 sections 3, 4, 7 and 9):
-an admin publishes a dialog message that a signed-in seller sees within one poll; the dialog
-queue, "Do not show again" against closing, a message coming back after an edit; and the
+the demo's alert and dialog in the language of the reader's company; an admin publishes a dialog
+message that a signed-in seller sees within one poll; the dialog queue, "Do not show again" against closing, a message coming back after an edit; and the
 ranking summary's rules (after a division change, once per division, stop-showing marks all).
 
 Everything a test adds to the live database it deletes again.
@@ -14,10 +14,11 @@ import pytest
 from playwright.sync_api import expect
 from sqlalchemy import delete, select
 
+from app.auth.models import User
 from app.core.models import Division, utcnow
 from app.demo import DEMO_PASSWORD
 from app.extensions import db
-from app.messages.models import SystemMessage
+from app.messages.models import SystemMessage, SystemMessageView
 from app.messages.services import save
 from app.ranking.models import RankingPoints
 from app.ranking.services import current_season
@@ -67,6 +68,52 @@ def made(live_server):
         for message_id in {*ids, *texts}:
             db.session.execute(delete(SystemMessage).where(SystemMessage.id == message_id))
         db.session.commit()
+
+
+# The demo's messages as each company's users read them: alert, dialog title, the menu entry the
+# dialog names (Fjordauto in Norwegian, Nordbil in Swedish).
+DEMO_MESSAGES = {
+    "buyer@demo.test": (
+        "Planlagt vedlikehold søndag 06:00–07:00 UTC",
+        "Nyhet: rangeringen av dine avdelinger",
+        "Rangering",
+    ),
+    "seller@demo.test": (
+        "Planerat underhåll söndag 06:00–07:00 UTC",
+        "Nyhet: rankingen av dina anläggningar",
+        "Rankning",
+    ),
+}
+
+
+def forget_views(app, email: str) -> None:
+    """Show the user every message again (another test may have closed a demo alert)."""
+    with app.app_context():
+        user_id = db.session.scalars(
+            select(User.id).where(User.email == email).execution_options(all_instances=True)
+        ).one()
+        db.session.execute(delete(SystemMessageView).where(SystemMessageView.user_id == user_id))
+        db.session.commit()
+
+
+@pytest.mark.parametrize("email", sorted(DEMO_MESSAGES))
+def test_the_demo_messages_in_the_language_of_the_readers_company(
+    new_page, live_server, snap, email
+):
+    alert_text, title, entry = DEMO_MESSAGES[email]
+    other_alert, other_title, _entry = next(v for k, v in DEMO_MESSAGES.items() if k != email)
+    forget_views(live_server.app, email)
+    page = new_page(quiet=False)
+    sign_in(page, email)
+    expect(dialog(page).get_by_role("heading")).to_have_text(title)
+    expect(dialog(page).locator("em")).to_have_text(entry)
+    expect(dialog(page).locator("li")).to_have_count(2)
+    alert = page.locator(".alert", has_text=alert_text)
+    expect(alert).to_be_visible()
+    expect(alert.get_by_role("link")).to_have_count(1)  # the description: read more
+    for text in (other_alert, other_title, "Planned maintenance", "New: the ranking"):
+        expect(page.get_by_text(text)).to_have_count(0)
+    snap(page, f"demo-messages-{email.split('@')[0]}")
 
 
 def test_an_admin_publishes_a_dialog_message_the_seller_sees_within_one_poll(
