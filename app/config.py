@@ -45,6 +45,11 @@ class Config:
     # missed), and the maintenance that queues the jobs of dead workers again (app/core/jobs.py).
     JOB_HEARTBEAT_SECONDS = 10
     JOB_MAINTENANCE_SECONDS = 60
+    # The mail jobs, which a worker runs in its own process (jobs.IN_PROCESS): their time limit,
+    # and how long past it their one heartbeat lasts (RQ's SimpleWorker: a minute), so that a
+    # mail whose worker died is queued again that long after its job started.
+    MAIL_JOB_TIMEOUT_SECONDS = 300
+    MAIL_JOB_GRACE_SECONDS = 60
     # This process's name in the X-Cc-Node header (scale-out: which node answered); unset: none.
     NODE_NAME = None
     MAIL_URL = None
@@ -98,7 +103,12 @@ class Config:
         values["REDIS_URL"] = os.environ.get("REDIS_URL") or None
         values["MAIL_URL"] = os.environ.get("MAIL_URL") or None
         values["NODE_NAME"] = os.environ.get("NODE_NAME") or None
-        for name in ("JOB_HEARTBEAT_SECONDS", "JOB_MAINTENANCE_SECONDS"):
+        for name in (
+            "JOB_HEARTBEAT_SECONDS",
+            "JOB_MAINTENANCE_SECONDS",
+            "MAIL_JOB_TIMEOUT_SECONDS",
+            "MAIL_JOB_GRACE_SECONDS",
+        ):
             raw = os.environ.get(name, "").strip()
             values[name] = int(raw) if raw.isascii() and raw.isdigit() else getattr(cls, name)
         values["CHAT_WIDGET_URL"] = os.environ.get("CHAT_WIDGET_URL") or None

@@ -7,8 +7,10 @@ and run inside an application context; each one is one unit of work of its own.
 Faults (tests/faults): when Redis cannot be reached while a job is sent, the job runs inline,
 as without Redis, so none is lost and the request still answers. Every RQ job may be retried
 (`RETRIES`): a job whose worker died (SIGKILL, out of memory, a lost machine) is found by the
-next worker's maintenance once its heartbeat lapses and is queued again, so job functions must
-be idempotent: running one again after it was cut off anywhere finishes the work exactly once.
+next worker's maintenance once its heartbeat lapses (`make_worker`: after three missed beats; a
+mail job, which beats only at its start, after MAIL_JOB_TIMEOUT_SECONDS + MAIL_JOB_GRACE_SECONDS)
+and is queued again, so job functions must be idempotent: running one again after it was cut off
+anywhere finishes the work exactly once.
 """
 
 import importlib
@@ -62,7 +64,12 @@ def dispatch() -> int:
                 pipe = redis_connection().pipeline()
                 for func, args in ready:
                     queue().enqueue(
-                        run, func, *args, job_timeout=300, retry=Retry(max=RETRIES), pipeline=pipe
+                        run,
+                        func,
+                        *args,
+                        job_timeout=job_timeout(func),
+                        retry=Retry(max=RETRIES),
+                        pipeline=pipe,
                     )
                 pipe.execute()
                 continue
@@ -71,6 +78,13 @@ def dispatch() -> int:
         for func, args in ready:
             _inline(func, args)
     return count
+
+
+def job_timeout(func: str) -> int:
+    """The seconds `func` may run on a worker before RQ stops it."""
+    if func in IN_PROCESS:
+        return max(1, int(current_app.config["MAIL_JOB_TIMEOUT_SECONDS"]))
+    return 300
 
 
 def _inline(func: str, args) -> None:
@@ -177,8 +191,9 @@ def init_app(app: Flask) -> None:
 # jobs (render and store one mail; hand one to SMTP). A horse costs more than such a job: some
 # 60 ms of CPU per fork against 2.5 ms for the job itself (measured in one run, bench/PAGES.md),
 # and a bidding war sends a mail per bid. Imports, exports and the saved-search matching still
-# run in a horse each, which takes a job's memory with it and may be killed alone. An
-# in-process job's heartbeat lasts its timeout plus a minute (RQ's SimpleWorker rule).
+# run in a horse each, which takes a job's memory with it and may be killed alone. Nothing beats
+# for an in-process job while it runs, so its one heartbeat, at its start, lasts its timeout
+# (MAIL_JOB_TIMEOUT_SECONDS) plus MAIL_JOB_GRACE_SECONDS (a minute: RQ's SimpleWorker rule).
 IN_PROCESS = frozenset({"app.mail.services:deliver", "app.market.bidder_mail:deliver"})
 
 
@@ -186,12 +201,13 @@ def make_worker(app: Flask):
     """An RQ worker whose jobs' heartbeats lapse after JOB_HEARTBEAT_SECONDS x 3 (RQ's own
     floor is a minute) and whose maintenance, which queues the jobs of dead workers again,
     runs every JOB_MAINTENANCE_SECONDS (RQ's default: 10 minutes); IN_PROCESS jobs run in the
-    worker's own process."""
+    worker's own process, and their heartbeats lapse MAIL_JOB_GRACE_SECONDS after their timeout."""
     from redis import Redis
     from rq import SimpleWorker, Worker
 
     beat = max(1, int(app.config["JOB_HEARTBEAT_SECONDS"]))
     maintenance = max(1, int(app.config["JOB_MAINTENANCE_SECONDS"]))
+    grace = max(1, int(app.config["MAIL_JOB_GRACE_SECONDS"]))
 
     def in_process(job) -> bool:
         return bool(job.args) and job.args[0] in IN_PROCESS  # run(func, *args)
@@ -211,9 +227,11 @@ def make_worker(app: Flask):
             return super().main_work_horse(job, queue)
 
         def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
-            if in_process(job):
-                return SimpleWorker.get_heartbeat_ttl(self, job, working_time)
-            return 3 * self.job_monitoring_interval
+            if not in_process(job):
+                return 3 * self.job_monitoring_interval
+            if job.timeout and job.timeout > 0:  # dispatch() gives every job one
+                return int(job.timeout) + grace
+            return SimpleWorker.get_heartbeat_ttl(self, job, working_time)
 
     return JobWorker(
         [QUEUE_NAME],
