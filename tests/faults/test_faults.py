@@ -137,9 +137,32 @@ def import_file(rows: int, first_state: int, rest_state: int, division: str) -> 
     return out.getvalue().encode()
 
 
+def queue_one_job(stack, work, **config):
+    """Run `work()` in the test's own app as one request, with `config` set, whose commit sends
+    the one job it queued to the private Redis, as the app's own requests do (jobs.enqueue, then
+    jobs.dispatch after the commit); returns what `work` returned."""
+    from app.core import jobs
+    from app.extensions import db
+
+    app = stack.app
+    saved = {name: app.config.get(name) for name in ("REDIS_URL", *config)}
+    app.config.update(REDIS_URL=stack.redis.url, **config)
+    try:
+        with app.test_request_context():
+            found = work()
+            db.session.commit()
+            assert jobs.dispatch() == 1
+            db.session.remove()
+            for engine in db.engines.values():
+                engine.dispose()
+            return found
+    finally:
+        app.config.update(saved)
+
+
 def queue_import(stack, content: bytes) -> tuple[int, int, int]:
-    """An import run queued by the app's own code (jobs.enqueue, sent to RQ after the commit),
-    as the admin's Start button does; returns (run id, instance id, division id)."""
+    """An import run queued by the app's own code, as the admin's Start button does; returns
+    (run id, instance id, division id)."""
     from sqlalchemy import select
 
     from app.admin.models import ImportRun
@@ -149,29 +172,20 @@ def queue_import(stack, content: bytes) -> tuple[int, int, int]:
     from app.core.tenancy import activate
     from app.extensions import db
 
-    app = stack.app
-    app.config["REDIS_URL"] = stack.redis.url
-    try:
-        with app.test_request_context():
-            admin = db.session.scalars(select(User).where(User.email == ADMIN)).one()
-            activate(admin.home_instance_id)
-            division = db.session.scalars(select(Division).order_by(Division.id)).first()
-            run = ImportRun(
-                instance_id=admin.home_instance_id, user_id=admin.id, filename="cut.csv",
-                module="begcare", content=content, status="queued",
-            )  # fmt: skip
-            db.session.add(run)
-            db.session.flush()
-            jobs.enqueue("app.admin.imports:run_import", run.id)
-            db.session.commit()
-            assert jobs.dispatch() == 1
-            found = run.id, admin.home_instance_id, division.id
-            db.session.remove()
-            for engine in db.engines.values():
-                engine.dispose()
-            return found
-    finally:
-        app.config["REDIS_URL"] = None
+    def start():
+        admin = db.session.scalars(select(User).where(User.email == ADMIN)).one()
+        activate(admin.home_instance_id)
+        division = db.session.scalars(select(Division).order_by(Division.id)).first()
+        run = ImportRun(
+            instance_id=admin.home_instance_id, user_id=admin.id, filename="cut.csv",
+            module="begcare", content=content, status="queued",
+        )  # fmt: skip
+        db.session.add(run)
+        db.session.flush()
+        jobs.enqueue("app.admin.imports:run_import", run.id)
+        return run.id, admin.home_instance_id, division.id
+
+    return queue_one_job(stack, start)
 
 
 def test_a_worker_killed_mid_job_is_retried_and_the_job_done_once(up):
