@@ -1,5 +1,6 @@
 """Faults, with real parts: Redis stopped in the middle, PostgreSQL restarted under running web
-processes, an RQ worker killed (SIGKILL) in the middle of a job, and a full upload area.
+processes, an RQ worker killed (SIGKILL) in the middle of a job (in a work horse, and a mail job
+in the worker's own process), and a full upload area.
 
 Each test leaves both private servers running (the `up` fixture puts back what it stopped).
 """
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import time
 from contextlib import contextmanager
+from email import message_from_bytes, policy
 from pathlib import Path
 
 import psycopg
@@ -22,6 +24,7 @@ from PIL import Image
 
 from tests.faults import servers
 from tests.faults.conftest import ADMIN, NODE_PORTS, SELLER
+from tests.mail.test_mail import SMTPStub
 
 PORT = NODE_PORTS[0]
 RUN_FIELD = "SELECT {} FROM import_run WHERE id = %s"
@@ -262,6 +265,83 @@ def test_a_worker_killed_mid_job_is_retried_and_the_job_done_once(up):
         "SELECT count(*) FROM audit_log WHERE action LIKE %s", f"admin:general/import:{run_id}:%"
     )
     assert audits == 1
+
+
+# --- (c) the same for a mail job, which the worker runs in its own process ----------------------
+
+
+class StallingSMTP(SMTPStub):
+    """The mail tests' SMTP stub, except that it never greets its first caller: the job that
+    delivers a mail waits for the server until its worker is cut off."""
+
+    def handle(self) -> None:
+        if not self.server.stalled:
+            self.server.stalled.append(time.time())
+            self.rfile.read()  # until the caller's process is gone
+            return
+        self.server.greeted.append(time.time())
+        super().handle()
+
+
+def heartbeat_lapse(stack) -> float:
+    """When the heartbeat of the one job that RQ holds as started lapses (its registry score)."""
+    from redis import Redis
+    from rq.registry import StartedJobRegistry
+
+    from app.core.jobs import QUEUE_NAME
+
+    client = Redis.from_url(stack.redis.url)
+    try:
+        started = StartedJobRegistry(QUEUE_NAME, connection=client)
+        [(_, lapse)] = client.zrange(started.key, 0, -1, withscores=True)
+        return lapse
+    finally:
+        client.close()
+
+
+def ask_for_a_new_password() -> None:
+    from app.auth.services import request_password_reset
+
+    request_password_reset(SELLER, "192.0.2.7", "en_GB")
+
+
+def test_a_worker_killed_mid_mail_is_retried_once_its_heartbeat_lapses_and_mails_once(
+    up, smtp_server
+):
+    stack = up
+    timeout, grace = 3, 3  # seconds: the mail job's heartbeat lapses 6 s after its start
+    smtp_server.RequestHandlerClass = StallingSMTP
+    smtp_server.stalled, smtp_server.greeted = [], []
+    stack.pg.execute("DELETE FROM email_message")
+    queue_one_job(stack, ask_for_a_new_password, MAIL_JOB_TIMEOUT_SECONDS=timeout)
+    host, port = smtp_server.server_address
+    env = {
+        "MAIL_URL": f"smtp://{host}:{port}", "MAIL_JOB_GRACE_SECONDS": grace,
+        "JOB_HEARTBEAT_SECONDS": 1, "JOB_MAINTENANCE_SECONDS": 1,
+    }  # fmt: skip
+    first = stack.worker("mail-worker-1", **env)
+    try:
+        until(lambda: smtp_server.stalled, 60, "the mail job calls the SMTP server")
+        assert not children(first), "the worker runs the mail job in its own process"
+        first.signal(signal.SIGKILL)  # the worker and the job in it, as when its machine dies
+        first.proc.wait(timeout=10)
+    finally:
+        first.stop()
+    called = smtp_server.stalled[0]
+    lapse = heartbeat_lapse(stack)
+    # The job's one heartbeat, at its start (just before it called): its timeout plus the grace.
+    assert timeout + grace - 2 < lapse - called <= timeout + grace
+    assert mails(stack) == ["queued"] and not smtp_server.received
+
+    with worker(stack, "mail-worker-2", **env) as second:
+        until(lambda: mails(stack) == ["sent"], 30, "the mail is sent by the next worker")
+        assert "enqueued for retry" in second.output()  # by its maintenance
+    # Queued again once its heartbeat lapsed, not before, and within a maintenance round or so.
+    assert lapse <= smtp_server.greeted[0] < lapse + 3
+    assert len(smtp_server.greeted) == 1  # and then sent only once
+    [envelope] = smtp_server.received  # one mail in the seller's inbox
+    sent = message_from_bytes(envelope["data"], policy=policy.default)
+    assert sent["To"] == SELLER and "Choose a new password" in sent["Subject"]
 
 
 # --- (d) the upload area is full -----------------------------------------------------------------
