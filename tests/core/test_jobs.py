@@ -3,6 +3,7 @@
 import logging
 import os
 import uuid
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import select
@@ -85,9 +86,10 @@ needs_redis = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def rq_queue(app, monkeypatch):
-    """The app sends jobs to a queue of this test's own in the real Redis; removed afterwards."""
+@contextmanager
+def private_queue(app, monkeypatch):
+    """`app` sends jobs to a queue of this test's own in the real Redis, and a worker made by
+    jobs.make_worker(app) runs them in this test's database; all removed afterwards."""
     from redis import Redis
     from rq import Queue
 
@@ -108,6 +110,37 @@ def rq_queue(app, monkeypatch):
             connection.delete(*created)
         connection.srem("rq:queues", f"rq:queue:{name}")
         connection.close()
+
+
+@pytest.fixture
+def rq_queue(app, monkeypatch):
+    with private_queue(app, monkeypatch) as queue:
+        yield queue
+
+
+def cut_off_once(monkeypatch, func: str, *, after_sending: bool) -> list[str]:
+    """The first RQ run of a `func` job is cut off in the dispatch() of app.core.jobs.run's
+    `finally`, after its commit, as when the job's time limit fires there: RQ fails the job
+    and runs it again (the same job). `after_sending`: the cut comes once dispatch() has sent
+    the jobs of that run, else before it sent any (they are lost). Returns the ids of the jobs
+    cut off. (A worker killed at that point leaves the same: its maintenance runs the job
+    again once the heartbeat lapses; tests/faults kills one.)"""
+    from rq import get_current_job
+    from rq.timeouts import JobTimeoutException
+
+    dispatch, cut = jobs.dispatch, []
+
+    def cut_dispatch() -> int:
+        job = get_current_job()
+        if job is None or job.args[0] != func or cut:
+            return dispatch()
+        cut.append(job.id)
+        if after_sending:
+            dispatch()
+        raise JobTimeoutException("the job's time limit, in its dispatch()")
+
+    monkeypatch.setattr(jobs, "dispatch", cut_dispatch)
+    return cut
 
 
 @needs_redis
@@ -183,3 +216,27 @@ def test_the_worker_runs_mail_jobs_itself_and_other_jobs_in_a_work_horse(
     assert ran["there"] != str(os.getpid())  # in a forked horse
     assert rq_queue.count == 0
     assert rq_queue.failed_job_registry.count == 0
+
+
+def note_job() -> None:
+    """A job that notes the RQ job that runs it."""
+    from rq import get_current_job
+
+    CALLS.append(get_current_job().id)
+
+
+@needs_redis
+def test_a_job_cut_off_after_its_commit_runs_again_as_the_same_job(app, rq_queue, monkeypatch):
+    # Why every job function must be idempotent, and what a job can recognise itself by.
+    monkeypatch.setattr(jobs, "IN_PROCESS", frozenset({"tests.core.test_jobs:note_job"}))
+    cut = cut_off_once(monkeypatch, "tests.core.test_jobs:note_job", after_sending=False)
+    with app.test_request_context():
+        jobs.enqueue("tests.core.test_jobs:note_job")
+        db.session.commit()
+        assert jobs.dispatch() == 1
+    [job] = rq_queue.jobs
+    assert jobs.make_worker(app).work(burst=True)
+    assert cut == [job.id]
+    ran = list(CALLS)
+    assert ran == [job.id, job.id]  # run again, under the same id
+    assert rq_queue.fetch_job(job.id).get_status() == "finished"

@@ -3,6 +3,7 @@
 import socket
 import socketserver
 import threading
+from contextlib import contextmanager
 from email import message_from_bytes, policy
 
 import pytest
@@ -51,8 +52,9 @@ class SMTPStub(socketserver.StreamRequestHandler):
                 self.reply("250 OK")
 
 
-@pytest.fixture
-def smtp_server():
+@contextmanager
+def smtp_stub():
+    """An SMTPStub server on a free port; the envelopes it took in its `received`."""
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SMTPStub)
     server.daemon_threads = True
     server.received = []
@@ -64,6 +66,20 @@ def smtp_server():
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@pytest.fixture
+def smtp_server():
+    with smtp_stub() as server:
+        yield server
+
+
+def subjects_received(server) -> list[str]:
+    """The Subject of each mail the stub took, in order."""
+    return [
+        message_from_bytes(envelope["data"], policy=policy.default)["Subject"]
+        for envelope in server.received
+    ]
 
 
 def free_port() -> int:
