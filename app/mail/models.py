@@ -31,3 +31,6 @@ class EmailMessage(db.Model):
     error: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The RQ job that stored the mail, for a job that stores one: run again after it was cut
+    # off, the job finds its mail by this key instead of storing another (NULL inline).
+    job_key: Mapped[str | None] = mapped_column(String(64), unique=True)

@@ -6,6 +6,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from flask import current_app, render_template
 from flask_babel import force_locale
+from sqlalchemy import select
 
 from app.core import jobs
 from app.core.i18n import DEFAULT_TIME_ZONE, babel_name, force_time_zone
@@ -15,10 +16,19 @@ from app.mail.models import EmailMessage
 
 
 def send_mail(
-    *, to: str, template: str, kind: str, language: str, instance_id=None, time_zone=None, **ctx
+    *,
+    to: str,
+    template: str,
+    kind: str,
+    language: str,
+    instance_id=None,
+    time_zone=None,
+    job_key: str | None = None,
+    **ctx,
 ):
     """Render templates/emails/{template} in the recipient's language and time zone (every
-    date filter follows it), store the mail and queue its delivery."""
+    date filter follows it), store the mail and queue its delivery. `job_key`: the RQ job that
+    stores it, for the job's next run to find (stored_by_job)."""
     mail = EmailMessage(
         to_address=to,
         kind=kind,
@@ -27,6 +37,7 @@ def send_mail(
         subject="",
         body_text="",
         body_html="",
+        job_key=job_key,
     )
     db.session.add(mail)
     db.session.flush()
@@ -43,6 +54,25 @@ def send_mail(
         mail.subject, mail.body_html, mail.body_text = custom
     jobs.enqueue("app.mail.services:deliver", mail.id)
     return mail
+
+
+def stored_by_job(job_key: str | None) -> EmailMessage | None:
+    """The mail an earlier run of the RQ job `job_key` stored (it was cut off and runs again),
+    its delivery queued again while it is still queued; None when there is none (or no job)."""
+    if job_key is None:
+        return None
+    mail = db.session.scalar(select(EmailMessage).where(EmailMessage.job_key == job_key))
+    if mail is not None:
+        redeliver(mail)
+    return mail
+
+
+def redeliver(mail: EmailMessage) -> None:
+    """Queue a stored mail's delivery again if it is still queued: the run that stored it may
+    have been cut off before it sent the delivery job. Twice is harmless (deliver skips a mail
+    already sent)."""
+    if mail.status == "queued":
+        jobs.enqueue("app.mail.services:deliver", mail.id)
 
 
 def deliver(mail_id: int) -> str:

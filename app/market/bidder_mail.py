@@ -21,7 +21,10 @@ from app.auth.models import User
 from app.core import jobs
 from app.core.tenancy import activate
 from app.extensions import db
+from app.mail.services import stored_by_job
 from app.market.models import Advert, AdvertBid, InstanceGroup, MarketLink
+
+JOB = "app.market.bidder_mail:deliver"  # the job function, as enqueued
 
 # kind -> template under templates/emails/; the stored mail's kind is "market_" + kind.
 TEMPLATES = {
@@ -48,7 +51,7 @@ def send(kind: str, link: MarketLink, advert: Advert, **context) -> None:
 
 
 def _queue(kind: str, link_id: int, advert_id: int, context: dict) -> None:
-    jobs.enqueue("app.market.bidder_mail:deliver", kind, link_id, advert_id, context)
+    jobs.enqueue(JOB, kind, link_id, advert_id, context)
 
 
 # --- the jobs ----------------------------------------------------------------------------------
@@ -83,13 +86,30 @@ def bidder_urls(
     }
 
 
+def _job_key(*args) -> str | None:
+    """The id of the RQ job that runs deliver(*args) here, or None: run inline, where nothing
+    runs it again (and where a job that dispatch() runs inline inside another RQ job, Redis
+    being unreachable, is not that job)."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    if job is None or list(job.args) != [JOB, *args]:  # jobs.run(func, *args)
+        return None
+    return job.id
+
+
 def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     """Job: render, store and queue the mail (skipped when the link was unsubscribed or its
-    holder deactivated meanwhile)."""
+    holder deactivated meanwhile). Run again after it was cut off (an RQ retry of the same
+    job), it finds the mail it stored and queues its delivery again if that may never have
+    been queued, instead of storing a second mail."""
     from app.market.adverts import recipient_language
     from app.market.bidding import convert_up, next_bid, rates_from
     from app.market.notices import mail_about, names
 
+    job_key = _job_key(kind, link_id, advert_id, context)
+    if stored_by_job(job_key) is not None:
+        return "stored"
     row = _one(
         select(MarketLink, Advert, User, InstanceGroup)
         .join(Advert, Advert.id == MarketLink.advert_id)
@@ -119,7 +139,8 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
                 advert, user, group, TEMPLATES[kind], f"market_{kind}", language,
                 to_buyer=True, bidder_mail=True, own_currency=group.currency,
                 seller_name=seller_name, buyer_name=buyer_name,
-                **own, **bidder_urls(link, group, advert, language), **context,
+                job_key=job_key, **own, **bidder_urls(link, group, advert, language),
+                **context,
             )  # fmt: skip
     finally:
         activate(None)

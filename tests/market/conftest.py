@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.core.test_jobs import private_queue
+from tests.mail.test_mail import smtp_stub
 from tests.market._bid import new_address
 
 
@@ -12,3 +14,13 @@ def bidder(demo_app):
     client = demo_app.test_client()
     client.environ_base["REMOTE_ADDR"] = new_address()
     return client
+
+
+@pytest.fixture
+def rq_smtp(demo_app, monkeypatch):
+    """The demo app's jobs go to RQ (a queue of the test's own, for jobs.make_worker(demo_app)
+    to work in this process) and its mails to an SMTP stub: (queue, stub)."""
+    with smtp_stub() as smtp, private_queue(demo_app, monkeypatch) as queue:
+        host, port = smtp.server_address
+        monkeypatch.setitem(demo_app.config, "MAIL_URL", f"smtp://{host}:{port}")
+        yield queue, smtp

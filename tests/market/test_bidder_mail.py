@@ -15,7 +15,9 @@ from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market import bidder_mail
 from app.market.models import MarketLink
+from tests.core.test_jobs import cut_off_once, needs_redis
 from tests.helpers import page_text
+from tests.mail.test_mail import subjects_received
 from tests.market._adverts import demo_login
 from tests.market._bid import (
     BUYER,
@@ -285,3 +287,45 @@ def test_a_seller_link_or_an_unknown_kind_gets_no_bidder_mail(ad):
     with pytest.raises(ValueError):
         bidder_mail.send("spam", link(ad, BUYER, "bid"), ad)
     assert db.session.get(MarketLink, link(ad, BUYER, "bid").id).unsubscribed_at is None
+
+
+# --- a job run again -------------------------------------------------------------------------
+
+
+def cut_off_and_run_again(demo_app, queue, monkeypatch, advert, *, after_sending: bool):
+    """Queue one bidder mail to RQ, then work the queue with the job's first run cut off after
+    its commit (see cut_off_once): RQ runs the job again. Returns the mails stored."""
+    before = last_mail_id()
+    with demo_app.test_request_context():
+        bid_link = link(advert, BUYER, "bid")
+        bidder_mail.send("ended_unsold", bid_link, advert, reason="market_reserve_declined")
+        db.session.commit()
+        assert jobs.dispatch() == 1
+    [job] = queue.jobs
+    cut = cut_off_once(monkeypatch, bidder_mail.JOB, after_sending=after_sending)
+    assert jobs.make_worker(demo_app).work(burst=True)
+    assert cut == [job.id]  # the first run was cut off,
+    assert queue.fetch_job(job.id).get_status() == "finished"  # and the same job ran again
+    db.session.expire_all()
+    return new_mails(before)
+
+
+@needs_redis
+def test_a_mail_job_run_again_after_it_queued_the_delivery_stores_and_sends_one_mail(
+    demo_app, ad, rq_smtp, monkeypatch
+):
+    queue, smtp = rq_smtp
+    mails = cut_off_and_run_again(demo_app, queue, monkeypatch, ad, after_sending=True)
+    assert [(m.to_address, m.status) for m in mails] == [(BUYER, "sent")]
+    assert subjects_received(smtp) == [mails[0].subject]  # the bidder gets it once
+
+
+@needs_redis
+def test_a_mail_job_run_again_before_it_queued_the_delivery_sends_the_mail_it_stored(
+    demo_app, ad, rq_smtp, monkeypatch
+):
+    queue, smtp = rq_smtp
+    # The first run's commit stored the mail; its delivery job was never sent.
+    mails = cut_off_and_run_again(demo_app, queue, monkeypatch, ad, after_sending=False)
+    assert [(m.to_address, m.status) for m in mails] == [(BUYER, "sent")]
+    assert subjects_received(smtp) == [mails[0].subject]
