@@ -23,7 +23,8 @@ from app.auth.models import User, user_instances
 from app.core import jobs
 from app.core.i18n import user_time_zone
 from app.extensions import db
-from app.mail.services import send_mail
+from app.mail.models import EmailMessage
+from app.mail.services import redeliver, send_mail
 from app.market.adverts import (
     Seller,
     market_condition,
@@ -303,6 +304,16 @@ def _send(search, user: User, group: InstanceGroup, advert: Advert, seller_name:
         with writing_across_instances(), db.session.begin_nested():
             db.session.add(hit)
     except IntegrityError:
+        # Mailed already, perhaps by this job's run that was cut off before it queued the
+        # mail's delivery: queued again while the mail is still queued.
+        mailed = db.session.scalar(
+            select(EmailMessage)
+            .join(SavedSearchHit, SavedSearchHit.mail_id == EmailMessage.id)
+            .where(SavedSearchHit.search_id == search.id, SavedSearchHit.advert_id == advert.id)
+            .execution_options(all_instances=True)
+        )
+        if mailed is not None:
+            redeliver(mailed)
         return False
     rates = Rates(group.currency)
     mail = send_mail(

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
+from app.core import jobs
 from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
@@ -17,7 +18,9 @@ from app.market import watch
 from app.market.filters import Criteria
 from app.market.invites import create_market_company
 from app.market.models import Advert, MarketWatch, SavedSearch, SavedSearchHit
+from tests.core.test_jobs import cut_off_once, needs_redis
 from tests.helpers import page_text, sign_in
+from tests.mail.test_mail import subjects_received
 from tests.market._adverts import (
     demo_login,
     demo_user,
@@ -437,8 +440,6 @@ def test_publishing_through_the_change_status_link_matches_too(demo_app):
         activate(draft.instance_id)
         change_status(draft.id, "published", None, demo_user("seller@demo.test").id)
         db.session.commit()
-        from app.core import jobs
-
         jobs.dispatch()
     hits = db.session.scalars(
         select(SavedSearchHit)
@@ -446,6 +447,31 @@ def test_publishing_through_the_change_status_link_matches_too(demo_app):
         .execution_options(all_instances=True)
     ).all()
     assert [h.advert_id for h in hits] == [draft.id]
+
+
+@needs_redis
+def test_a_match_job_run_again_before_it_queued_the_deliveries_sends_the_mail_it_stored(
+    demo_app, rq_smtp, monkeypatch
+):
+    queue, smtp = rq_smtp
+    job = "app.market.watch:notify_new_advert"
+    # Worked in this process (as the mail jobs are), where the test's transaction is.
+    monkeypatch.setattr(jobs, "IN_PROCESS", jobs.IN_PROCESS | {job})
+    buyer_search(Criteria(brand="Byton"), name="Byton")
+    advert = make_advert(nordbil(), brand="Byton", model="M-Byte", regno="BYT001")
+    with demo_app.test_request_context():
+        watch.advert_published(advert)
+        db.session.commit()
+        assert jobs.dispatch() == 1
+    [queued] = queue.jobs
+    # Its first run stores the hit and the mail, and is cut off before it queues the delivery.
+    cut = cut_off_once(monkeypatch, job, after_sending=False)
+    assert jobs.make_worker(demo_app).work(burst=True)
+    assert cut == [queued.id]
+    db.session.expire_all()
+    [mail] = mails_to("buyer@demo.test", "BYT001")
+    assert mail.status == "sent"
+    assert subjects_received(smtp) == [mail.subject]
 
 
 # One list query for every saved search, with the list's own conditions (per search before).
