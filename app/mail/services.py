@@ -78,9 +78,11 @@ def redeliver(mail: EmailMessage) -> None:
 def deliver(mail_id: int) -> str:
     """Job: send a stored mail over SMTP when MAIL_URL is set; otherwise it stays stored.
 
-    Run again (a retry), a mail already sent is not sent twice; only a worker that dies between
-    the SMTP server's answer and the commit can leave one to be sent again (at least once)."""
-    mail = db.session.get(EmailMessage, mail_id)
+    Run again (a retry, or a second delivery job: redeliver), a mail already sent is not sent
+    twice; only a worker that dies between the SMTP server's answer and the commit can leave one
+    to be sent again (at least once). Two runs at once take turns: the row stays locked until
+    the commit (PostgreSQL; SQLite has no row locks)."""
+    mail = db.session.get(EmailMessage, mail_id, with_for_update=True, populate_existing=True)
     if mail is None:
         return "missing"
     if mail.status == "sent":

@@ -53,9 +53,9 @@ class SMTPStub(socketserver.StreamRequestHandler):
 
 
 @contextmanager
-def smtp_stub():
-    """An SMTPStub server on a free port; the envelopes it took in its `received`."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), SMTPStub)
+def smtp_stub(handler: type[SMTPStub] = SMTPStub):
+    """An SMTP stub server on a free port; the envelopes it took in its `received`."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     server.received = []
     thread = threading.Thread(target=server.serve_forever, daemon=True)
