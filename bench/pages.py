@@ -346,7 +346,9 @@ def drain_jobs(app, market, env: dict) -> list[str]:
 
     with app.app_context():
         redis = redis_connection()
-        queued = Queue(QUEUE_NAME, connection=redis).count
+        queue = Queue(QUEUE_NAME, connection=redis)
+        queued = queue.count
+        failed_before = queue.failed_job_registry.count  # an earlier run's stay for a while
 
         def burst() -> tuple[float, float]:  # (wall, CPU) of one burst worker's whole run
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -370,7 +372,7 @@ def drain_jobs(app, market, env: dict) -> list[str]:
                 .group_by(EmailMessage.status)
             ).all()
         )
-        failed = Queue(QUEUE_NAME, connection=redis).failed_job_registry.count
+        failed = queue.failed_job_registry.count - failed_before
         db.session.remove()
     print(
         f"jobs: {queued} queued by the bids, run afterwards by one RQ worker in {wall:.1f} s, "
