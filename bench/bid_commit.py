@@ -6,8 +6,11 @@ process per advert, with no app server or HTTP around it, in three set-ups:
 - "commit not waited for": the same calls with `SET synchronous_commit = off`, so a commit
   returns before its WAL reaches the disk (a crash of the server may then lose the last bids it
   acknowledged; measured here only, nothing in the app does this);
-- "no foreign keys on advert_bid": a copy of the database (CREATE DATABASE ... TEMPLATE) whose
-  advert_bid has none of its five foreign keys (measured here only).
+- "no foreign keys on advert_bid": the same calls on a second copy whose advert_bid has none of
+  its five foreign keys (measured here only).
+
+The first two run on a copy of the database (CREATE DATABASE ... TEMPLATE) made at the same
+moment as the third's, so that all three start from the same tables.
 
 The set-ups take turns in every round (so the machine's load hits all three); each prints the
 calls a second, the call's p50 and p95 wall time, PostgreSQL's CPU per call (every PostgreSQL
@@ -108,13 +111,16 @@ def run(url: str, setup: Setup, statement: str, bidders: list[dict], seconds: fl
     }
 
 
-def without_foreign_keys(url: str, database: str, copy: str) -> None:
-    """`copy`: a copy of `database` whose advert_bid has no foreign keys."""
+def copy_of(url: str, database: str, copy: str, foreign_keys: bool) -> None:
+    """`copy`: a copy of `database` (CREATE DATABASE ... TEMPLATE), with or without the
+    foreign keys of advert_bid."""
     import psycopg
 
     with psycopg.connect(conninfo(url, "postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{copy}"')
         conn.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{database}"')
+    if foreign_keys:
+        return
     with psycopg.connect(conninfo(url, copy), autocommit=True) as conn:
         keys = conn.execute(
             "SELECT conname FROM pg_constraint"
@@ -162,12 +168,14 @@ def main() -> None:
         db.engine.dispose()
     statement = re.sub(r":(\w+)", r"%(\1)s", _PG_BID.text)
     database = url.rsplit("/", 1)[1]
-    copy = f"{database}_nofk"
-    without_foreign_keys(url, database, copy)
+    # Two copies made at once, so that the tables they start from are the same.
+    kept, dropped = f"{database}_fk", f"{database}_nofk"
+    copy_of(url, database, kept, foreign_keys=True)
+    copy_of(url, database, dropped, foreign_keys=False)
     setups = [
-        Setup("as the app commits", database),
-        Setup("commit not waited for", database, "-c synchronous_commit=off"),
-        Setup("no foreign keys on advert_bid", copy),
+        Setup("as the app commits", kept),
+        Setup("commit not waited for", kept, "-c synchronous_commit=off"),
+        Setup("no foreign keys on advert_bid", dropped),
     ]
     rounds: dict[str, list[dict]] = {s.name: [] for s in setups}
     for n in range(args.rounds):
@@ -196,7 +204,8 @@ def main() -> None:
     import psycopg
 
     with psycopg.connect(conninfo(url, "postgres"), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE "{copy}"')
+        for copy in (kept, dropped):
+            conn.execute(f'DROP DATABASE "{copy}"')
 
 
 if __name__ == "__main__":
