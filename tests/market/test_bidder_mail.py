@@ -311,21 +311,16 @@ def cut_off_and_run_again(demo_app, queue, monkeypatch, advert, *, after_sending
 
 
 @needs_redis
-def test_a_mail_job_run_again_after_it_queued_the_delivery_stores_and_sends_one_mail(
-    demo_app, ad, rq_smtp, monkeypatch
+@pytest.mark.parametrize(
+    "after_sending",
+    # The first run's commit stored the mail, and its delivery job was sent, or never was.
+    [True, False],
+    ids=["cut-off-after-the-delivery-was-queued", "cut-off-before-the-delivery-was-queued"],
+)
+def test_a_mail_job_run_again_stores_one_mail_and_the_bidder_gets_it_once(
+    demo_app, ad, rq_smtp, monkeypatch, after_sending
 ):
     queue, smtp = rq_smtp
-    mails = cut_off_and_run_again(demo_app, queue, monkeypatch, ad, after_sending=True)
+    mails = cut_off_and_run_again(demo_app, queue, monkeypatch, ad, after_sending=after_sending)
     assert [(m.to_address, m.status) for m in mails] == [(BUYER, "sent")]
     assert subjects_received(smtp) == [mails[0].subject]  # the bidder gets it once
-
-
-@needs_redis
-def test_a_mail_job_run_again_before_it_queued_the_delivery_sends_the_mail_it_stored(
-    demo_app, ad, rq_smtp, monkeypatch
-):
-    queue, smtp = rq_smtp
-    # The first run's commit stored the mail; its delivery job was never sent.
-    mails = cut_off_and_run_again(demo_app, queue, monkeypatch, ad, after_sending=False)
-    assert [(m.to_address, m.status) for m in mails] == [(BUYER, "sent")]
-    assert subjects_received(smtp) == [mails[0].subject]
