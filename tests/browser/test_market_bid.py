@@ -13,7 +13,7 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market.models import Advert, AdvertBid
-from tests.browser.conftest import MOBILE
+from tests.browser.conftest import DESKTOP, MOBILE
 from tests.market._bid import link, make_advert, page_path
 
 pytestmark = pytest.mark.browser
@@ -220,3 +220,20 @@ def test_the_loading_state_stands_until_the_data_arrives(live_server, new_page, 
         route.continue_()
     expect(page.locator("form.bid-form")).to_be_visible()
     expect(loading).to_be_hidden()
+
+
+@pytest.mark.parametrize("action", ["bid", "allocate"])
+def test_on_a_wide_screen_the_bid_history_follows_the_vehicle_card(live_server, new_page, action):
+    # The form's card beside them is taller than the vehicle card (no photo here); its height
+    # must not push the history down and leave a gap under the vehicle card.
+    paths = new_advert(live_server)
+    page = new_page(viewport=DESKTOP)
+    page.goto(paths[action])
+    expect(page.locator("form.bid-form")).to_be_visible()
+    advert = page.locator(".bid-advert").bounding_box()
+    history = page.locator(".bid-history").bounding_box()
+    form = page.locator(".bid-card.bid-action").bounding_box()
+    assert form["height"] > advert["height"] + 100  # the case that left the gap
+    assert history["x"] == advert["x"]  # under it, in the same column
+    gap = history["y"] - (advert["y"] + advert["height"])
+    assert 0 < gap <= 24, f"{gap:.0f} px between the vehicle card and the history"
