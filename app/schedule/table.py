@@ -20,4 +20,5 @@ SCHEDULE: tuple[Scheduled, ...] = (
     Scheduled("reserve-expiry", "app.market.reserve:expire_decisions", every=60),
     Scheduled("reset-token-purge", "app.schedule.jobs:purge_reset_tokens", cron="17 * * * *"),
     Scheduled("ranking-refresh", "app.ranking.jobs:refresh_rankings", every=900),
+    Scheduled("mail-resend", "app.mail.jobs:resend_queued", every=300),
 )

@@ -1,0 +1,53 @@
+"""The mail's scheduled job: delivery queued again for mails whose delivery job was never sent."""
+
+import logging
+from datetime import timedelta
+
+from flask import current_app
+from sqlalchemy import select
+
+from app.core import jobs
+from app.core.models import utcnow
+from app.extensions import db
+from app.mail.models import EmailMessage
+
+log = logging.getLogger(__name__)
+
+# At most this many mails a run, oldest first: a backlog (a day of Redis down) is worked off
+# over a few runs instead of one huge run.
+RESEND_PER_RUN = 100
+# A mail is left alone this long at least, however short its job's time limit.
+RESEND_FLOOR = timedelta(minutes=15)
+
+
+def resend_after() -> timedelta:
+    """How long a mail may stay queued before the sweep queues its delivery again: past the
+    longest normal delivery with one retry (its job runs its time limit, the worker dies, the
+    heartbeat lapses the grace later, maintenance queues it again, and the retry runs its time
+    limit: 12 minutes with the defaults), and at least RESEND_FLOOR."""
+    config = current_app.config
+    timeout = int(config["MAIL_JOB_TIMEOUT_SECONDS"])
+    window = 2 * timeout + int(config["MAIL_JOB_GRACE_SECONDS"])
+    window += int(config["JOB_MAINTENANCE_SECONDS"])
+    return max(RESEND_FLOOR, timedelta(seconds=window))
+
+
+def resend_queued(limit: int = RESEND_PER_RUN) -> int:
+    """Queue the delivery again of the mails still queued after resend_after(), oldest first,
+    at most `limit`; return how many. Their delivery job was never sent: the unit of work that
+    stored them was cut off between its commit and its dispatch (a scheduled job, a killed web
+    process, Redis down just then). A mail whose first job is merely slow is sent once all the
+    same: deliver locks the row and skips a mail already sent."""
+    cutoff = utcnow() - resend_after()
+    stuck = (
+        select(EmailMessage.id)
+        .where(EmailMessage.status == "queued", EmailMessage.created_at < cutoff)
+        .order_by(EmailMessage.created_at, EmailMessage.id)
+        .limit(limit)
+        .execution_options(all_instances=True)  # system work: the mails of every instance
+    )
+    ids = db.session.scalars(stuck).all()
+    for mail_id in ids:
+        jobs.enqueue("app.mail.services:deliver", mail_id)
+    log.info("mail resend: %d mails queued for long, their delivery queued again", len(ids))
+    return len(ids)
