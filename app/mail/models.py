@@ -3,7 +3,7 @@
 import secrets
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Integer, String, Text
+from sqlalchemy import ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.models import UTCDateTime, utcnow
@@ -16,6 +16,10 @@ def preview_token() -> str:
 
 
 class EmailMessage(db.Model):
+    # The resend sweep (app.mail.jobs) reads the mails queued for long, oldest first: an index
+    # range instead of a scan of every mail ever stored.
+    __table_args__ = (Index("ix_email_message_status_created_at", "status", "created_at"),)
+
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     public_id: Mapped[str] = mapped_column(String(40), unique=True, default=preview_token)
     instance_id: Mapped[int | None] = mapped_column(ForeignKey("instance.id", ondelete="SET NULL"))
