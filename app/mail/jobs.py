@@ -13,8 +13,8 @@ from app.mail.models import EmailMessage
 
 log = logging.getLogger(__name__)
 
-# At most this many mails a run, oldest first: a backlog (a day of Redis down) is worked off
-# over a few runs instead of one huge run.
+# At most this many mails a run, oldest first: a backlog (say a lost Redis's worth) is worked
+# off over a few runs instead of one huge run.
 RESEND_PER_RUN = 100
 # A mail is left alone this long at least, however short its job's time limit.
 RESEND_FLOOR = timedelta(minutes=15)
@@ -34,10 +34,11 @@ def resend_after() -> timedelta:
 
 def resend_queued(limit: int = RESEND_PER_RUN) -> int:
     """Queue the delivery again of the mails still queued after resend_after(), oldest first,
-    at most `limit`; return how many. Their delivery job was never sent: the unit of work that
-    stored them was cut off between its commit and its dispatch (a scheduled job, a killed web
-    process, Redis down just then). A mail whose first job is merely slow is sent once all the
-    same: deliver locks the row and skips a mail already sent."""
+    at most `limit`; return how many. Their delivery job never ran to its end: the unit of work
+    that stored them was cut off between its commit and its dispatch (a scheduled job, a killed
+    web process), Redis lost the job (restarted without its append-only file), or an inline
+    delivery broke off (a database error). A mail whose first job is merely slow is sent once
+    all the same: deliver locks the row and skips a mail already sent."""
     cutoff = utcnow() - resend_after()
     stuck = (
         select(EmailMessage.id)
