@@ -179,3 +179,21 @@ def csrf_token(client, path: str = "/login") -> str:
 
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+@pytest.fixture
+def smtp_server():
+    """An SMTP stub server (tests/mail/_smtp.py) on a free port for the test."""
+    from tests.mail._smtp import smtp_stub
+
+    with smtp_stub() as server:
+        yield server
+
+
+@pytest.fixture
+def rq_queue(app, monkeypatch):
+    """A queue of the test's own in the real Redis (tests/core/_rq.py), removed afterwards."""
+    from tests.core._rq import private_queue
+
+    with private_queue(app, monkeypatch) as queue:
+        yield queue

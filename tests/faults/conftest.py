@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from tests.faults import servers
-from tests.mail.test_mail import smtp_server  # noqa: F401 (the mail tests' SMTP stub)
 
 REDIS_PORT, PG_PORT = 5301, 5302
 NODE_PORTS = (5303, 5304)  # each node's own address

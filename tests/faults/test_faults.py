@@ -24,7 +24,7 @@ from PIL import Image
 
 from tests.faults import servers
 from tests.faults.conftest import ADMIN, NODE_PORTS, SELLER
-from tests.mail.test_mail import SMTPStub
+from tests.mail._smtp import SMTPStub
 
 PORT = NODE_PORTS[0]
 RUN_FIELD = "SELECT {} FROM import_run WHERE id = %s"

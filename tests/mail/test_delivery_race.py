@@ -13,7 +13,7 @@ from app.core import jobs
 from app.extensions import db
 from app.mail.models import EmailMessage
 from tests.conftest import TEST_DATABASE_URL, database_url, make_app
-from tests.mail.test_mail import SMTPStub, smtp_stub, subjects_received
+from tests.mail._smtp import SMTPStub, smtp_stub, subjects_received
 
 pytestmark = pytest.mark.skipif(
     not TEST_DATABASE_URL, reason="TEST_DATABASE_URL is not set: SQLite has no row locks"

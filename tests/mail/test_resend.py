@@ -13,14 +13,14 @@ from app.mail.jobs import resend_after
 from app.mail.models import EmailMessage
 from app.schedule import runner
 from app.schedule.table import SCHEDULE
-from tests.core.test_jobs import needs_redis, rq_queue  # noqa: F401
-from tests.mail.test_mail import smtp_server, subjects_received  # noqa: F401
+from tests.core._rq import needs_redis
+from tests.mail._smtp import subjects_received
 
 SWEEP = next(entry for entry in SCHEDULE if entry.name == "mail-resend")
 
 
 @pytest.fixture
-def smtp(app, smtp_server, monkeypatch):  # noqa: F811
+def smtp(app, smtp_server, monkeypatch):
     host, port = smtp_server.server_address
     monkeypatch.setitem(app.config, "MAIL_URL", f"smtp://{host}:{port}")
     return smtp_server
@@ -97,7 +97,7 @@ def test_one_run_sends_at_most_its_limit_oldest_first(app, smtp):
 
 
 @needs_redis
-def test_a_mail_whose_first_delivery_job_is_only_slow_is_sent_once(app, smtp, rq_queue):  # noqa: F811
+def test_a_mail_whose_first_delivery_job_is_only_slow_is_sent_once(app, smtp, rq_queue):
     # Its first job still waits in RQ's queue past the threshold when the sweep queues a
     # second: the worker runs both, and the second finds the mail sent.
     with app.test_request_context():

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.core.test_jobs import private_queue
-from tests.mail.test_mail import smtp_stub
+from tests.core._rq import private_queue
+from tests.mail._smtp import smtp_stub
 from tests.market._bid import new_address
 
 

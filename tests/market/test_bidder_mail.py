@@ -15,9 +15,9 @@ from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market import bidder_mail
 from app.market.models import MarketLink
-from tests.core.test_jobs import cut_off_once, needs_redis
+from tests.core._rq import cut_off_once, needs_redis
 from tests.helpers import page_text
-from tests.mail.test_mail import subjects_received
+from tests.mail._smtp import subjects_received
 from tests.market._adverts import demo_login
 from tests.market._bid import (
     BUYER,

@@ -18,9 +18,9 @@ from app.market import watch
 from app.market.filters import Criteria
 from app.market.invites import create_market_company
 from app.market.models import Advert, MarketWatch, SavedSearch, SavedSearchHit
-from tests.core.test_jobs import cut_off_once, needs_redis
+from tests.core._rq import cut_off_once, needs_redis
 from tests.helpers import page_text, sign_in
-from tests.mail.test_mail import subjects_received
+from tests.mail._smtp import subjects_received
 from tests.market._adverts import (
     demo_login,
     demo_user,

@@ -16,7 +16,7 @@ from app.preparation.models import ItemStationTask, PreparationItem
 from app.schedule import runner
 from app.schedule.jobs import purge_reset_tokens, refresh_overdue_warnings
 from app.schedule.table import SCHEDULE, Scheduled
-from tests.core.test_jobs import needs_redis, rq_queue  # noqa: F401
+from tests.core._rq import needs_redis
 from tests.factories import make_user
 from tests.shell.conftest import demo_user
 
@@ -184,7 +184,7 @@ def test_the_table_is_registered_with_rqs_cron_scheduler(app):
 
 
 @needs_redis
-def test_with_redis_rqs_cron_scheduler_queues_the_jobs_and_a_worker_runs_them(app, rq_queue):  # noqa: F811
+def test_with_redis_rqs_cron_scheduler_queues_the_jobs_and_a_worker_runs_them(app, rq_queue):
     from rq import SimpleWorker
 
     with app.app_context():
