@@ -2,6 +2,7 @@
 tests): it takes what smtplib sends and keeps the envelopes. The fixture `smtp_server`
 (tests/conftest.py) serves one for a test."""
 
+import socket
 import socketserver
 import threading
 from contextlib import contextmanager
@@ -9,7 +10,10 @@ from email import message_from_bytes, policy
 
 
 class SMTPStub(socketserver.StreamRequestHandler):
-    """Just enough SMTP for smtplib: greet, accept one sender, recipients and the data."""
+    """Just enough SMTP for smtplib: greet, accept one sender, recipients and the data.
+    A subclass's `answers` replace the usual reply to a command: {"RCPT": "451 busy"}."""
+
+    answers: dict[str, str] = {}
 
     def reply(self, line: str) -> None:
         self.wfile.write(line.encode() + b"\r\n")
@@ -20,7 +24,9 @@ class SMTPStub(socketserver.StreamRequestHandler):
         while line := self.rfile.readline():
             command = line.decode(errors="replace").strip()
             verb = command.split(" ", 1)[0].upper()
-            if verb in ("EHLO", "HELO"):
+            if verb in self.answers:
+                self.reply(self.answers[verb])
+            elif verb in ("EHLO", "HELO"):
                 self.reply("250 stub")
             elif verb == "MAIL":
                 envelope["from"] = command
@@ -58,6 +64,13 @@ def smtp_stub(handler: type[SMTPStub] = SMTPStub):
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def free_port() -> int:
+    """A port nothing listens on: an SMTP server that is down."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def subjects_received(server) -> list[str]:

@@ -1,6 +1,5 @@
 """Outgoing mail: the public preview, delivery over SMTP, and a failing server."""
 
-import socket
 from email import message_from_bytes, policy
 
 from sqlalchemy import select
@@ -10,12 +9,7 @@ from app.mail.models import EmailMessage
 from tests.conftest import csrf_token
 from tests.factories import make_user
 from tests.helpers import page_text, translated
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.mail._smtp import free_port
 
 
 def ask_for_reset(client, email):
