@@ -1,4 +1,5 @@
-"""The mail's scheduled job: delivery queued again for mails whose delivery job was never sent."""
+"""The mail's scheduled job: delivery queued again for mails whose delivery job was never sent
+or met an SMTP error that may pass."""
 
 import logging
 from datetime import timedelta
@@ -33,22 +34,23 @@ def resend_after() -> timedelta:
 
 
 def resend_queued(limit: int = RESEND_PER_RUN) -> int:
-    """Queue the delivery again of the mails still queued after resend_after(), oldest first,
-    at most `limit`; return how many. Their delivery job never ran to its end: the unit of work
-    that stored them was cut off between its commit and its dispatch (a scheduled job, a killed
-    web process), Redis lost the job (restarted without its append-only file), or an inline
-    delivery broke off (a database error). A mail whose first job is merely slow is sent once
+    """Queue the delivery again of the queued mails whose retry_at has passed, longest due
+    first, at most `limit`; return how many. A mail is due resend_after() after it was stored,
+    its delivery job never run to its end: the unit of work that stored it was cut off between
+    its commit and its dispatch (a scheduled job, a killed web process), Redis lost the job
+    (restarted without its append-only file), or an inline delivery broke off (a database
+    error). Or it is due after the backoff that an SMTP error which may pass set (the server
+    down or busy: app.mail.services.deliver). A mail whose first job is merely slow is sent once
     all the same: deliver locks the row and skips a mail already sent."""
-    cutoff = utcnow() - resend_after()
-    stuck = (
+    due = (
         select(EmailMessage.id)
-        .where(EmailMessage.status == "queued", EmailMessage.created_at < cutoff)
-        .order_by(EmailMessage.created_at, EmailMessage.id)
+        .where(EmailMessage.status == "queued", EmailMessage.retry_at < utcnow())
+        .order_by(EmailMessage.retry_at, EmailMessage.id)
         .limit(limit)
         .execution_options(all_instances=True)  # system work: the mails of every instance
     )
-    ids = db.session.scalars(stuck).all()
+    ids = db.session.scalars(due).all()
     for mail_id in ids:
         jobs.enqueue("app.mail.services:deliver", mail_id)
-    log.info("mail resend: %d mails queued for long, their delivery queued again", len(ids))
+    log.info("mail resend: %d mails due, their delivery queued again", len(ids))
     return len(ids)

@@ -16,9 +16,9 @@ def preview_token() -> str:
 
 
 class EmailMessage(db.Model):
-    # The resend sweep (app.mail.jobs) reads the mails queued for long, oldest first: an index
-    # range instead of a scan of every mail ever stored.
-    __table_args__ = (Index("ix_email_message_status_created_at", "status", "created_at"),)
+    # The resend sweep (app.mail.jobs) reads the queued mails whose retry_at has passed, in
+    # that order: an index range instead of a scan of every mail ever stored.
+    __table_args__ = (Index("ix_email_message_status_retry_at", "status", "retry_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     public_id: Mapped[str] = mapped_column(String(40), unique=True, default=preview_token)
@@ -35,6 +35,11 @@ class EmailMessage(db.Model):
     error: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Delivery attempts over SMTP, and when the resend sweep may queue the delivery of a mail
+    # still queued again: resend_after() after it was stored, then the backoff after an error
+    # that may pass (app.mail.services.deliver).
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    retry_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # The RQ job that stored the mail, for a job that stores one: run again after it was cut
     # off, the job finds its mail by this key instead of storing another (NULL inline).
     job_key: Mapped[str | None] = mapped_column(String(64), unique=True)

@@ -1,6 +1,7 @@
 """Sending e-mail: render in the recipient's language, store, then deliver through a job."""
 
 import smtplib
+from datetime import timedelta
 from email.message import EmailMessage as MimeMessage
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -12,7 +13,14 @@ from app.core import jobs
 from app.core.i18n import DEFAULT_TIME_ZONE, babel_name, force_time_zone
 from app.core.models import utcnow
 from app.extensions import db
+from app.mail.jobs import resend_after
 from app.mail.models import EmailMessage
+
+# Delivery attempts in all before an error that may pass (the server down or busy) fails a
+# mail for good, and the wait before the resend sweep tries again after each: 5, 15, 45 and
+# 135 minutes, about three hours and a half from the first attempt to the last.
+MAX_ATTEMPTS = 5
+FIRST_BACKOFF = timedelta(minutes=5)
 
 
 def send_mail(
@@ -29,6 +37,7 @@ def send_mail(
     """Render templates/emails/{template} in the recipient's language and time zone (every
     date filter follows it), store the mail and queue its delivery. `job_key`: the RQ job that
     stores it, for the job's next run to find (stored_by_job)."""
+    now = utcnow()
     mail = EmailMessage(
         to_address=to,
         kind=kind,
@@ -38,6 +47,8 @@ def send_mail(
         body_text="",
         body_html="",
         job_key=job_key,
+        created_at=now,
+        retry_at=now + resend_after(),  # the sweep's, should its delivery job never run
     )
     db.session.add(mail)
     db.session.flush()
@@ -78,6 +89,10 @@ def redeliver(mail: EmailMessage) -> None:
 def deliver(mail_id: int) -> str:
     """Job: send a stored mail over SMTP when MAIL_URL is set; otherwise it stays stored.
 
+    An error that may pass (passing_error) leaves the mail queued for the resend sweep to try
+    again after a backoff, up to MAX_ATTEMPTS attempts in all; any other error, or the last
+    attempt's, fails it for good.
+
     Run again (a retry, or a second delivery job: redeliver), a mail already sent is not sent
     twice; only a worker that dies between the SMTP server's answer and the commit can leave one
     to be sent again (at least once). Two runs at once take turns: the row stays locked until
@@ -96,13 +111,32 @@ def deliver(mail_id: int) -> str:
     message["From"] = current_app.config["MAIL_FROM"]
     message.set_content(mail.body_text)
     message.add_alternative(mail.body_html, subtype="html")
+    mail.attempts += 1
     try:
         with smtp_connection(url) as smtp:
             smtp.send_message(message)
         mail.status, mail.sent_at, mail.error = "sent", utcnow(), None
-    except (OSError, smtplib.SMTPException) as exc:
-        mail.status, mail.error = "failed", str(exc)[:500]
+    except OSError as exc:  # smtplib.SMTPException is one
+        mail.error = str(exc)[:500]
+        if passing_error(exc) and mail.attempts < MAX_ATTEMPTS:
+            mail.retry_at = utcnow() + FIRST_BACKOFF * 3 ** (mail.attempts - 1)
+        else:
+            mail.status = "failed"
     return mail.status
+
+
+def passing_error(exc: OSError) -> bool:
+    """Whether an SMTP error may pass: no connection, a connection dropped or timed out, or a
+    4xx reply (every refused recipient's, when recipients are refused). 5xx replies, and
+    authentication refused with one, will not."""
+    if isinstance(exc, smtplib.SMTPConnectError | smtplib.SMTPServerDisconnected):
+        return True
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        codes = [code for code, _ in exc.recipients.values()]
+        return bool(codes) and all(400 <= code < 500 for code in codes)
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return 400 <= exc.smtp_code < 500
+    return not isinstance(exc, smtplib.SMTPException)
 
 
 def smtp_connection(url: str) -> smtplib.SMTP:

@@ -1,9 +1,11 @@
 """Outgoing mail: the public preview, delivery over SMTP, and a failing server."""
 
+from datetime import timedelta
 from email import message_from_bytes, policy
 
 from sqlalchemy import select
 
+from app.core.models import utcnow
 from app.extensions import db
 from app.mail.models import EmailMessage
 from tests.conftest import csrf_token
@@ -84,14 +86,18 @@ def test_with_mail_url_the_mail_is_sent_over_smtp(client, app, smtp_server, monk
     assert sent.get_body(preferencelist=("html",)) is not None
 
 
-def test_an_unreachable_smtp_server_marks_the_mail_failed(client, app, monkeypatch):
+def test_an_unreachable_smtp_server_leaves_the_mail_queued_to_be_tried_again(
+    client, app, monkeypatch
+):
     monkeypatch.setitem(app.config, "MAIL_URL", f"smtp://127.0.0.1:{free_port()}")
     user = make_user()
     response = ask_for_reset(client, user.email)
     assert response.status_code == 200  # the request does not break
     assert response.get_json() == {"message": translated(app, "FORGOT_PASSWORD_EMAIL_SENT")}
     mail = the_mail(user.email)
-    assert mail.status == "failed"
+    assert mail.status == "queued"  # the resend sweep tries again in 5 minutes
+    assert mail.attempts == 1
+    assert abs(mail.retry_at - (utcnow() + timedelta(minutes=5))) < timedelta(seconds=30)
     assert mail.error
     assert mail.sent_at is None
     assert client.get(f"/email-preview/{mail.public_id}").status_code == 200  # still stored
