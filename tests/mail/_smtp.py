@@ -66,6 +66,12 @@ def smtp_stub(handler: type[SMTPStub] = SMTPStub):
         thread.join(5)
 
 
+def mail_through(app, server, monkeypatch) -> None:
+    """`app` hands its mails to the stub `server` for the test (MAIL_URL)."""
+    host, port = server.server_address
+    monkeypatch.setitem(app.config, "MAIL_URL", f"smtp://{host}:{port}")
+
+
 def free_port() -> int:
     """A port nothing listens on: an SMTP server that is down."""
     with socket.socket() as sock:

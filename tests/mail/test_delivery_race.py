@@ -13,7 +13,7 @@ from app.core import jobs
 from app.extensions import db
 from app.mail.models import EmailMessage
 from tests.conftest import TEST_DATABASE_URL, database_url, make_app
-from tests.mail._smtp import SMTPStub, smtp_stub, subjects_received
+from tests.mail._smtp import SMTPStub, mail_through, smtp_stub, subjects_received
 
 pytestmark = pytest.mark.skipif(
     not TEST_DATABASE_URL, reason="TEST_DATABASE_URL is not set: SQLite has no row locks"
@@ -43,8 +43,7 @@ def race_app(tmp_path_factory):
 
 def test_two_delivery_jobs_of_one_mail_at_once_send_it_once(race_app, monkeypatch):
     with smtp_stub(SlowSMTP) as smtp:
-        host, port = smtp.server_address
-        monkeypatch.setitem(race_app.config, "MAIL_URL", f"smtp://{host}:{port}")
+        mail_through(race_app, smtp, monkeypatch)
         with race_app.app_context():
             mail = EmailMessage(
                 to_address="race@example.test", subject="One mail", body_text="Once.",

@@ -11,7 +11,7 @@ from app.mail.models import EmailMessage
 from tests.conftest import csrf_token
 from tests.factories import make_user
 from tests.helpers import page_text, translated
-from tests.mail._smtp import free_port
+from tests.mail._smtp import free_port, mail_through
 
 
 def ask_for_reset(client, email):
@@ -65,8 +65,7 @@ def test_preview_ids_are_long_and_random(client):
 
 
 def test_with_mail_url_the_mail_is_sent_over_smtp(client, app, smtp_server, monkeypatch):
-    host, port = smtp_server.server_address
-    monkeypatch.setitem(app.config, "MAIL_URL", f"smtp://{host}:{port}")
+    mail_through(app, smtp_server, monkeypatch)
     user = make_user()
     assert ask_for_reset(client, user.email).status_code == 200
 

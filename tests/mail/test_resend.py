@@ -16,19 +16,14 @@ from app.mail.models import EmailMessage
 from app.schedule import runner
 from app.schedule.table import SCHEDULE
 from tests.core._rq import needs_redis
-from tests.mail._smtp import SMTPStub, free_port, smtp_stub, subjects_received
+from tests.mail._smtp import SMTPStub, free_port, mail_through, smtp_stub, subjects_received
 
 SWEEP = next(entry for entry in SCHEDULE if entry.name == "mail-resend")
 
 
-def use_server(app, server, monkeypatch) -> None:
-    host, port = server.server_address
-    monkeypatch.setitem(app.config, "MAIL_URL", f"smtp://{host}:{port}")
-
-
 @pytest.fixture
 def smtp(app, smtp_server, monkeypatch):
-    use_server(app, smtp_server, monkeypatch)
+    mail_through(app, smtp_server, monkeypatch)
     return smtp_server
 
 
@@ -165,7 +160,7 @@ def test_a_mail_the_server_was_down_for_is_sent_by_the_sweep_once_it_is_back(
         assert abs(mail.retry_at - (utcnow() + timedelta(minutes=5))) < timedelta(seconds=30)
         assert mail.error
 
-        use_server(app, smtp_server, monkeypatch)  # the server is back
+        mail_through(app, smtp_server, monkeypatch)  # the server is back
         assert resend() == 0  # not yet due
         make_due(mail_id)
         assert sweep() == ["mail-resend"]
@@ -177,7 +172,7 @@ def test_a_mail_the_server_was_down_for_is_sent_by_the_sweep_once_it_is_back(
 @pytest.mark.parametrize("handler", [BusyAtRcpt, BusyAtData])
 def test_a_4xx_reply_leaves_the_mail_queued_to_be_tried_again(app, monkeypatch, handler):
     with smtp_stub(handler) as server, app.app_context():
-        use_server(app, server, monkeypatch)
+        mail_through(app, server, monkeypatch)
         mail_id = stored_mail("Busy", timedelta(0))
         assert deliver(mail_id) == "queued"
         mail = the_mail(mail_id)
@@ -189,7 +184,7 @@ def test_a_4xx_reply_leaves_the_mail_queued_to_be_tried_again(app, monkeypatch, 
 
 def test_a_5xx_reply_fails_the_mail_at_once(app, monkeypatch):
     with smtp_stub(UnknownRecipient) as server, app.app_context():
-        use_server(app, server, monkeypatch)
+        mail_through(app, server, monkeypatch)
         mail_id = stored_mail("Unknown", timedelta(0))
         assert deliver(mail_id) == "failed"
         mail = the_mail(mail_id)
@@ -204,7 +199,7 @@ def test_the_fifth_passing_error_fails_the_mail_after_backoffs_of_5_15_45_135_mi
     app, monkeypatch
 ):
     with smtp_stub(BusyAtRcpt) as server, app.app_context():
-        use_server(app, server, monkeypatch)
+        mail_through(app, server, monkeypatch)
         mail_id = stored_mail("Always busy", resend_after() + timedelta(minutes=1))
         waits = []
         for _ in range(4):

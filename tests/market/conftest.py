@@ -3,7 +3,7 @@
 import pytest
 
 from tests.core._rq import private_queue
-from tests.mail._smtp import smtp_stub
+from tests.mail._smtp import mail_through, smtp_stub
 from tests.market._bid import new_address
 
 
@@ -21,6 +21,5 @@ def rq_smtp(demo_app, monkeypatch):
     """The demo app's jobs go to RQ (a queue of the test's own, for jobs.make_worker(demo_app)
     to work in this process) and its mails to an SMTP stub: (queue, stub)."""
     with smtp_stub() as smtp, private_queue(demo_app, monkeypatch) as queue:
-        host, port = smtp.server_address
-        monkeypatch.setitem(demo_app.config, "MAIL_URL", f"smtp://{host}:{port}")
+        mail_through(demo_app, smtp, monkeypatch)
         yield queue, smtp
