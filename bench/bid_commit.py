@@ -28,10 +28,10 @@ import statistics
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import quote
 
 from common import bench_database_url, postgres_cpu_seconds
 from market_bids import percentile, seed
+from sqlalchemy import make_url
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,13 @@ class Setup:
 
 
 def conninfo(url: str, database: str, options: str = "") -> str:
-    """A libpq URL from the app's SQLAlchemy URL, for `database`."""
-    base = re.sub(r"^postgresql\+\w+://", "postgresql://", url).rsplit("/", 1)[0]
-    return f"{base}/{database}" + (f"?options={quote(options)}" if options else "")
+    """A libpq connection string from the app's SQLAlchemy URL, for `database`, with libpq
+    `options`."""
+    from psycopg.conninfo import make_conninfo
+
+    parsed = make_url(url).set(drivername="postgresql", database=database)
+    extra = {"options": options} if options else {}
+    return make_conninfo(parsed.render_as_string(hide_password=False), **extra)
 
 
 def bidder(info: str, statement: str, params: dict, start, seconds: float, answers) -> None:
@@ -167,7 +171,7 @@ def main() -> None:
         db.session.remove()
         db.engine.dispose()
     statement = re.sub(r":(\w+)", r"%(\1)s", _PG_BID.text)
-    database = url.rsplit("/", 1)[1]
+    database = make_url(url).database
     # Two copies made at once, so that the tables they start from are the same.
     kept, dropped = f"{database}_fk", f"{database}_nofk"
     copy_of(url, database, kept, foreign_keys=True)
