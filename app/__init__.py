@@ -31,6 +31,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         liveness,  # noqa: F401 - the pool's checkout check, registered on import
         pages,
         ratelimit,
+        roundtrips,
         security,
     )
     from app.extensions import babel, csrf, db, login_manager, migrate
@@ -49,6 +50,7 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     _import_models()
     errors.init_app(app)  # first: every later hook's failure gets a request id
+    roundtrips.init_app(app)  # answers wait for their deferred commits (bids)
     pages.init_app(app)
     from app.auth import impersonation
 

@@ -52,7 +52,8 @@ def _messages() -> dict[int, str]:
 def init_app(app: Flask) -> None:
     @app.before_request
     def _request_id():
-        g.request_id = secrets.token_hex(6)
+        # (kept in the environ too: app.core.roundtrips may answer after this context ended)
+        g.request_id = request.environ["dealercare.request_id"] = secrets.token_hex(6)
 
     @app.after_request
     def _request_id_header(response):

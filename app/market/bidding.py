@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,13 +20,14 @@ from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import and_, bindparam, exists, insert, select, text, update
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
 from app.core.cache import LRUCache
 from app.core.locking import locked
 from app.core.models import utcnow
-from app.core.roundtrips import execute_alone
+from app.core.roundtrips import call_then_commit, defer
 from app.core.tenancy import activate
 from app.extensions import db
 from app.market import bidder_mail
@@ -405,11 +407,26 @@ _LAST_LINK_OF_GROUP = (
 # round trip) for a bid without maxima: the function market_place_bid (migration c95894507d20,
 # where its statement and the reasons for a function are). What it refuses, Python explains
 # from the state it returns; with a refusal it also returns the earlier bid of the same request
-# key, if any (_pg_bid: whether the lock is still held then).
+# key, if any (_pg_bid: whether the lock is still held then). _PG_BID runs it in the session's
+# transaction, _PG_BID_CALL (the same call, for app.core.roundtrips) in a transaction of its own.
+_PG_BID_ARGS = (  # in the function's order
+    "advert_id", "advert_currency", "link_id", "group_id", "currency", "instance_id",
+    "link_rate", "now", "advert_amount", "user_id", "request_key", "amount", "rate",
+)  # fmt: skip
 _PG_BID = text(
     "SELECT * FROM market_place_bid(:advert_id, :advert_currency, :link_id, :group_id,"
     " :currency, :instance_id, :link_rate, :now, :advert_amount, :user_id, :request_key,"
     " :amount, :rate)"
+)
+_PG_BID_CALL = (
+    b"SELECT * FROM market_place_bid($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+)
+_PgBidState = namedtuple(  # its columns, as RETURNS TABLE names them
+    "PgBidState",
+    "status ends_at start_price bid_step highest_bid highest_group_id proxy_bidding"
+    " soft_close_seconds buy_now_price maxima_count link_ok bid_id new_ends_at lost_link"
+    " lost_amount lost_currency lost_mailed earlier_id earlier_amount earlier_currency"
+    " earlier_advert_amount earlier_created_at",
 )
 
 
@@ -696,13 +713,14 @@ def _facts(link: BidLink) -> dict:
 
 def _pg_bid(link: BidLink, amount: int, request_key: str, alone: bool):
     """PostgreSQL, a bid without a maximum: lock, check, insert and update in one round trip
-    (_PG_BID, a call of market_place_bid). Returns (the advert's locked state, the result, and
-    whether the call was its own transaction), the result None when the call took no bid.
+    (a call of market_place_bid). Returns (the advert's locked state, the result, and whether
+    the call was its own transaction), the result None when the call took no bid.
 
-    `alone`: when nothing has run in the unit of work yet, the call is a transaction of its
-    own (app.core.roundtrips: no BEGIN and COMMIT round trips), committed when it returns.
-    Otherwise the lock is still held when the call took no bid, and the general path decides
-    from the state (a refusal's reason, or the maxima that must answer)."""
+    `alone` (the caller holds no lock and writes nothing else in its unit of work): the call
+    is a transaction of its own on a connection of its own (app.core.roundtrips), its lock gone
+    when it returns; the request's answer waits for its commit to be durable. Otherwise it runs
+    in the session's transaction, whose lock is still held when the call took no bid, and the
+    general path decides from the state (a refusal's reason, or the maxima that must answer)."""
     rate = link.rates().get(link.currency)
     if rate is None or not 0 < amount <= MAX_AMOUNT:
         return None, None, False
@@ -711,12 +729,18 @@ def _pg_bid(link: BidLink, amount: int, request_key: str, alone: bool):
         "now": now, "advert_amount": advert_amount, "user_id": link.user_id,
         "request_key": request_key, "amount": amount, "rate": rate,
     }  # fmt: skip
-    connection = db.session.connection()
-    if alone:
-        result, committed = execute_alone(connection, _PG_BID, params)
-    else:
-        result, committed = connection.execute(_PG_BID, params), False
-    row = result.first()
+    if alone and isinstance(db.session.get_bind(), Engine):
+        rows, pending = call_then_commit(
+            db.engine,
+            b"market_place_bid",
+            _PG_BID_CALL,
+            [params[k] for k in _PG_BID_ARGS],
+            _PgBidState._make,
+        )
+        defer(pending)  # the answer is built while the commit is written, and waits for it
+        row, committed = (rows[0] if rows else None), True
+    else:  # in the caller's transaction (a test's outer one, or more to write)
+        row, committed = db.session.connection().execute(_PG_BID, params).first(), False
     if row is None or not row.link_ok:  # the advert or the link is gone, or a fact changed
         raise StaleLink
     if row.bid_id is None:

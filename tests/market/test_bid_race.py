@@ -6,6 +6,7 @@ TEST_DATABASE_URL, on PostgreSQL (SELECT ... FOR UPDATE) in a database of its ow
 import itertools
 import re
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -13,6 +14,7 @@ from sqlalchemy import func, select
 
 from app.core.models import utcnow
 from app.extensions import db
+from app.mail.models import EmailMessage
 from app.market.bidding import (
     MarketError,
     convert_back,
@@ -119,6 +121,24 @@ def test_racing_bidders_lose_no_bid_and_keep_the_highest_consistent(race_app, ma
     )
 
 
+def bid_page(app, bidder):
+    """A bidder's bid page opened in a browser session of its own: its bid(amount, key) POSTs
+    the public call with the page's CSRF token and returns the answer."""
+    client = app.test_client()
+    parts = f"{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
+    html = client.get(f"/market-bid/bid/{parts}").get_data(as_text=True)
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
+
+    def bid(amount: int, request_key: str):
+        return client.post(
+            f"/api/_public/market-bid/{parts}",
+            json={"bid": amount, "requestKey": request_key},
+            headers={"X-CSRFToken": token},
+        )
+
+    return bid
+
+
 def public_call(app, bidders):
     """A placer that bids as the bid page does: POST /api/_public/market-bid/... from the
     bidder's own browser session (one test client per thread and link, with its CSRF token),
@@ -128,17 +148,8 @@ def public_call(app, bidders):
     def place(link_id: int, amount: int, request_key: str) -> int:
         sessions = local.__dict__.setdefault("sessions", {})
         if link_id not in sessions:
-            me = by_id[link_id]
-            client, parts = app.test_client(), f"{me.group_hash}/{me.advert_hash}/{me.link_hash}"
-            html = client.get(f"/market-bid/bid/{parts}").get_data(as_text=True)
-            token = re.search(r'<meta name="csrf-token" content="([^"]+)"', html).group(1)
-            sessions[link_id] = client, parts, token
-        client, parts, token = sessions[link_id]
-        answer = client.post(
-            f"/api/_public/market-bid/{parts}",
-            json={"bid": amount, "requestKey": request_key},
-            headers={"X-CSRFToken": token},
-        )
+            sessions[link_id] = bid_page(app, by_id[link_id])
+        answer = sessions[link_id](amount, request_key)
         body = answer.get_json()
         if answer.status_code == 422:
             raise MarketError(body["message"], body["key"])
@@ -349,3 +360,82 @@ def test_a_bid_under_a_rivals_maximum_is_answered_by_it(race_app, market):
     assert _committed_bids(race_app, advert_id) == [
         (100_000, False), (105_000, False), (106_000, True),
     ]  # fmt: skip
+
+
+# PostgreSQL: a commit that takes its time or fails. A deferred trigger runs at the commit, after
+# the bid's call has answered (app.core.roundtrips sends the call's rows before the commit).
+COMMIT_PROBE = """
+CREATE FUNCTION bid_commit_probe() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF starts_with(NEW.request_key, 'slow-') THEN PERFORM pg_sleep(1); END IF;
+  IF starts_with(NEW.request_key, 'fail-') THEN RAISE EXCEPTION 'refused at the commit'; END IF;
+  IF starts_with(NEW.request_key, 'full-') THEN
+    RAISE EXCEPTION 'could not write' USING ERRCODE = 'disk_full';
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER bid_commit_probe AFTER INSERT ON advert_bid
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bid_commit_probe();
+"""
+
+
+@pytest.fixture
+def commit_probe(race_app):
+    with race_app.app_context():
+        if db.engine.dialect.name != "postgresql":
+            pytest.skip("the bid's commit is waited for apart from its call on PostgreSQL")
+        with db.engine.begin() as connection:
+            connection.exec_driver_sql(COMMIT_PROBE)
+        yield
+        with db.engine.begin() as connection:
+            connection.exec_driver_sql("DROP TRIGGER bid_commit_probe ON advert_bid")
+            connection.exec_driver_sql("DROP FUNCTION bid_commit_probe")
+
+
+def _mails(app) -> int:
+    with app.app_context():
+        count = db.session.scalar(
+            select(func.count(EmailMessage.id)).execution_options(all_instances=True)
+        )
+        db.session.remove()
+    return count
+
+
+def test_a_bids_answer_leaves_only_once_its_commit_is_durable(race_app, market, commit_probe):
+    """The answer is built while the server writes the commit, and held until it is written:
+    whoever is told "accepted" finds the bid stored, even when the commit takes a second."""
+    bid = bid_page(race_app, market.bidders[0])
+    started = time.monotonic()
+    answer = bid(100_000, "slow-1")
+    assert answer.status_code == 201, answer.get_json()
+    assert time.monotonic() - started >= 1.0
+    assert _committed_bids(race_app, market.advert_ids[0]) == [(100_000, False)]
+
+
+@pytest.mark.parametrize(
+    ("key", "status", "message"),
+    [
+        ("fail-1", 500, "Something went wrong on our side. We have logged it."),
+        ("full-1", 507, "There is no room left to store this. Nothing was saved"),
+    ],
+)
+def test_a_bid_whose_commit_fails_is_answered_as_the_failure_and_mails_no_one(
+    race_app, market, commit_probe, key, status, message
+):
+    """A commit that fails after the call answered: the bidder gets the app's answer to that
+    database error (as if the call had failed), nothing is stored, and the bidder it would
+    have outbid gets no mail; the next bid goes through."""
+    rival, bidder = (bid_page(race_app, b) for b in (market.bidders[0], market.bidders[2]))
+    assert rival(100_000, "ok-1").status_code == 201
+    mails = _mails(race_app)
+
+    answer = bid_page(race_app, market.bidders[2])(101_000, key)
+    body = answer.get_json()
+    assert answer.status_code == status
+    assert body["message"].startswith(message)
+    assert body["requestId"] == answer.headers["X-Request-Id"] != ""
+    assert _committed_bids(race_app, market.advert_ids[0]) == [(100_000, False)]
+    assert _mails(race_app) == mails
+
+    assert bidder(101_000, "ok-2").status_code == 201  # outbids the rival, who is told
+    assert _mails(race_app) == mails + 1
