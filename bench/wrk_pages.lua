@@ -34,10 +34,10 @@ function init(args)
   ids, statuses = {}, {}
 end
 
-local function request_key()
-  local digits = {}
-  for i = 1, 32 do digits[i] = string.format("%x", math.random(0, 15)) end
-  return table.concat(digits)
+local function request_key()  -- 32 hex digits: one format of four random 28-bit numbers
+  return string.format("%07x%07x%07x%07x%04x", math.random(0, 0xfffffff),
+    math.random(0, 0xfffffff), math.random(0, 0xfffffff), math.random(0, 0xfffffff),
+    math.random(0, 0xffff))
 end
 
 if #bidders > 0 then
