@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from flask_babel import format_decimal
+from babel.numbers import parse_pattern
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import and_, bindparam, exists, insert, select, text, update
@@ -998,11 +999,14 @@ def buy_now(link: BidLink | int, request_key: str) -> BidResult:
     return BidResult(placed, duplicate=False, next_bid=None, ends_at=now)
 
 
+_AMOUNT = parse_pattern("#,##0")  # parsed once, not at every amount
+
+
 def format_amount(amount: int) -> str:
     """A whole amount grouped as the reader's language writes numbers (190 000 with no-break
     spaces in Swedish, 190.000 in German, 190,000 in English): the current locale, which a
     mail's rendering sets to the recipient's."""
-    return format_decimal(amount, format="#,##0")
+    return _AMOUNT.apply(amount, get_locale())
 
 
 def group_bids(advert_id: int) -> dict[int, AdvertBid]:
@@ -1150,7 +1154,8 @@ def _committed(link: BidLink, request_key: str, notify, action, *args) -> BidRes
             bidder_mail.outbid(link.advert_id, result.outbid_links, result.outbid_mails)
             if notify is not None:
                 notify(result)
-        db.session.commit()
+        if db.session().in_transaction():  # (a bid in a transaction of its own left it none)
+            db.session.commit()
         return result
     except IntegrityError:
         db.session.rollback()
