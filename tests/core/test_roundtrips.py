@@ -46,9 +46,7 @@ def _insert(engine, n: int, note: str = ""):
     return call_then_commit(engine, b"roundtrips_insert", INSERT, [n, note], tuple)
 
 
-def test_the_rows_come_before_the_commit_and_wait_returns_once_it_is_durable(
-    engine, pg_elsewhere
-):
+def test_the_rows_come_before_the_commit_and_wait_returns_once_it_is_durable(engine, pg_elsewhere):
     rows, pending = _insert(engine, 1, "slow")  # its commit takes a second
     assert [row[:2] for row in rows] == [(1, "slow")]
     assert _rows(pg_elsewhere) == []  # not committed yet
