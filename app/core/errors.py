@@ -14,6 +14,9 @@ from app.core.numbers import BadInteger
 from app.core.pages import is_public
 
 log = logging.getLogger("app.errors")
+# The request's id in its WSGI environ too: an answer may be made after its context ended
+# (app.core.roundtrips).
+REQUEST_ID = "dealercare.request_id"
 
 
 def wants_json() -> bool:
@@ -52,8 +55,7 @@ def _messages() -> dict[int, str]:
 def init_app(app: Flask) -> None:
     @app.before_request
     def _request_id():
-        # (kept in the environ too: app.core.roundtrips may answer after this context ended)
-        g.request_id = request.environ["dealercare.request_id"] = secrets.token_hex(6)
+        g.request_id = request.environ[REQUEST_ID] = secrets.token_hex(6)
 
     @app.after_request
     def _request_id_header(response):

@@ -29,6 +29,8 @@ from psycopg import pq
 from psycopg.adapt import PyFormat, Transformer
 from sqlalchemy.exc import DBAPIError
 
+from app.core.errors import REQUEST_ID
+
 _TUPLES_OK = pq.ExecStatus.TUPLES_OK
 _COMMAND_OK = pq.ExecStatus.COMMAND_OK
 _SYNC = pq.ExecStatus.PIPELINE_SYNC
@@ -125,9 +127,10 @@ def call_then_commit(
         prepared = fairy.info.setdefault(_PREPARED, set())
         transformer = Transformer(conn)
         values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
-        rows = _call(conn, transformer, name, query, values, make_row, prepared)
+        call = (conn, transformer, name, query, statement, values, make_row, prepared)
+        rows = _call(*call)
         if rows is None:  # its prepared statement was gone: prepared again
-            rows = _call(conn, transformer, name, query, values, make_row, prepared)
+            rows = _call(*call)
         if rows is None:
             raise _database_error(statement, pg_errors.InvalidSqlStatementName(name.decode()))
     except DBAPIError:  # the statement's error: the connection serves again, unless it broke
@@ -144,10 +147,9 @@ def call_then_commit(
     return rows, PendingCommit(fairy, statement)
 
 
-def _call(conn, transformer, name, query, values, make_row, prepared) -> list | None:
+def _call(conn, transformer, name, query, statement, values, make_row, prepared) -> list | None:
     """One try: the rows, or None when the prepared statement was gone (the pipeline ended)."""
     pgconn = conn.pgconn
-    statement = query.decode()
     pgconn.enter_pipeline_mode()
     preparing = name not in prepared
     if preparing:
@@ -238,7 +240,7 @@ class AnswerWhenDurable:
         """The app's answer to `exc`, in a request context of its own on the same request."""
         app = self.app
         with app.request_context(environ):
-            g.request_id = environ.get("dealercare.request_id")
+            g.request_id = environ.get(REQUEST_ID)
             return app.finalize_request(app.handle_user_exception(exc), from_error_handler=True)
 
 

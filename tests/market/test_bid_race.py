@@ -14,7 +14,6 @@ from sqlalchemy import func, select
 
 from app.core.models import utcnow
 from app.extensions import db
-from app.mail.models import EmailMessage
 from app.market.bidding import (
     MarketError,
     convert_back,
@@ -28,6 +27,7 @@ from app.market.bidding import (
 )
 from app.market.models import Advert, AdvertBid, MarketLink
 from tests.conftest import database_url, make_app
+from tests.market._bid import last_mail_id, new_mails
 from tests.market._race import problems, race, seed_market
 
 THREADS, BIDS = 16, 12
@@ -392,13 +392,12 @@ def commit_probe(race_app):
             connection.exec_driver_sql("DROP FUNCTION bid_commit_probe")
 
 
-def _mails(app) -> int:
+def _mails_after(app, before: int | None = None):
+    """The newest mail's id, or with `before` the kinds of the mails stored after it."""
     with app.app_context():
-        count = db.session.scalar(
-            select(func.count(EmailMessage.id)).execution_options(all_instances=True)
-        )
+        found = last_mail_id() if before is None else [m.kind for m in new_mails(before)]
         db.session.remove()
-    return count
+    return found
 
 
 def test_a_bids_answer_leaves_only_once_its_commit_is_durable(race_app, market, commit_probe):
@@ -427,7 +426,7 @@ def test_a_bid_whose_commit_fails_is_answered_as_the_failure_and_mails_no_one(
     have outbid gets no mail; the next bid goes through."""
     rival, bidder = (bid_page(race_app, b) for b in (market.bidders[0], market.bidders[2]))
     assert rival(100_000, "ok-1").status_code == 201
-    mails = _mails(race_app)
+    before = _mails_after(race_app)
 
     answer = bid_page(race_app, market.bidders[2])(101_000, key)
     body = answer.get_json()
@@ -435,7 +434,7 @@ def test_a_bid_whose_commit_fails_is_answered_as_the_failure_and_mails_no_one(
     assert body["message"].startswith(message)
     assert body["requestId"] == answer.headers["X-Request-Id"] != ""
     assert _committed_bids(race_app, market.advert_ids[0]) == [(100_000, False)]
-    assert _mails(race_app) == mails
+    assert _mails_after(race_app, before) == []
 
     assert bidder(101_000, "ok-2").status_code == 201  # outbids the rival, who is told
-    assert _mails(race_app) == mails + 1
+    assert _mails_after(race_app, before) == ["market_outbid"]
