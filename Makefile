@@ -75,13 +75,13 @@ format: .venv/.installed ## Format the code with ruff
 	.venv/bin/ruff format .
 
 i18n-extract: .venv/.installed
-	.venv/bin/pybabel -q extract -F babel.cfg -k _l -k _k -c NOTE: --sort-output \
+	.venv/bin/pybabel -q extract -F babel.cfg -k _l -k _k -c NOTE: --sort-output -w 100 \
 		--project DealerCare -o translations/messages.pot .
 
 i18n-update: i18n-extract ## Extract strings and update every catalogue
 	for l in $(LOCALES); do \
 		if [ -f translations/$$l/LC_MESSAGES/messages.po ]; then \
-			.venv/bin/pybabel -q update --no-fuzzy-matching --ignore-obsolete -i translations/messages.pot -d translations -l $$l; \
+			.venv/bin/pybabel -q update --no-fuzzy-matching --ignore-obsolete -w 100 -i translations/messages.pot -d translations -l $$l; \
 		else .venv/bin/pybabel -q init -i translations/messages.pot -d translations -l $$l; fi; \
 	done
 	$(PY) -m app.core.i18n_check --fill-english

@@ -70,6 +70,9 @@ class Screen:
     intro: object = ""
     search: tuple[str, ...] = ()
     write: Callable[[Viewer], bool] = admin_only
+    # Whether the viewer may change (edit, delete) this row beyond `write`: a row that carries
+    # more reach than the viewer holds (app.auth.privileges) is read-only to it.
+    may_change: Callable | None = None  # (row, viewer) -> bool
     # Narrows the rows a viewer may reach (beyond the instance filter of app.core.tenancy).
     scope: Callable | None = None
     where: tuple = ()  # fixed filters, e.g. SettingRow.kind == "tags"
@@ -117,6 +120,9 @@ class Screen:
 
     def may_write(self, v: Viewer) -> bool:
         return self.may_read(v) and self.write(v)
+
+    def may_change_row(self, row, v: Viewer) -> bool:
+        return self.may_change is None or bool(self.may_change(row, v))
 
     # --- queries -------------------------------------------------------------------------
 
@@ -273,6 +279,7 @@ def list_view(screen: Screen):
         pages=pages,
         phrase=phrase,
         can_change=screen.write(v),
+        may_change=lambda row: screen.may_change_row(row, v),
     )
 
 
@@ -289,6 +296,8 @@ def _fill_errors(form, refused: FormRefused) -> str | None:
 def form_view(screen: Screen, row_id: int | None = None):
     v = _viewer_for(screen, write=True)
     row = screen.get(v, row_id) if row_id is not None else None
+    if row is not None and not screen.may_change_row(row, v):
+        abort(403)
     if row is None and not screen.can_create:
         abort(404)
     form = (
@@ -351,6 +360,8 @@ def delete_view(screen: Screen, row_id: int):
     if not screen.can_delete:
         abort(404)
     row = screen.get(v, row_id)
+    if not screen.may_change_row(row, v):
+        abort(403)
     form = ConfirmForm()
     blocked = screen.delete_blocked(row) if screen.delete_blocked else None
     if request.method == "POST" and not blocked and form.validate_on_submit():

@@ -10,9 +10,10 @@ from flask_wtf import FlaskForm
 from sqlalchemy import func, select
 from wtforms.validators import Regexp
 
-from app.admin.crud import Column, Screen
+from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import choice, flag, many, text
-from app.admin.users import BASE_ROLES
+from app.admin.users import writer_reach
+from app.auth import privileges as P
 from app.auth.models import Group
 from app.core import roles as R
 from app.core.i18n import LOCALES
@@ -45,8 +46,7 @@ def after_instance_save(row: Instance, created: bool, v: Viewer) -> None:
     if created:
         # The creator works in the new dealer group straight away (to set it up).
         user = current_user._get_current_object()
-        if row not in user.instances:
-            user.instances.append(row)
+        user.join(row, like=user.membership)
         flash(
             _(
                 "%(name)s is created. Choose “Work in it” to set up its divisions and users.",
@@ -236,7 +236,19 @@ class GroupForm(FlaskForm):
 
 
 def prepare_group(form, v, row) -> None:
-    form.roles.choices = [(r, r) for r in (*BASE_ROLES, *R.ALL_TENANT_ROLES)]
+    """A group counts as the roles it carries: only roles the writer may grant are offered."""
+    form.roles.choices = [(r, r) for r in P.offer(writer_reach(v), v.instance.id).roles]
+
+
+def save_group(row: Group, form, v) -> None:
+    if not P.ceiling(writer_reach(v)).holds_roles(form.roles.data):
+        raise FormRefused({"roles": _("You can only grant what you hold yourself.")})
+    row.name = form.name.data
+    row.roles = sorted(form.roles.data)
+
+
+def may_change_group(row: Group, v) -> bool:
+    return P.ceiling(writer_reach(v)).holds_roles(row.roles or [])
 
 
 GROUPS = Screen(
@@ -251,4 +263,6 @@ GROUPS = Screen(
     search=("name",),
     order_by=(Group.name,),
     prepare=prepare_group,
+    save=save_group,
+    may_change=may_change_group,
 )

@@ -87,8 +87,8 @@ def work_in_instance(row_id: int):
         abort(403)
     instance = INSTANCES.get(v, row_id)
     user = current_user._get_current_object()
-    if instance not in user.instances:
-        user.instances.append(instance)
+    # A global instance administrator works in it with the grant of the instance they came from.
+    user.join(instance, like=user.membership)
     audit.record("instance_change", from_instance=user.active_instance_id, to_instance=instance.id)
     user.active_instance_id = instance.id
     session.pop(DIVISION_SESSION_KEY, None)

@@ -5,7 +5,7 @@ deactivate without losing history. The same screen serves the instance's users
 import secrets
 from datetime import timedelta
 
-from flask import current_app, flash, url_for
+from flask import abort, current_app, flash, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -15,6 +15,8 @@ from wtforms.validators import Email, InputRequired, Length
 
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import choice, flag, many, text
+from app.auth import privileges as P
+from app.auth.impersonation import may_act_as
 from app.auth.models import MODULES, Group, PasswordResetToken, User, user_divisions, user_instances
 from app.auth.services import _token_hash, normalise_email
 from app.core import roles as R
@@ -24,34 +26,20 @@ from app.core.models import Division, Instance, utcnow
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
 from app.mail.services import send_mail
-from app.shell.viewer import Viewer
+from app.shell.viewer import Viewer, viewer
 
 INVITE_DAYS = 7
-BASE_ROLES = (
-    "ROLE_USER", R.ROLE_ADMIN, R.ROLE_MANAGER_ADMIN, R.IS_IMPERSONATOR, R.ROLE_STATISTICS,
-    R.ROLE_USER_PA_STATISTICS, R.ROLE_CCMARKET_STATISTICS, R.ROLE_CCMARKET_ADMIN,
-    R.ROLE_STATION_USER, R.ROLE_HIDE_MENU_ITEMS, R.ROLE_USER_DIVISION_ADMIN, R.ROLE_CHAT_BLOCKED,
-    R.add_vehicle("begcare"), R.add_vehicle("newcare"),
-)  # fmt: skip
 
 
 def global_user_admin(v: Viewer) -> bool:
     return v.has(R.global_read("USER"))
 
 
-def grantable_roles(v: Viewer) -> list[str]:
-    """Roles the viewer may hand out: an administrator every instance role (and the global ones
-    when a global user admin); a division admin only roles they hold themselves."""
-    roles = [*BASE_ROLES, *R.ALL_TENANT_ROLES]
-    if global_user_admin(v):
-        roles += R.ALL_GLOBAL_ROLES
-    if not v.has(R.ROLE_ADMIN):
-        roles = [r for r in roles if r in v.roles]
-    return roles
-
-
-def _own_division_ids(v: Viewer) -> list[int]:
-    return [d.id for d in v.visible_divisions]
+def writer_reach(v: Viewer) -> P.Reach:
+    """The signed-in writer's reach in the active instance (while acting: both people's)."""
+    instance_id = v.instance.id if v.instance else None
+    acting = P.acting_reach(v.user, v.impersonator, instance_id)
+    return acting if acting is not None else P.reach_of(v.user, instance_id)
 
 
 def scope_instance_users(stmt, v: Viewer):
@@ -65,7 +53,7 @@ def scope_instance_users(stmt, v: Viewer):
     if not (v.has(R.ROLE_ADMIN) or v.has(R.tenant_read("USER"))):
         shares = exists().where(
             user_divisions.c.user_id == User.id,
-            user_divisions.c.division_id.in_(_own_division_ids(v)),
+            user_divisions.c.division_id.in_([d.id for d in v.visible_divisions]),
         )
         stmt = stmt.where(shares)
     return stmt
@@ -94,68 +82,140 @@ class UserForm(FlaskForm):
     active = flag(_l("Active"), _l("An inactive user cannot sign in; their history stays."))
 
 
+IDENTITY_NOTE = _l(
+    "This person's e-mail address and sign-in are kept by their own company's administrator."
+)
+
+
 def prepare_user(form: UserForm, v: Viewer, row: User | None) -> None:
+    """Offer only what the writer may grant (app.auth.privileges); a person beyond the writer's
+    reach is not editable at all, and identity only by those who keep it."""
+    writer = writer_reach(v)
+    instance_id = v.instance.id
+    if row is not None and not P.may_edit(writer, v.user, row, instance_id):
+        abort(403)
+    offer = P.offer(writer, instance_id)
     form.language.choices = [(tag, name) for tag, name in LOCALES.items()]
-    form.modules.choices = [(m, str(MODULE_NAMES[m])) for m in MODULES]
-    form.roles.choices = [(r, r) for r in grantable_roles(v)]
-    groups = db.session.scalars(select(Group).order_by(Group.name)).all()
-    form.groups.choices = [(grp.id, grp.name) for grp in groups]
-    if v.has(R.ROLE_ADMIN) or v.has(R.tenant_read("USER")):
-        divisions = db.session.scalars(select(Division).order_by(Division.name)).all()
-        form.divisions.choices = [(d.id, d.name) for d in divisions]
-    else:
-        form.divisions.choices = [(d.id, d.name) for d in v.visible_divisions]
+    form.modules.choices = [(m, str(MODULE_NAMES[m])) for m in offer.modules]
+    form.roles.choices = [(r, r) for r in (*offer.roles, *offer.platform)]
+    form.groups.choices = [(grp.id, grp.name) for grp in offer.groups]
+    form.divisions.choices = [(d.id, d.name) for d in offer.divisions]
+    if not offer.all_divisions:
         del form.all_divisions
-    if not global_user_admin(v):
+    if not P.ceiling(writer).is_global:
         del form.is_global
+    if row is not None and not P.may_edit_identity(writer, v.user, row, instance_id):
+        form.email.render_kw = {**form.email.render_kw, "readonly": True}
+        form.email.description = IDENTITY_NOTE
+        del form.active
     if row is None:
         if not form.is_submitted():
             form.active.data = True
             form.language.data = DEFAULT_LOCALE
     elif not form.is_submitted():
+        membership = row.membership_in(instance_id)
         form.language.data = (row.options or {}).get("language") or DEFAULT_LOCALE
-        form.groups.data = [grp.id for grp in row.groups if grp.instance_id == v.instance.id]
-        form.divisions.data = [d.id for d in row.divisions if d.instance_id == v.instance.id]
+        form.roles.data = sorted({*(membership.roles if membership else []), *row.platform_roles})
+        form.modules.data = list(membership.modules) if membership else []
+        if "all_divisions" in form:
+            form.all_divisions.data = bool(membership and membership.all_divisions)
+        form.groups.data = [grp.id for grp in row.groups if grp.instance_id == instance_id]
+        form.divisions.data = [d.id for d in row.divisions if d.instance_id == instance_id]
 
 
 def save_user(row: User, form: UserForm, v: Viewer) -> None:
-    email = normalise_email(form.email.data)
+    """Store the form on the person's membership of the active instance; refuse a grant beyond
+    the writer's ceiling (whatever was posted) and leave everything else as it was."""
+    writer = writer_reach(v)
+    instance_id = v.instance.id
+    if row.id is not None and not P.may_edit(writer, v.user, row, instance_id):
+        abort(403)
+    withheld = [n for n in ("all_divisions", "is_global", "active") if n not in form]
+    if any(request.form.get(name) for name in withheld):  # posted, though not offered
+        raise FormRefused(_("You can only grant what you hold yourself."))
+    identity = P.may_edit_identity(writer, v.user, row, instance_id)
+    email = normalise_email(form.email.data) if identity else row.email
     other = db.session.scalar(
         select(User.id).where(func.lower(User.email) == email, User.id != (row.id or 0))
     )
     if other is not None:
         raise FormRefused({"email": _("A user with this e-mail address already exists.")})
-    if row.id == v.user.id and not form.active.data:
+    active = form.active.data if "active" in form else row.active
+    if row.id == v.user.id and not active:
         raise FormRefused({"active": _("You cannot deactivate your own account.")})
+    groups = db.session.scalars(
+        select(Group).where(Group.id.in_(form.groups.data), Group.instance_id == instance_id)
+    ).all()
+    chosen_divisions = db.session.scalars(
+        select(Division).where(
+            Division.id.in_(form.divisions.data), Division.instance_id == instance_id
+        )
+    ).all()
+    chosen_roles = set(form.roles.data)
+    everywhere = form.all_divisions.data if "all_divisions" in form else None
+    membership = row.membership_in(instance_id)
+    if everywhere is None:  # not offered: as it was
+        everywhere = bool(membership and membership.all_divisions)
+    is_global = form.is_global.data if "is_global" in form else row.is_global
+    roles = {r for r in chosen_roles if not R.is_platform_role(r)}
+    for grp in groups:
+        roles.update(grp.roles or [])
+    after = P.Reach(
+        frozenset(roles),
+        frozenset(r for r in chosen_roles if R.is_platform_role(r)),
+        frozenset(form.modules.data),
+        None if everywhere or is_global else frozenset(d.id for d in chosen_divisions),
+        bool(is_global),
+    )
+    refused = P.refused_grant(writer, v.user, row, after)
+    if refused is not None:
+        field = {"platform_roles": "roles"}.get(refused, refused)
+        raise FormRefused({field: _("You can only grant what you hold yourself.")})
+
+    old_email = row.email
     row.email = email
     row.firstname, row.lastname = form.firstname.data, form.lastname.data
     row.phone_number = form.phone_number.data or None
     row.options = {**(row.options or {}), "language": form.language.data}
-    row.modules = list(form.modules.data)
-    offered = {value for value, _label in form.roles.choices}
-    row.roles = sorted((set(row.roles or []) - offered) | set(form.roles.data))
-    instance_id = v.instance.id
-    groups = db.session.scalars(select(Group).where(Group.id.in_(form.groups.data))).all()
-    row.groups = [grp for grp in (row.groups or []) if grp.instance_id != instance_id] + list(
-        groups
-    )
-    allowed = {value for value, _label in form.divisions.choices}
-    chosen = db.session.scalars(
-        select(Division).where(Division.id.in_([i for i in form.divisions.data if i in allowed]))
-    ).all()
-    row.divisions = [
-        d for d in (row.divisions or []) if d.instance_id != instance_id or d.id not in allowed
-    ] + list(chosen)
-    if form.all_divisions is not None and "all_divisions" in form:
-        row.all_divisions = form.all_divisions.data
-    if "is_global" in form:
-        row.is_global = form.is_global.data
-    row.active = form.active.data
+    row.active = active
+    row.is_global = bool(is_global)
+    row.platform_roles = sorted(after.platform)
     if row.id is None:
         instance = db.session.get(Instance, instance_id)
-        row.instances = [instance]
         row.home_instance_id = row.active_instance_id = instance_id
         row.login_type = "default"
+    else:
+        instance = v.instance
+    membership = row.join(instance)
+    offered = {value for value, _label in form.roles.choices}
+    kept = set(membership.roles or []) - offered  # roles this screen does not offer stay
+    membership.roles = sorted(kept | {r for r in chosen_roles if not R.is_platform_role(r)})
+    membership.modules = [m for m in MODULES if m in after.modules]
+    membership.all_divisions = bool(everywhere)
+    row.groups = [grp for grp in row.groups or [] if grp.instance_id != instance_id] + list(groups)
+    row.divisions = [d for d in row.divisions or [] if d.instance_id != instance_id] + list(
+        chosen_divisions
+    )
+    row.modified_at = utcnow()  # the menus' caches are keyed by it
+    if row.id is not None and old_email != email:
+        tell_old_address(row, old_email, v)
+
+
+def tell_old_address(user: User, old_email: str, v: Viewer) -> None:
+    """Mail the old address that the account's e-mail address changed, and by whom."""
+    home = db.session.get(Instance, user.home_instance_id) if user.home_instance_id else None
+    send_mail(
+        to=old_email,
+        template="account_email_changed",
+        kind="account_email_changed",
+        language=(user.options or {}).get("language") or DEFAULT_LOCALE,
+        instance_id=user.home_instance_id,
+        user_name=user.full_name,
+        company=home.company_name if home else current_app.config["APP_TITLE"],
+        old_email=old_email,
+        new_email=user.email,
+        changed_by=v.user.full_name,
+    )
 
 
 def invite(user: User) -> None:
@@ -196,17 +256,28 @@ def deactivate(row: User, v: Viewer) -> None:
     row.active = False
 
 
-def _self_block(v_getter):
-    def blocked(row: User):
-        from flask_login import current_user
+def may_change_user(row: User, v: Viewer) -> bool:
+    return P.may_edit(writer_reach(v), v.user, row, v.instance.id if v.instance else None)
 
-        if row.id == current_user.id:
-            return _("You cannot deactivate your own account.")
-        if not row.active:
-            return _("This user is already inactive.")
-        return None
 
-    return blocked
+def may_keep_identity(row: User, v: Viewer) -> bool:
+    """Whether the viewer keeps this person's sign-in (e-mail, password, active flag)."""
+    instance_id = v.instance.id if v.instance else None
+    writer = writer_reach(v)
+    return P.may_edit(writer, v.user, row, instance_id) and P.may_edit_identity(
+        writer, v.user, row, instance_id
+    )
+
+
+def deactivation_blocked(row: User) -> str | None:
+    v = viewer()
+    if row.id == v.user.id:
+        return _("You cannot deactivate your own account.")
+    if not row.active:
+        return _("This user is already inactive.")
+    if not may_keep_identity(row, v):
+        return str(IDENTITY_NOTE)
+    return None
 
 
 def user_snapshot(row: User) -> dict:
@@ -240,13 +311,8 @@ def _write_users(v: Viewer) -> bool:
 
 def _act_as_url(path: str):
     def url(row: User) -> str | None:
-        from flask_login import current_user
-
-        if (
-            row.id == current_user.id
-            or not row.active
-            or not current_user.has_role(R.IS_IMPERSONATOR)
-        ):
+        v = viewer()
+        if v.impersonator is not None or not may_act_as(v.user, row):
             return None
         return f"/admin/{path}/{row.id}/act-as"
 
@@ -256,6 +322,8 @@ def _act_as_url(path: str):
 def _reinvite_url(path: str):
     def url(row: User) -> str | None:
         if row.password_hash or not row.active or row.login_type != "default":
+            return None
+        if not may_keep_identity(row, viewer()):
             return None
         return f"/admin/{path}/{row.id}/invite"
 
@@ -278,7 +346,8 @@ def user_screen(path: str, scope, write, intro, columns=USER_COLUMNS) -> Screen:
         save=save_user,
         after_save=after_user_save,
         delete=deactivate,
-        delete_blocked=_self_block(None),
+        delete_blocked=deactivation_blocked,
+        may_change=may_change_user,
         delete_label=_l("Deactivate"),
         delete_question=_l(
             "The user can no longer sign in. Everything they did stays in the history, and you can activate them again."

@@ -3,6 +3,7 @@
 from flask import Flask, g, session
 from flask_login import current_user, login_user
 
+from app.auth import privileges
 from app.auth.models import User
 from app.auth.session import load_user
 from app.core import audit
@@ -15,16 +16,23 @@ def impersonating() -> bool:
     return IMPERSONATOR_KEY in session
 
 
-def can_impersonate(actor: User, target: User) -> bool:
+def may_act_as(actor: User, target: User) -> bool:
     """IS_IMPERSONATOR may act as another user of the active instance; a global user admin as
-    anyone. Nobody acts as themselves, and an impersonated session cannot go further."""
-    if impersonating() or target.id == actor.id or not target.is_active:
+    a user of any instance. Nobody acts as themselves, nor as a user with more reach than their
+    own (app.auth.privileges.may_act_as)."""
+    if target.id == actor.id or not target.is_active or not actor.has_role(IS_IMPERSONATOR):
         return False
-    if not actor.has_role(IS_IMPERSONATOR):
+    if not (
+        actor.has_role(global_read("USER"))
+        or any(i.id == actor.active_instance_id for i in target.instances)
+    ):
         return False
-    if actor.has_role(global_read("USER")):
-        return True
-    return any(i.id == actor.active_instance_id for i in target.instances)
+    return privileges.may_act_as(actor, target)
+
+
+def can_impersonate(actor: User, target: User) -> bool:
+    """may_act_as, and not from a session that is already acting as someone."""
+    return not impersonating() and may_act_as(actor, target)
 
 
 def start(actor: User, target: User) -> None:
@@ -62,4 +70,10 @@ def init_app(app: Flask) -> None:
             session.clear()
             return
         g.impersonator = impersonator
-        g.role_ceiling = frozenset(impersonator.all_roles()) - {IS_IMPERSONATOR}
+        # The acting session holds the intersection of both people's reach in the instance it
+        # works in: roles here, modules and divisions in app.shell.viewer.
+        reach = privileges.acting_reach(
+            current_user, impersonator, current_user.active_instance_id
+        )
+        g.acting_reach = reach
+        g.role_ceiling = (reach.roles | reach.platform) - {IS_IMPERSONATOR}

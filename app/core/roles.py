@@ -57,3 +57,13 @@ ALL_TENANT_ROLES = (
     + [module_read(m, s) for m in ("begcare", "newcare") for s in MODULE_READ_SUBJECTS]
 )
 ALL_GLOBAL_ROLES = [global_read(s) for s in GLOBAL_READ_SUBJECTS]
+
+# Roles of the platform itself, held by a person everywhere rather than granted by one company:
+# only a global administrator (who holds them) grants them. Every other role is an instance's
+# and lives on the person's membership of that instance (app.auth.models.Membership).
+PLATFORM_STAFF_ROLES = tuple(r for r in NO_CHAT_ROLES if r != ROLE_CHAT_BLOCKED)
+PLATFORM_ROLES = frozenset((*ALL_GLOBAL_ROLES, *PLATFORM_STAFF_ROLES))
+
+
+def is_platform_role(role: str) -> bool:
+    return role in PLATFORM_ROLES

@@ -15,7 +15,7 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from app.auth.models import User
+from app.auth.models import Membership, User
 from app.auth.services import find_user, hash_password, normalise_email, password_ok
 from app.core import audit
 from app.core.i18n import to_locale
@@ -407,18 +407,14 @@ def who_can_accept(instance_id: int) -> list[str]:
     """The names of the users of an instance who may accept an invitation for it."""
     users = db.session.scalars(
         select(User)
-        .join(User.instances)
-        .where(Instance.id == instance_id, User.active.is_(True))
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.instance_id == instance_id, User.active.is_(True))
         .order_by(User.firstname, User.lastname, User.id)
         .execution_options(all_instances=True)
     ).unique()
     names = []
     for person in users:
-        roles = set(person.roles or [])
-        for group in person.groups:
-            if group.instance_id == instance_id:
-                roles.update(group.roles or [])
-        if roles & set(ACCEPT_ROLES):
+        if person.roles_in(instance_id) & set(ACCEPT_ROLES):
             names.append(person.full_name)
     return names
 

@@ -97,7 +97,7 @@ SNAPSHOTS = LRUCache()
 
 
 def _division_tree(
-    user, instance: Instance
+    user, instance: Instance, acting=None
 ) -> tuple[tuple[DivisionRef, ...], tuple[DivisionChoice, ...]]:
     """The divisions the user may see, and the selector's choices over them."""
     stmt = (
@@ -110,6 +110,8 @@ def _division_tree(
     if not (user.all_divisions or user.is_global):
         allowed = [d.id for d in user.divisions if d.instance_id == instance.id]
         stmt = stmt.where(Division.id.in_(allowed))
+    if acting is not None and acting.divisions is not None:  # while acting: both people's
+        stmt = stmt.where(Division.id.in_(sorted(acting.divisions)))
     rows = db.session.execute(stmt).all()
     divisions = tuple(DivisionRef(d.id, d.name, r.id, c.id) for d, r, c in rows)
     if not rows:
@@ -128,7 +130,7 @@ def _division_tree(
     return divisions, tuple(choices)
 
 
-def build_snapshot(user, instance: Instance | None, roles: frozenset[str]) -> Snapshot:
+def build_snapshot(user, instance: Instance | None, roles: frozenset[str], acting=None) -> Snapshot:
     """Read the menus' inputs from the database."""
     if instance is None:
         return Snapshot(roles, (), (), None, (), ())
@@ -144,7 +146,7 @@ def build_snapshot(user, instance: Instance | None, roles: frozenset[str]) -> Sn
     ).all()
     group = db.session.scalars(select(InstanceGroup).order_by(InstanceGroup.id)).first()
     market = MarketFlags(group.buyer, group.seller, group.enable_vehicle_request) if group else None
-    divisions, choices = _division_tree(user, instance)
+    divisions, choices = _division_tree(user, instance, acting)
     return Snapshot(
         roles=roles,
         custom_lists=tuple(ListRef(i, n) for i, n in lists),
@@ -163,6 +165,7 @@ class Viewer:
     instance: Instance | None
     snapshot: Snapshot
     impersonator: object | None = None
+    acting: object | None = None  # while acting: both people's reach (app.auth.privileges)
 
     @property
     def roles(self) -> frozenset[str]:
@@ -170,7 +173,10 @@ class Viewer:
 
     @property
     def modules(self) -> list[str]:
-        return [m for m in MODULE_ORDER if m in (self.user.modules or [])]
+        granted = set(self.user.modules or [])
+        if self.acting is not None:  # while acting: the modules both people hold
+            granted &= self.acting.modules
+        return [m for m in MODULE_ORDER if m in granted]
 
     @property
     def is_global(self) -> bool:
@@ -273,9 +279,15 @@ def viewer() -> Viewer | None:
         )  # fmt: skip
         snapshot = SNAPSHOTS.get(key)
         if snapshot is None:
-            snapshot = build_snapshot(user, instance, frozenset(user.all_roles()))
+            snapshot = build_snapshot(
+                user, instance, frozenset(user.all_roles()), g.get("acting_reach")
+            )
             SNAPSHOTS.put(key, snapshot)
         g.viewer = Viewer(
-            user=user, instance=instance, snapshot=snapshot, impersonator=impersonator
+            user=user,
+            instance=instance,
+            snapshot=snapshot,
+            impersonator=impersonator,
+            acting=g.get("acting_reach"),
         )
     return g.viewer
