@@ -219,6 +219,7 @@ DIVISIONS = Screen(
     order_by=(Division.name,),
     prepare=prepare_division,
     save=save_division,
+    division=lambda d: d.id,
     delete_blocked=lambda d: (
         _("It has vehicles: disable it instead.")
         if _count(select(PreparationItem.id).where(PreparationItem.division_id == d.id).limit(1))

@@ -19,7 +19,7 @@ from flask_login import current_user
 from markupsafe import Markup
 
 from app.auth import impersonation
-from app.auth.session import safe_next
+from app.auth.session import acting_ended, safe_next
 from app.core import fragments
 from app.core.api import openapi_document
 from app.core.i18n import current_locale, to_locale
@@ -108,6 +108,8 @@ def file_download(file_id: str, title: str):
 def stop_impersonating():
     """Return from acting as another user to the original one."""
     original = impersonation.stop()
+    if original is not None:
+        acting_ended()
     db.session.commit()
     if original is not None:
         flash(_("You are yourself again."), "info")
