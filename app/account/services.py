@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 
 from app.auth import services as auth_services
-from app.auth.session import safe_next
+from app.auth.session import revoke_all_sessions, safe_next
 from app.core import audit
 from app.core.islands import JSONFragment
 
@@ -98,4 +98,5 @@ def change_password(user, current: str, new: str) -> None:
         raise PasswordRefused(_("The current password is not correct."))
     user.password_hash = auth_services.hash_password(new)
     user.session_nonce = secrets.token_hex(8)
+    revoke_all_sessions(user.id)  # on the server too, with what ends with them
     audit.record("password_changed", user=user, by="self")

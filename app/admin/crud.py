@@ -13,7 +13,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from math import ceil
 
-from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -70,9 +70,6 @@ class Screen:
     intro: object = ""
     search: tuple[str, ...] = ()
     write: Callable[[Viewer], bool] = admin_only
-    # Whether the viewer may change (edit, delete) this row beyond `write`: a row that carries
-    # more reach than the viewer holds (app.auth.privileges) is read-only to it.
-    may_change: Callable | None = None  # (row, viewer) -> bool
     # Narrows the rows a viewer may reach (beyond the instance filter of app.core.tenancy).
     scope: Callable | None = None
     where: tuple = ()  # fixed filters, e.g. SettingRow.kind == "tags"
@@ -98,6 +95,14 @@ class Screen:
     search_with: Callable | None = None  # (stmt, phrase) -> stmt, instead of `search` columns
     history_link: bool = True
     read_only_note: bool = True
+    # The division a row belongs to, for its audit entries (default: its `division_id`).
+    division: Callable | None = None
+    # (viewer, row) -> whether the viewer may change this row, beyond `write` (e.g. a
+    # division administrator only their divisions' rows): read-only in the list, 403 otherwise.
+    write_row: Callable | None = None
+
+    def division_of(self, row) -> int | None:
+        return self.division(row) if self.division else getattr(row, "division_id", None)
 
     @property
     def url(self) -> str:
@@ -121,8 +126,8 @@ class Screen:
     def may_write(self, v: Viewer) -> bool:
         return self.may_read(v) and self.write(v)
 
-    def may_change_row(self, row, v: Viewer) -> bool:
-        return self.may_change is None or bool(self.may_change(row, v))
+    def may_write_row(self, v: Viewer, row) -> bool:
+        return self.write_row is None or self.write_row(v, row)
 
     # --- queries -------------------------------------------------------------------------
 
@@ -207,18 +212,15 @@ def record_change(screen: Screen, row, op: str, before: dict | None, after: dict
         changed = sorted(k for k in after if before.get(k) != after.get(k))
         before = {k: before.get(k) for k in changed}
         after = {k: after.get(k) for k in changed}
-    entry = audit.record(
+    audit.record(
         action_name(screen, row.id, op),
+        division_id=screen.division_of(row),
         screen=screen.path,
         record_id=row.id,
         name=str(screen.label(row))[:200],
         before=before,
         after=after,
     )
-    impersonator = g.get("impersonator")
-    if impersonator is not None:
-        entry.acting_user_id = entry.user_id
-        entry.user_id = impersonator.id
 
 
 def history(screen: Screen, row_id: int) -> list[AuditLog]:
@@ -240,6 +242,15 @@ def _viewer_for(screen: Screen, write: bool = False) -> Viewer:
     if not screen.may_read(v) or (write and not screen.write(v)):
         abort(403)
     return v
+
+
+def _changeable(screen: Screen, v: Viewer, row_id: int):
+    """The row when the viewer may change it; 404 when they cannot reach it, 403 when they
+    may only read it."""
+    row = screen.get(v, row_id)
+    if not screen.may_write_row(v, row):
+        abort(403)
+    return row
 
 
 def _render(screen: Screen, template: str, status: int = 200, **ctx):
@@ -279,7 +290,7 @@ def list_view(screen: Screen):
         pages=pages,
         phrase=phrase,
         can_change=screen.write(v),
-        may_change=lambda row: screen.may_change_row(row, v),
+        can_change_row=lambda row: screen.may_write_row(v, row),
     )
 
 
@@ -295,9 +306,7 @@ def _fill_errors(form, refused: FormRefused) -> str | None:
 
 def form_view(screen: Screen, row_id: int | None = None):
     v = _viewer_for(screen, write=True)
-    row = screen.get(v, row_id) if row_id is not None else None
-    if row is not None and not screen.may_change_row(row, v):
-        abort(403)
+    row = _changeable(screen, v, row_id) if row_id is not None else None
     if row is None and not screen.can_create:
         abort(404)
     form = (
@@ -359,9 +368,7 @@ def delete_view(screen: Screen, row_id: int):
     v = _viewer_for(screen, write=True)
     if not screen.can_delete:
         abort(404)
-    row = screen.get(v, row_id)
-    if not screen.may_change_row(row, v):
-        abort(403)
+    row = _changeable(screen, v, row_id)
     form = ConfirmForm()
     blocked = screen.delete_blocked(row) if screen.delete_blocked else None
     if request.method == "POST" and not blocked and form.validate_on_submit():

@@ -6,6 +6,8 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.core.audit import MadeBy
+from app.core.division_settings import DivisionSetting
 from app.core.models import InstanceScoped, UTCDateTime, utcnow
 from app.extensions import db
 
@@ -32,8 +34,9 @@ class ImportRun(InstanceScoped, db.Model):
     errors: Mapped[list] = mapped_column(JSON, default=list)
 
 
-class ApiUser(InstanceScoped, db.Model):
-    """A machine caller of the core API: only the SHA-256 of its token is kept."""
+class ApiUser(MadeBy, InstanceScoped, db.Model):
+    """A machine caller of the core API: only the SHA-256 of its token is kept. `MadeBy` says
+    who made it (an administrator acting as someone: both)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(100))
@@ -67,9 +70,10 @@ class Address(InstanceScoped, db.Model):
     division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="SET NULL"))
 
 
-class SettingRow(InstanceScoped, db.Model):
+class SettingRow(DivisionSetting, InstanceScoped, db.Model):
     """A named, described setting of one of the instance's simpler admin screens (providers,
-    event rules, booking calendars, actions, ...): `kind` is the screen, `data` its details."""
+    event rules, booking calendars, actions, ...): `kind` is the screen, `data` its details.
+    The module's rules, rule interaction and add wizards may be one division's."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(40), index=True)

@@ -219,6 +219,7 @@ DIVISIONS = Screen(
     order_by=(Division.name,),
     prepare=prepare_division,
     save=save_division,
+    division=lambda d: d.id,
     delete_blocked=lambda d: (
         _("It has vehicles: disable it instead.")
         if _count(select(PreparationItem.id).where(PreparationItem.division_id == d.id).limit(1))
@@ -247,7 +248,7 @@ def save_group(row: Group, form, v) -> None:
     row.roles = sorted(form.roles.data)
 
 
-def may_change_group(row: Group, v) -> bool:
+def may_change_group(v, row: Group) -> bool:
     return P.ceiling(writer_reach(v)).holds_roles(row.roles or [])
 
 
@@ -264,5 +265,5 @@ GROUPS = Screen(
     order_by=(Group.name,),
     prepare=prepare_group,
     save=save_group,
-    may_change=may_change_group,
+    write_row=may_change_group,
 )

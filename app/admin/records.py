@@ -21,6 +21,7 @@ from app.admin.models import Address, ApiUser, Holiday, SettingRow, Tag
 from app.auth.models import User
 from app.core import roles as R
 from app.core.audit import AuditLog
+from app.core.division_settings import own_division_ids
 from app.core.i18n import LOCALES
 from app.core.messages import KEYS
 from app.core.models import Country, Division, utcnow
@@ -156,6 +157,7 @@ def _prepare_api_user(form, v, row) -> None:
 def _save_api_user(row: ApiUser, form, v) -> None:
     row.name, row.calls = form.name.data, list(form.calls.data)
     if row.id is None:
+        row.stamp(v.user.id)
         token = "dc_" + secrets.token_urlsafe(32)
         row.token_hash, row.token_hint = hash_token(token), token[:10]
         row._new_token = token  # shown once, on the answer to this request
@@ -309,7 +311,11 @@ class NoForm(FlaskForm):
 
 
 def _scope_logs(stmt, v: Viewer):
+    """The active instance's entries; only ROLE_ADMIN reads them all, anyone else who reaches
+    the logs (a division administrator) only the entries of their divisions."""
     stmt = stmt.where(AuditLog.instance_id == (v.instance.id if v.instance else None))
+    if not v.has(R.ROLE_ADMIN):
+        stmt = stmt.where(AuditLog.division_id.in_(own_division_ids(v)))
     return stmt
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from sqlalchemy import select
 from wtforms import IntegerField, SelectField, StringField
 from wtforms.validators import Length, NumberRange, Optional
 
@@ -13,7 +14,11 @@ from app.admin.crud import Column, Screen, admin_only
 from app.admin.fields import flag, long_text, text
 from app.admin.models import GlobalSettingRow, SettingRow
 from app.core import roles as R
+from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.messages import KEYS
+from app.core.models import Division
+from app.core.numbers import coerce_id
+from app.extensions import db
 from app.shell.viewer import Viewer
 
 
@@ -49,13 +54,15 @@ class Extra:
         )
 
 
-def _form(extras: tuple[Extra, ...]) -> type[FlaskForm]:
+def _form(extras: tuple[Extra, ...], divisional: bool = False) -> type[FlaskForm]:
     fields = {
         "name": text(_l("Name"), 120),
         "description": long_text(_l("Description")),
         **{f"x_{e.key}": e.field() for e in extras},
         "active": flag(_l("Active")),
     }
+    if divisional:
+        fields["division_id"] = SelectField(_l("Division"), coerce=coerce_id)
     return type("SettingForm", (FlaskForm,), fields)
 
 
@@ -63,12 +70,24 @@ def _load(extras):
     def load(form, row) -> None:
         for e in extras:
             getattr(form, f"x_{e.key}").data = (row.data or {}).get(e.key)
+        if "division_id" in form:
+            form.division_id.data = row.division_id
 
     return load
 
 
+def _instance_divisions() -> list[Division]:
+    return list(db.session.scalars(select(Division).order_by(Division.name)))
+
+
+def _division_name(row) -> str:
+    return division_label(_instance_divisions(), row.division_id)
+
+
 def _prepare(extras):
     def prepare(form, v, row) -> None:
+        if "division_id" in form:
+            form.division_id.choices = owner_choices(v, _instance_divisions())
         for e in extras:
             if e.kind == "choice":
                 getattr(form, f"x_{e.key}").choices = [
@@ -88,6 +107,8 @@ def _save(extras):
             form.active.data,
         )
         row.data = {**(row.data or {}), **{e.key: getattr(form, f"x_{e.key}").data for e in extras}}
+        if "division_id" in form:
+            row.division_id = form.division_id.data
 
     return save
 
@@ -99,17 +120,22 @@ def setting_screen(
     extras: tuple[Extra, ...] = (),
     write=admin_only,
     global_rows: bool = False,
+    divisional: bool = False,
 ) -> Screen:
+    """A screen of one setting kind; `divisional`: each row is one division's or the whole
+    instance's, and a division administrator changes only their divisions' rows."""
     model = GlobalSettingRow if global_rows else SettingRow
     columns = [Column(_l("Name"), "name")]
     columns += [
         Column(e.label, (lambda key: lambda r: (r.data or {}).get(key))(e.key)) for e in extras[:2]
     ]
+    if divisional:
+        columns.append(Column(_l("Division"), _division_name))
     columns.append(Column(_l("Active"), "active"))
     return Screen(
         path=path,
         model=model,
-        form=_form(extras),
+        form=_form(extras, divisional),
         columns=tuple(columns),
         intro=intro,
         search=("name", "description"),
@@ -120,6 +146,7 @@ def setting_screen(
         prepare=_prepare(extras),
         load=_load(extras),
         save=_save(extras),
+        write_row=(lambda v, row: may_change(v, row.division_id)) if divisional else None,
     )
 
 
@@ -207,16 +234,16 @@ for _module in ("begcare", "newcare"):
         setting_screen(
             f"{_module}/rules", f"{_module}.rule",
             _l("Rules move or flag vehicles automatically, for example: parked longer than 30 days gets a warning."),
-            (Extra("condition", _l("When")), Extra("effect", _l("Then"))), write=_module_write,
+            (Extra("condition", _l("When")), Extra("effect", _l("Then"))), write=_module_write, divisional=True,
         ),
         setting_screen(
             f"{_module}/rule-interaction", f"{_module}.interaction",
             _l("How rules interact: which rule wins when two apply to the same vehicle."),
-            (Extra("priority", _l("Priority"), "int", high=1000),), write=_module_write,
+            (Extra("priority", _l("Priority"), "int", high=1000),), write=_module_write, divisional=True,
         ),
         setting_screen(
             f"{_module}/add-wizards", f"{_module}.wizard",
             _l("Add wizards: the steps and fields a user fills in when adding a vehicle."),
-            (Extra("steps", _l("Steps")),), write=_module_write,
+            (Extra("steps", _l("Steps")),), write=_module_write, divisional=True,
         ),
     ]  # fmt: skip

@@ -256,7 +256,7 @@ def deactivate(row: User, v: Viewer) -> None:
     row.active = False
 
 
-def may_change_user(row: User, v: Viewer) -> bool:
+def may_change_user(v: Viewer, row: User) -> bool:
     return P.may_edit(writer_reach(v), v.user, row, v.instance.id if v.instance else None)
 
 
@@ -347,7 +347,7 @@ def user_screen(path: str, scope, write, intro, columns=USER_COLUMNS) -> Screen:
         after_save=after_user_save,
         delete=deactivate,
         delete_blocked=deactivation_blocked,
-        may_change=may_change_user,
+        write_row=may_change_user,
         delete_label=_l("Deactivate"),
         delete_question=_l(
             "The user can no longer sign in. Everything they did stays in the history, and you can activate them again."

@@ -5,7 +5,7 @@ from flask_login import current_user, login_user
 
 from app.auth import privileges
 from app.auth.models import User
-from app.auth.session import load_user
+from app.auth.session import acting_ended, load_user
 from app.core import audit
 from app.core.roles import IS_IMPERSONATOR, global_read
 
@@ -48,6 +48,7 @@ def stop() -> User | None:
     original = load_user(original_id) if original_id else None
     if original is None:
         return None
+    acting_ended()  # secret links made while acting end with it
     audit.record(
         "impersonation_end",
         user=original,

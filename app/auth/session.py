@@ -8,6 +8,7 @@ included."""
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -61,12 +62,49 @@ def revoke_session(session_id: str | None) -> None:
         )
 
 
+# What else ends with every session of a user ("sign out everywhere", a new password), and
+# with an administrator's acting as someone else: features add a function (of the user id, of
+# the acting session's UserSession id) with `@on_revoke_all` and `@on_acting_end`.
+_ON_REVOKE_ALL: list[Callable[[int], object]] = []
+_ON_ACTING_END: list[Callable[[int | None], object]] = []
+
+
+def on_revoke_all(fn: Callable[[int], object]) -> Callable[[int], object]:
+    _ON_REVOKE_ALL.append(fn)
+    return fn
+
+
+def on_acting_end(fn: Callable[[int | None], object]) -> Callable[[int | None], object]:
+    _ON_ACTING_END.append(fn)
+    return fn
+
+
+def acting_ended() -> None:
+    """Run what ends with this session's acting as someone else (the caller commits)."""
+    row_id = current_session_row()
+    for fn in _ON_ACTING_END:
+        fn(row_id)
+
+
 def revoke_all_sessions(user_id: int) -> None:
-    """End every session of a user, on every device (the caller commits)."""
+    """End every session of a user, on every device, and what ends with them (the caller
+    commits)."""
     db.session.execute(
         update(UserSession)
         .where(UserSession.user_id == user_id, UserSession.revoked_at.is_(None))
         .values(revoked_at=utcnow())
+    )
+    for fn in _ON_REVOKE_ALL:
+        fn(user_id)
+
+
+def current_session_row() -> int | None:
+    """The id of the UserSession row this request's cookie names (the signer's), or None."""
+    session_id = session.get(SESSION_ID_KEY)
+    if not isinstance(session_id, str) or not session_id:
+        return None
+    return db.session.scalar(
+        select(UserSession.id).where(UserSession.token_hash == _hash(session_id))
     )
 
 

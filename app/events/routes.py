@@ -106,7 +106,7 @@ def my_events():
 def make_calendar_link():
     """Make (or replace) the secret calendar link; the old one stops working."""
     _events_on()
-    token = feeds.new_link(current_user.id)
+    token = feeds.new_link(current_user._get_current_object())
     audit.record("calendar_feed_created")
     db.session.commit()
     session[_FRESH_LINK] = url_for("events.calendar_feed", token=token, _external=True)

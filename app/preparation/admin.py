@@ -3,7 +3,8 @@
 Who may do what is declared once, in `_access`: a screen is seen by whoever its admin menu entry
 shows to (app.shell.menu: ROLE_ADMIN, the module's ROLE_TENANT_*_READ role, or division admin);
 a change needs ROLE_ADMIN or division admin, and for delivery locations also
-ROLE_TENANT_DELIVERY_LOCATION_ADMIN (docs/decisions.md). Views load, authorise, call a service
+ROLE_TENANT_DELIVERY_LOCATION_ADMIN; a division admin changes only their divisions' rows, the
+instance's are read-only for them (app.core.division_settings, docs/decisions.md). Views load, authorise, call a service
 from admin_services and commit once; the steps every screen shares (list, form, delete) are
 `_list_view`, `_row_view`, `_form_screen` and `_delete_screen`.
 """
@@ -14,6 +15,7 @@ from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
 
 from app.core import roles as R
+from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
 from app.preparation import admin_services as S
@@ -115,6 +117,7 @@ def _list_url(module: str, slug: str) -> str:
 
 def _page(template: str, module: str, slug: str, v: Viewer, **context):
     _, entry = _menu_entry(module, slug)
+    divisions = S.divisions()
     return render_template(
         template,
         module=module,
@@ -122,8 +125,17 @@ def _page(template: str, module: str, slug: str, v: Viewer, **context):
         screen_title=entry.title,
         list_url=_list_url(module, slug),
         can_change=can_change(v, slug),
+        can_change_row=lambda row: may_change(v, row.division_id),
+        division_name=lambda row: division_label(divisions, row.division_id),
         **context,
     )
+
+
+def _owned_form(form_class, v: Viewer, row, **kwargs):
+    """A setting's form offering the owners the viewer may give it (app.core.division_settings)."""
+    form = form_class(obj=row, **kwargs)
+    form.set_owners(owner_choices(v, S.divisions()))
+    return form
 
 
 def _refused(form, exc: S.Refused) -> str | None:
@@ -202,6 +214,8 @@ def _row_view(slug: str, load, *, delete: bool = False):
         def page(module: str, item_id: int | None = None):
             v = _access(module, slug, write=True)
             row = _found(load(module, item_id)) if item_id or delete else None
+            if row is not None and not may_change(v, row.division_id):
+                abort(403)  # the instance's (or another division's) row: read-only here
             return view(module, v, row)
 
         for path in ["<int:item_id>/delete"] if delete else ["<int:item_id>/edit", "new"]:
@@ -249,12 +263,12 @@ def admin_state_buttons(module: str, v: Viewer) -> dict:
 
 @_row_view("state-buttons", S.get_state_button)
 def admin_state_button_form(module: str, v: Viewer, button):
-    form = StateButtonForm(obj=button)
+    form = _owned_form(StateButtonForm, v, button)
     return _form_screen(
         module, "state-buttons", v, form,
         lambda: S.save_state_button(
             module, button, from_state=form.from_state.data, to_state=form.to_state.data,
-            title=form.title.data, ordering=form.ordering.data,
+            title=form.title.data, ordering=form.ordering.data, division_id=form.division_id.data,
         ),
         saved=_("The state button is saved."),
         heading=_("Edit state button") if button else _("New state button"),
@@ -286,10 +300,12 @@ def admin_station_groups(module: str, v: Viewer) -> dict:
 
 @_row_view("station-groups", S.get_station_group)
 def admin_station_group_form(module: str, v: Viewer, group):
-    form = StationGroupForm(obj=group)
+    form = _owned_form(StationGroupForm, v, group)
     return _form_screen(
         module, "station-groups", v, form,
-        lambda: S.save_station_group(module, group, name=form.name.data),
+        lambda: S.save_station_group(
+            module, group, name=form.name.data, division_id=form.division_id.data
+        ),
         saved=_("The station group is saved."),
         heading=_("Edit station group") if group else _("New station group"),
     )  # fmt: skip
@@ -328,7 +344,7 @@ def admin_stations(module: str, v: Viewer) -> dict:
 
 @_row_view("stations", S.get_station)
 def admin_station_form(module: str, v: Viewer, station):
-    form = StationForm(obj=station)
+    form = _owned_form(StationForm, v, station)
     form.set_groups(S.station_groups(module))
     if station is None and request.method == "GET":
         form.target_minutes.data, form.ordering.data = 60, len(S.stations(module))
@@ -337,6 +353,7 @@ def admin_station_form(module: str, v: Viewer, station):
         lambda: S.save_station(
             module, station, name=form.name.data, group_id=form.station_group_id.data,
             target_minutes=form.target_minutes.data, ordering=form.ordering.data,
+            division_id=form.division_id.data,
         ),
         saved=_("The station is saved."),
         heading=_("Edit station") if station else _("New station"),
@@ -375,14 +392,23 @@ def admin_station_packages(module: str, v: Viewer) -> dict:
 @_row_view("station-packages", S.get_package)
 def admin_station_package_form(module: str, v: Viewer, package):
     data = (
-        {"name": package.name, "steps": [s.station_id for s in package.steps]} if package else None
+        {
+            "name": package.name,
+            "steps": [s.station_id for s in package.steps],
+            "division_id": package.division_id,
+        }
+        if package
+        else None
     )
-    form = StationPackageForm(data=data)
+    form = _owned_form(StationPackageForm, v, None, data=data)
     module_stations = S.stations(module)
     form.set_stations(module_stations)
     return _form_screen(
         module, "station-packages", v, form,
-        lambda: S.save_package(module, package, name=form.name.data, station_ids=form.station_ids),
+        lambda: S.save_package(
+            module, package, name=form.name.data, station_ids=form.station_ids,
+            division_id=form.division_id.data,
+        ),
         saved=_("The station package is saved."),
         heading=_("Edit station package") if package else _("New station package"),
         template="preparation/admin/package_form.html", has_stations=bool(module_stations),

@@ -44,7 +44,17 @@ class ConfirmDeleteForm(FlaskForm):
     """The second step of every delete: only the CSRF token."""
 
 
-class StateButtonForm(FlaskForm):
+class OwnedForm(FlaskForm):
+    """A setting that is one division's or the whole instance's (app.core.division_settings):
+    the view offers only what the viewer may change."""
+
+    division_id = SelectField(_l("Division"), coerce=_optional_id)
+
+    def set_owners(self, choices) -> None:
+        self.division_id.choices = choices
+
+
+class StateButtonForm(OwnedForm):
     from_state = SelectField(_l("From state"), coerce=coerce_int)
     to_state = SelectField(_l("To state"), coerce=coerce_int)
     title = _name(_l("Button title"))
@@ -63,11 +73,11 @@ class StateButtonForm(FlaskForm):
             raise ValidationError(_l("A state button must lead to another state."))
 
 
-class StationGroupForm(FlaskForm):
+class StationGroupForm(OwnedForm):
     name = _name(_l("Name"))
 
 
-class StationForm(FlaskForm):
+class StationForm(OwnedForm):
     name = _name(_l("Name"))
     station_group_id = SelectField(_l("Station group"), coerce=_optional_id)
     target_minutes = _whole_number(
@@ -84,7 +94,7 @@ class StationForm(FlaskForm):
         self.station_group_id.choices = [(None, _l("No group"))] + [(g.id, g.name) for g in groups]
 
 
-class StationPackageForm(FlaskForm):
+class StationPackageForm(OwnedForm):
     name = _name(_l("Name"))
     steps = FieldList(SelectField(_l("Station"), coerce=_optional_id), min_entries=1)
 

@@ -52,7 +52,13 @@ def _changes(obj, values: dict) -> dict:
 
 
 def _audit(action: str, obj, module: str, **details) -> None:
-    record(f"preparation.admin.{action}", module=module, id=obj.id, **details)
+    record(
+        f"preparation.admin.{action}",
+        division_id=getattr(obj, "division_id", None),
+        module=module,
+        id=obj.id,
+        **details,
+    )
 
 
 def _one(model, module: str, item_id: int, *where, options=()):
@@ -110,6 +116,11 @@ def _same_name(model, module: str, name: str, exclude_id: int | None, **where) -
     return db.session.scalar(stmt.limit(1)) is not None
 
 
+def divisions() -> list[Division]:
+    """The instance's divisions by name (the owners a setting row may have)."""
+    return list(db.session.scalars(select(Division).order_by(Division.name)))
+
+
 # --- states -------------------------------------------------------------------------------------
 
 
@@ -143,6 +154,7 @@ def save_state_button(
     to_state: int,
     title: str,
     ordering: int,
+    division_id: int | None = None,
 ) -> StateButton:
     """Create or change a state button: a move to another state, only one per pair of states."""
     if from_state not in BY_ID:
@@ -172,6 +184,7 @@ def save_state_button(
         "to_state": to_state,
         "title": title.strip(),
         "ordering": ordering,
+        "division_id": division_id,
     }
     return _store(StateButton, button, module, "state_button", values)
 
@@ -212,12 +225,15 @@ def get_station_group(module: str, group_id: int) -> StationGroup | None:
     return _one(StationGroup, module, group_id)
 
 
-def save_station_group(module: str, group: StationGroup | None, *, name: str) -> StationGroup:
+def save_station_group(
+    module: str, group: StationGroup | None, *, name: str, division_id: int | None = None
+) -> StationGroup:
     """Create or rename a station group; names are unique within the module."""
     name = name.strip()
     if _same_name(StationGroup, module, name, group.id if group else None):
         raise Refused("name", _("There is already a station group called %(name)s.", name=name))
-    return _store(StationGroup, group, module, "station_group", {"name": name})
+    values = {"name": name, "division_id": division_id}
+    return _store(StationGroup, group, module, "station_group", values)
 
 
 def delete_station_group(module: str, group: StationGroup) -> None:
@@ -269,6 +285,7 @@ def save_station(
     group_id: int | None,
     target_minutes: int,
     ordering: int,
+    division_id: int | None = None,
 ) -> Station:
     """Create or change a station; names are unique within the module."""
     name = name.strip()
@@ -281,6 +298,7 @@ def save_station(
         "station_group_id": group_id,
         "target_minutes": target_minutes,
         "ordering": ordering,
+        "division_id": division_id,
     }
     return _store(Station, station, module, "station", values)
 
@@ -351,7 +369,12 @@ def get_package(module: str, package_id: int) -> StationPackage | None:
 
 
 def save_package(
-    module: str, package: StationPackage | None, *, name: str, station_ids: Sequence[int]
+    module: str,
+    package: StationPackage | None,
+    *,
+    name: str,
+    station_ids: Sequence[int],
+    division_id: int | None = None,
 ) -> StationPackage:
     """Create or change a package: its name and its stations in order, each at most once."""
     name = name.strip()
@@ -366,13 +389,13 @@ def save_package(
         raise Refused("name", _("There is already a package called %(name)s.", name=name))
     order = [known[i].name for i in station_ids]
     if package is None:
-        package = StationPackage(module=module, name=name)
+        package = StationPackage(module=module, name=name, division_id=division_id)
         db.session.add(package)
         db.session.flush()
         _audit("station_package.create", package, module, values={"name": name, "steps": order})
     else:
         before = [step.station.name for step in package.steps]
-        changed = _changes(package, {"name": name})
+        changed = _changes(package, {"name": name, "division_id": division_id})
         if before != order:
             changed["steps"] = [before, order]
         if changed:

@@ -185,6 +185,7 @@ def add_item_file(item: PreparationItem, data: bytes, name: str, title: str, use
     audit.record(
         "preparation.file.upload",
         user=user,
+        division_id=item.division_id,
         item_id=item.id,
         file_id=item_file.id,
         title=item_file.title,

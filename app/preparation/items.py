@@ -207,8 +207,9 @@ def create_item(module: str, data: ItemData, user, allowed_division_ids) -> Prep
     if data.package_id is not None:
         _add_tasks(item, data.package_id, set())
     audit.record(
-        "preparation.item.created", user=user, item_id=item.id, module=module, regno=item.regno
-    )
+        "preparation.item.created", user=user, division_id=item.division_id, item_id=item.id,
+        module=module, regno=item.regno,
+    )  # fmt: skip
     return item
 
 
@@ -232,8 +233,8 @@ def update_item(item: PreparationItem, data: ItemData, user, allowed_division_id
     if changes:
         item.modified_at = utcnow()
         audit.record(
-            "preparation.item.edited", user=user, item_id=item.id, module=item.module,
-            changes=changes,
+            "preparation.item.edited", user=user, division_id=data.division_id, item_id=item.id,
+            module=item.module, changes=changes,
         )  # fmt: skip
     with _unique_live_numbers(data.regno, data.vin, exclude_id=item.id):
         db.session.flush()

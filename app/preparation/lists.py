@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
+from app.core import audit
 from app.core.models import Division, utcnow
 from app.extensions import db
 from app.preparation.items import active_advert_ids, days_in_state, manage_path
@@ -461,8 +462,10 @@ def create_dynamic_list(user_id: int, module: str, title: str, filters: ItemFilt
     title = clean_name(title)
     _check_unique_title(user_id, title)
     dynamic = DynamicList(user_id=user_id, title=title, module=module, filters=filters.to_args())
+    dynamic.stamp(user_id)
     db.session.add(dynamic)
     db.session.flush()
+    audit.record("my_lists.dynamic_list.create", list_id=dynamic.id, title=title, module=module)
     return dynamic
 
 

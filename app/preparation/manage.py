@@ -189,7 +189,10 @@ def add_comment(item: PreparationItem, user, content: str) -> ItemComment:
     comment = ItemComment(item_id=item.id, user_id=user.id, content=_clean_comment(content))
     db.session.add(comment)
     db.session.flush()
-    audit.record("preparation.comment.add", user=user, item_id=item.id, comment_id=comment.id)
+    audit.record(
+        "preparation.comment.add", user=user, division_id=item.division_id, item_id=item.id,
+        comment_id=comment.id,
+    )  # fmt: skip
     return comment
 
 

@@ -19,6 +19,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from app.core.audit import MadeBy
+from app.core.division_settings import DivisionSetting
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
 
@@ -166,8 +168,9 @@ class CustomListItem(InstanceScoped, db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-class DynamicList(InstanceScoped, TimestampMixin, db.Model):
-    """A saved overview filter, shown under My lists."""
+class DynamicList(MadeBy, InstanceScoped, TimestampMixin, db.Model):
+    """A saved overview filter, shown under My lists of `user_id`; `MadeBy` says who made it
+    (an administrator acting as the user: both)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     uuid: Mapped[str] = mapped_column(String(36), unique=True, default=lambda: str(uuid.uuid4()))
@@ -180,7 +183,7 @@ class DynamicList(InstanceScoped, TimestampMixin, db.Model):
 # --- configuration per module: state buttons, stations, packages, locations --------------------
 
 
-class StateButton(InstanceScoped, db.Model):
+class StateButton(DivisionSetting, InstanceScoped, db.Model):
     """An allowed transition: the button that moves an item from one state to another."""
 
     __table_args__ = (UniqueConstraint("instance_id", "module", "from_state", "to_state"),)
@@ -193,13 +196,13 @@ class StateButton(InstanceScoped, db.Model):
     ordering: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class StationGroup(InstanceScoped, db.Model):
+class StationGroup(DivisionSetting, InstanceScoped, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     module: Mapped[str] = mapped_column(String(10))
     name: Mapped[str] = mapped_column(String(80))
 
 
-class Station(InstanceScoped, db.Model):
+class Station(DivisionSetting, InstanceScoped, db.Model):
     """A preparation step (wash, mechanical, bodywork, photo, ...)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -214,7 +217,7 @@ class Station(InstanceScoped, db.Model):
     group: Mapped[StationGroup | None] = relationship()
 
 
-class StationPackage(InstanceScoped, db.Model):
+class StationPackage(DivisionSetting, InstanceScoped, db.Model):
     """A named sequence of stations an item goes through."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

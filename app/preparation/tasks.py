@@ -158,6 +158,7 @@ def work_task(
     audit.record(
         f"preparation.task.{action}",
         user=worker.user,
+        division_id=item.division_id,
         item_id=item.id,
         task_id=task.id,
         station_id=task.station_id,
