@@ -2,8 +2,10 @@
 
 They are stored where the product reads them (Instance.options, read through
 Instance.configuration and Instance.module_option by app.shell.viewer and the menus): one source.
-Today the menus read enable_my_events, leads, soldFlow and showApprovalRequestsList; pool, flow
-and measureToDelivered are kept for the screens that will read them (spec 01 section 3).
+Today the menus read enable_my_events, leads, soldFlow and showApprovalRequestsList, and the
+purchase analysis' approval reads allowOwnApproval (app.purchase.services.may_approve); pool, flow
+and measureToDelivered are kept for the screens that will read them (spec 01 section 3). A module
+option is on by default unless its entry ends with its default.
 """
 
 from flask import flash, redirect, request
@@ -17,6 +19,7 @@ from app.core import audit
 from app.core.models import Instance
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
+from app.purchase.services import OWN_APPROVAL
 
 PATH = "general/configuration"
 URL = f"/admin/{PATH}"
@@ -40,6 +43,7 @@ MODULE_OPTIONS = {
     ),
     "purchaseAnalysis": (
         ("showApprovalRequestsList", _l("Approval requests"), _l("The list of analyses waiting for approval is shown.")),
+        (OWN_APPROVAL, _l("Allow approving one's own purchase analysis"), _l("Whoever made an analysis or asked approval for it may approve it too. Off: a second person approves."), False),
     ),
 }  # fmt: skip
 MODULE_OPTIONS["newcare"] = MODULE_OPTIONS["begcare"]
@@ -54,7 +58,7 @@ def _form_class():
     for section, key, label, hint, _default in FLAGS:
         fields[field_name(section, key)] = BooleanField(label, description=hint)
     for module, options in MODULE_OPTIONS.items():
-        for key, label, hint in options:
+        for key, label, hint, *_default in options:
             fields[field_name(module, key)] = BooleanField(label, description=hint)
     return type("ConfigurationForm", (FlaskForm,), fields)
 
@@ -74,8 +78,8 @@ def current_values(instance: Instance) -> dict[str, bool]:
     for section, key, _label, _hint, default in FLAGS:
         values[field_name(section, key)] = instance.configuration(key, default)
     for module, options in MODULE_OPTIONS.items():
-        for key, *_rest in options:
-            values[field_name(module, key)] = instance.module_option(module, key)
+        for key, _label, _hint, *default in options:  # an option is on unless it says otherwise
+            values[field_name(module, key)] = instance.module_option(module, key, *default)
     return values
 
 

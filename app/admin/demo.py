@@ -15,7 +15,7 @@ HOLIDAYS = {
 }  # fmt: skip
 INVITE_SV = (
     "<p>Hej {user_name}!</p><p>Välkommen till {company}. Välj ditt lösenord här:</p>"
-    '<p><a href="{reset_url}">Välj lösenord</a></p>'
+    "<p>{reset_url}</p>"  # the system makes it the link (app.admin.mail_templates)
 )
 
 

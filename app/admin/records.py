@@ -2,7 +2,6 @@
 mechanism with models of their own."""
 
 import hashlib
-import re
 import secrets
 
 import nh3
@@ -17,6 +16,7 @@ from wtforms.validators import InputRequired, Optional, Regexp
 
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import choice, flag, long_text, many, optional_int, text
+from app.admin.mail_templates import ALLOWED_TAGS, links_in, misplaced_links, render
 from app.admin.models import Address, ApiUser, Holiday, SettingRow, Tag
 from app.auth.models import User
 from app.core import roles as R
@@ -218,7 +218,6 @@ TEMPLATES = (
     ("market_allocated", _l("Market allocation")),
     ("market_status", _l("Market status change")),
 )
-ALLOWED_TAGS = {"p", "br", "strong", "em", "a", "ul", "ol", "li", "h2", "h3"}
 
 
 class TemplateForm(FlaskForm):
@@ -228,7 +227,7 @@ class TemplateForm(FlaskForm):
     body = long_text(
         _l("Text"),
         hint=_l(
-            "Placeholders in braces are filled in when the e-mail is sent, such as {user_name} and {reset_url}. Simple HTML is kept: paragraphs, bold, links and lists."
+            "Placeholders in braces are filled in when the e-mail is sent, such as {user_name}. A link placeholder such as {reset_url} stands on its own as plain text: the system makes it a link. Simple HTML is kept: paragraphs, bold, links and lists."
         ),
     )
     active = flag(
@@ -263,19 +262,35 @@ def _save_template(row: SettingRow, form, v) -> None:
         raise FormRefused(
             {"language": _("This e-mail already has a text in this language: edit that one.")}
         )
+    body = nh3.clean(form.body.data or "", tags=ALLOWED_TAGS)
+    refused = {}
+    if links := links_in(form.subject.data):
+        refused["subject"] = _(
+            "A link cannot be part of the subject: %(names)s.", names=_braced(links)
+        )
+    if links := sorted({*misplaced_links(form.body.data or ""), *misplaced_links(body)}):
+        refused["body"] = _(
+            "Links are placed by the system: write %(names)s on its own, as plain text, not"
+            " inside a link or an address. The e-mail shows it as a link to that page.",
+            names=_braced(links),
+        )
+    if refused:
+        raise FormRefused(refused)
     row.name, row.active = form.subject.data, form.active.data
-    row.description = nh3.clean(form.body.data or "", tags=ALLOWED_TAGS)
+    row.description = body
     row.data = {"template": template, "language": language}
+
+
+def _braced(names: list[str]) -> str:
+    return ", ".join(f"{{{name}}}" for name in names)
 
 
 def preview(row: SettingRow) -> Markup:
     """The body as the recipient sees it, with example values in the placeholders."""
     examples = {"user_name": "Anna Berg", "reset_url": "https://example.test/reset-password/…",
                 "company": "Nordic Cars AB", "app": "DealerCare"}  # fmt: skip
-    body = re.sub(
-        r"\{(\w+)\}", lambda m: examples.get(m.group(1), m.group(0)), row.description or ""
-    )
-    return Markup(nh3.clean(body, tags=ALLOWED_TAGS))  # noqa: S704 (cleaned by nh3)
+    html, _text = render(row.description, examples)
+    return Markup(html)  # noqa: S704 (cleaned by nh3)
 
 
 TEMPLATE_ENGINE = Screen(

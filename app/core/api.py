@@ -44,8 +44,10 @@ class Schema(BaseModel):
     # names one (PASSWORD_REQUIRED rather than FIELD_REQUIRED).
     required_keys: ClassVar[dict[str, str]] = {}
     # The key of any other refusal of a field, by its path on the wire, where the form that
-    # sends it shows one of its own (PASSWORD_PATTERN rather than INVALID_VALUE).
-    refused_keys: ClassVar[dict[str, str]] = {}
+    # sends it shows one of its own (PASSWORD_PATTERN rather than INVALID_VALUE); or the key
+    # and the field's own message. A path's list indices are written `*`; a field not listed
+    # takes its nearest listed parent's (a value inside a listed object or list).
+    refused_keys: ClassVar[dict[str, str | tuple[str, Any]]] = {}
 
     @field_validator("*", mode="before")
     @classmethod
@@ -118,13 +120,26 @@ def validation_error(exc: ValidationError, model: type[BaseModel] | None = None)
         if field in keys:
             continue
         key, text = field_message(err)
+        own = _refusal(refused, err["loc"])
         if key == "FIELD_REQUIRED" and field in required:
             key, text = required[field], message(required[field])
-        elif field in refused:
-            key, text = refused[field], message(refused[field])
+        elif isinstance(own, tuple):
+            key, text = own[0], str(own[1])
+        elif own is not None:
+            key, text = own, message(own)
         keys[field], errors[field] = key, text
     first = next(iter(errors.values()), _("The request could not be read."))
     return ApiError(422, first, errors=errors, keys=keys)
+
+
+def _refusal(refused: dict, loc: tuple):
+    """The refused_keys entry of a field at `loc`: its own, or its nearest listed parent's."""
+    path = ["*" if isinstance(part, int) else str(part) for part in loc]
+    while path:
+        if (found := refused.get(".".join(path))) is not None:
+            return found
+        path.pop()
+    return None
 
 
 def _parse(model: type[BaseModel], data: Any) -> BaseModel:

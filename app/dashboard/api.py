@@ -1,10 +1,10 @@
 """The dashboard's JSON calls: a widget with its value, add, edit, copy, remove, the layout."""
 
 import re
-from typing import Any
 
 from flask import abort
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from pydantic import Field
 
 from app.core.api import ApiError, Schema, api_call
@@ -27,48 +27,100 @@ def _me():
     return v
 
 
+# Each field's own message (and key) for a value of the wrong JSON type or outside its range:
+# the schema answers with it (refused_keys), and validate_widget for a value the schema takes
+# but the widget cannot (one of the user's divisions, a known period ...).
+MESSAGES = {
+    "dashboard": ("INVALID_VALUE", _l("There is no such dashboard.")),
+    "type": ("FIELD_REQUIRED", _l("Choose the kind of widget.")),
+    "title": ("INVALID_VALUE", _l("The label must be text.")),
+    "module": ("FIELD_REQUIRED", _l("Choose a module you work in.")),
+    "divisions": (
+        "INVALID_VALUE", _l("Choose divisions from the list: one of them is not yours to see.")
+    ),
+    "metric": ("FIELD_REQUIRED", _l("Choose the figure the widget shows.")),
+    "period": ("INVALID_VALUE", _l("Choose a period: this week, this month or this year.")),
+    "chartType": ("INVALID_VALUE", _l("Choose a line or a bar chart.")),
+    "tickSpan": ("INVALID_VALUE", _l("Choose weeks or months for the chart.")),
+    "colorConditions": (
+        "INVALID_VALUE", _l("Give at most %(max)s colour conditions.", max=MAX_CONDITIONS)
+    ),
+    "colorConditions.*": ("INVALID_VALUE", _l("This colour condition cannot be read.")),
+    "colorConditions.*.operator": ("INVALID_VALUE", _l("Choose 'greater than' or 'less than'.")),
+    "colorConditions.*.value": ("FIELD_REQUIRED", _l("Enter a number to compare with.")),
+    "colorConditions.*.color": ("INVALID_VALUE", _l("Choose a colour.")),
+    "gauge": ("INVALID_VALUE", _l("The gauge is either on or off.")),
+    "minimum": ("INVALID_VALUE", _l("The minimum must be a number.")),
+    "hideGoals": ("INVALID_VALUE", _l("Goals are either shown or hidden.")),
+    "autoUpdate": (
+        "INVALID_VALUE",
+        _l("Auto-update is 0 (off) or between %(low)s and %(high)s seconds.",
+           low=AUTO_UPDATE_MIN, high=AUTO_UPDATE_MAX),
+    ),
+    "h": ("INVALID_VALUE", _l("The height is 1, 2 or 3 rows.")),
+    "w": ("INVALID_VALUE", _l("The width is 1 to 4 columns.")),
+    "groupBy": ("INVALID_VALUE", _l("Choose how the list groups the vehicles.")),
+    "customListId": ("FIELD_REQUIRED", _l("Choose one of your custom lists.")),
+    "manage": (
+        "INVALID_VALUE", _l("Manage the hub item, the central item or the vehicle itself.")
+    ),
+    "showStateInteractionButtons": (
+        "INVALID_VALUE", _l("State buttons are either shown or hidden.")
+    ),
+    "itemFilters": ("INVALID_VALUE", _l("The filters cannot be read.")),
+}  # fmt: skip
+
+
 class ColourCondition(Schema):
-    operator: Any = None
-    value: Any = None
-    color: Any = None
+    refused_keys = {
+        name.removeprefix("colorConditions.*."): found
+        for name, found in MESSAGES.items()
+        if name.startswith("colorConditions.*.")
+    }
+
+    operator: str | None = None
+    value: float | None = None  # JSON numbers; whole ones stored as integers (_whole)
+    color: str | None = None
 
 
 class WidgetIn(Schema):
-    """A widget as the editor sends it; every field is checked with its own message."""
+    """A widget as the editor sends it: the schema takes each field's JSON type (refusing
+    another with the field's own message), validate_widget the values."""
 
-    dashboard: Any = "my"
-    type: Any = None
-    title: Any = ""
-    module: Any = None
-    divisions: Any = Field(default_factory=lambda: ["all"])
-    metric: Any = "count"
-    period: Any = "month"
-    chart_type: Any = Field(default="bar", alias="chartType")
-    tick_span: Any = Field(default="month", alias="tickSpan")
-    color_conditions: Any = Field(default_factory=list, alias="colorConditions")
-    gauge: Any = False
-    minimum: Any = None
-    hide_goals: Any = Field(default=False, alias="hideGoals")
-    auto_update: Any = Field(default=0, alias="autoUpdate")
-    h: Any = 1
-    w: Any = 1
-    group_by: Any = Field(default="state", alias="groupBy")
-    custom_list_id: Any = Field(default=None, alias="customListId")
-    manage: Any = None
-    show_state_buttons: Any = Field(default=False, alias="showStateInteractionButtons")
-    item_filters: Any = Field(default_factory=dict, alias="itemFilters")
+    refused_keys = MESSAGES
+
+    dashboard: str = "my"
+    type: str | None = None
+    title: str = ""
+    module: str | None = None
+    divisions: list[str] = Field(default_factory=lambda: ["all"], max_length=50)
+    metric: str | None = "count"
+    period: str = "month"
+    chart_type: str = Field(default="bar", alias="chartType")
+    tick_span: str = Field(default="month", alias="tickSpan")
+    color_conditions: list[ColourCondition] = Field(
+        default_factory=list, alias="colorConditions", max_length=MAX_CONDITIONS
+    )
+    gauge: bool = False
+    minimum: float | None = None
+    hide_goals: bool = Field(default=False, alias="hideGoals")
+    auto_update: int = Field(default=0, alias="autoUpdate")
+    h: int = 1
+    w: int = 1
+    group_by: str = Field(default="state", alias="groupBy")
+    custom_list_id: int | None = Field(default=None, alias="customListId")
+    manage: str | None = None
+    show_state_buttons: bool = Field(default=False, alias="showStateInteractionButtons")
+    item_filters: dict[str, str] = Field(default_factory=dict, alias="itemFilters")
 
 
 class Layout(Schema):
     ids: list[int] = Field(max_length=200)
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _whole(number: float | None) -> int | float | None:
+    """A whole number as an integer, as the editor sent it (the schema reads numbers as floats)."""
+    return int(number) if number is not None and number.is_integer() else number
 
 
 def validate_widget(body: WidgetIn, v, dashboard: str) -> dict:
@@ -76,104 +128,75 @@ def validate_widget(body: WidgetIn, v, dashboard: str) -> dict:
     errors: dict[str, str] = {}
     keys: dict[str, str] = {}
 
-    def refuse(field: str, text: str, key: str = "INVALID_VALUE") -> None:
-        errors.setdefault(field, text)
+    def refuse(field: str, text: str | None = None, key: str = "INVALID_VALUE") -> None:
+        """Refuse `field` with `text`, or with its own message (MESSAGES) when none is given."""
+        if text is None:
+            key, text = MESSAGES[re.sub(r"\.\d+\.", ".*.", field)]
+        errors.setdefault(field, str(text))
         keys.setdefault(field, key)
 
     kind = body.type
     if kind not in svc.TYPES:
-        refuse("type", _("Choose the kind of widget."), "FIELD_REQUIRED")
-    title = body.title if isinstance(body.title, str) else ""
-    if not isinstance(body.title, str):
-        refuse("title", _("The label must be text."))
-    elif len(title) > 100:
+        refuse("type")
+    title = " ".join(body.title.split())
+    if len(title) > 100:
         refuse("title", _("The label can be at most %(max)s characters long.", max=100), "FIELD_TOO_LONG")  # fmt: skip
     module = dashboard if dashboard != "my" else body.module
     if module not in svc.MODULES or module not in v.modules:
-        refuse("module", _("Choose a module you work in."), "FIELD_REQUIRED")
+        refuse("module")
     choices = {c.value for c in v.division_choices}
     divisions = body.divisions
-    if not isinstance(divisions, list) or not divisions:
+    if not divisions:
         refuse("divisions", _("Choose at least one division."), "FIELD_REQUIRED")
         divisions = ["all"]
-    elif len(divisions) > 50 or any(d not in choices for d in divisions):
-        refuse("divisions", _("Choose divisions from the list: one of them is not yours to see."))
+    elif any(d not in choices for d in divisions):
+        refuse("divisions")
     elif "all" in divisions and len(divisions) > 1:
         refuse("divisions", _("'All divisions' cannot be combined with other divisions."))
     if kind == "number" and body.metric not in svc.METRICS:
-        refuse("metric", _("Choose the figure the widget shows."), "FIELD_REQUIRED")
+        refuse("metric")
     if kind == "chart" and body.metric not in svc.CHART_METRICS:
         refuse("metric", _("Choose the figure the chart shows."), "FIELD_REQUIRED")
     if body.period not in svc.PERIODS:
-        refuse("period", _("Choose a period: this week, this month or this year."))
+        refuse("period")
     if body.chart_type not in ("line", "bar"):
-        refuse("chartType", _("Choose a line or a bar chart."))
+        refuse("chartType")
     if body.tick_span not in ("week", "month"):
-        refuse("tickSpan", _("Choose weeks or months for the chart."))
-    conditions = []
-    raw_conditions = body.color_conditions
-    if not isinstance(raw_conditions, list) or len(raw_conditions) > MAX_CONDITIONS:
-        refuse("colorConditions", _("Give at most %(max)s colour conditions.", max=MAX_CONDITIONS))
-    else:
-        for n, raw in enumerate(raw_conditions):
-            field = f"colorConditions.{n}"
-            if not isinstance(raw, dict):
-                refuse(field, _("This colour condition cannot be read."))
-                continue
-            if raw.get("operator") not in ("gt", "lt"):
-                refuse(f"{field}.operator", _("Choose 'greater than' or 'less than'."))
-            if not _is_number(raw.get("value")):
-                refuse(f"{field}.value", _("Enter a number to compare with."), "FIELD_REQUIRED")
-            if not isinstance(raw.get("color"), str) or not HEX_COLOUR.match(raw["color"]):
-                refuse(f"{field}.color", _("Choose a colour."))
-            conditions.append(
-                {
-                    "operator": raw.get("operator"),
-                    "value": raw.get("value"),
-                    "color": raw.get("color"),
-                }
-            )
-    if not isinstance(body.gauge, bool):
-        refuse("gauge", _("The gauge is either on or off."))
-    if body.minimum is not None and not _is_number(body.minimum):
-        refuse("minimum", _("The minimum must be a number."))
-    if not isinstance(body.hide_goals, bool):
-        refuse("hideGoals", _("Goals are either shown or hidden."))
+        refuse("tickSpan")
+    for n, condition in enumerate(body.color_conditions):
+        field = f"colorConditions.{n}"
+        if condition.operator not in ("gt", "lt"):
+            refuse(f"{field}.operator")
+        if condition.value is None:
+            refuse(f"{field}.value")
+        if condition.color is None or not HEX_COLOUR.match(condition.color):
+            refuse(f"{field}.color")
+    conditions = [
+        {"operator": c.operator, "value": _whole(c.value), "color": c.color}
+        for c in body.color_conditions
+    ]
     auto = body.auto_update
-    if not _is_int(auto) or (auto != 0 and not AUTO_UPDATE_MIN <= auto <= AUTO_UPDATE_MAX):
-        refuse(
-            "autoUpdate",
-            _("Auto-update is 0 (off) or between %(low)s and %(high)s seconds.",
-              low=AUTO_UPDATE_MIN, high=AUTO_UPDATE_MAX),
-        )  # fmt: skip
-    if not _is_int(body.h) or not 1 <= body.h <= 3:
-        refuse("h", _("The height is 1, 2 or 3 rows."))
-    if not _is_int(body.w) or not 1 <= body.w <= 4:
-        refuse("w", _("The width is 1 to 4 columns."))
+    if auto != 0 and not AUTO_UPDATE_MIN <= auto <= AUTO_UPDATE_MAX:
+        refuse("autoUpdate")
+    if not 1 <= body.h <= 3:
+        refuse("h")
+    if not 1 <= body.w <= 4:
+        refuse("w")
     if kind == "list" and body.group_by not in svc.LIST_GROUPS:
-        refuse("groupBy", _("Choose how the list groups the vehicles."))
+        refuse("groupBy")
     list_id = body.custom_list_id
     if kind == "customList":
-        if not _is_int(list_id):
-            refuse("customListId", _("Choose one of your custom lists."), "FIELD_REQUIRED")
+        if list_id is None:
+            refuse("customListId")
         elif list_svc.get_list(list_id, v.user.id) is None:
-            refuse("customListId", _("Choose one of your custom lists."))
+            refuse("customListId", str(MESSAGES["customListId"][1]))
     if body.manage not in (None, "", "hub", "central"):
-        refuse("manage", _("Manage the hub item, the central item or the vehicle itself."))
-    if not isinstance(body.show_state_buttons, bool):
-        refuse("showStateInteractionButtons", _("State buttons are either shown or hidden."))
-    filters = body.item_filters
-    if not isinstance(filters, dict) or not all(
-        isinstance(k, str) and isinstance(val, str) for k, val in filters.items()
-    ):
-        refuse("itemFilters", _("The filters cannot be read."))
-        filters = {}
-    else:
-        filters = {k: val.strip() for k, val in filters.items() if val.strip()}
-        try:
-            filters = ItemFilters.from_args(filters).to_args()
-        except ValueError as exc:
-            refuse(f"itemFilters.{getattr(exc, 'field', 'filter')}", str(exc))
+        refuse("manage")
+    filters = {k: val.strip() for k, val in body.item_filters.items() if val.strip()}
+    try:
+        filters = ItemFilters.from_args(filters).to_args()
+    except ValueError as exc:
+        refuse(f"itemFilters.{getattr(exc, 'field', 'filter')}", str(exc))
     if errors:
         raise ApiError(422, next(iter(errors.values())), errors=errors, keys=keys)
     options = {
@@ -185,7 +208,7 @@ def validate_widget(body: WidgetIn, v, dashboard: str) -> dict:
         "tickSpan": body.tick_span,
         "colorConditions": conditions,
         "gauge": body.gauge,
-        "minimum": body.minimum,
+        "minimum": _whole(body.minimum),
         "groupBy": body.group_by,
         "customListId": list_id if kind == "customList" else None,
     }
@@ -195,7 +218,7 @@ def validate_widget(body: WidgetIn, v, dashboard: str) -> dict:
         "showStateInteractionButtons": body.show_state_buttons,
     }
     return {
-        "type": kind, "title": " ".join(title.split()), "h": body.h, "w": body.w,
+        "type": kind, "title": title, "h": body.h, "w": body.w,
         "auto_update": auto, "options": options, "config": config, "item_filters": filters,
     }  # fmt: skip
 
@@ -209,8 +232,8 @@ def _own(widget_id: int, v):
 
 def _dashboard_key(value) -> str:
     if value not in svc.DASHBOARDS:
-        text = _("There is no such dashboard.")
-        raise ApiError(422, text, errors={"dashboard": text}, keys={"dashboard": "INVALID_VALUE"})
+        key, text = MESSAGES["dashboard"]
+        raise ApiError(422, str(text), errors={"dashboard": str(text)}, keys={"dashboard": key})
     return value
 
 

@@ -22,6 +22,7 @@ from app.purchase.models import (
     PurchaseValuation,
 )
 from app.purchase.rules import calculate
+from app.purchase.services import set_input_image
 
 FIELDS = [  # (section, title, type, choices)
     ("Skick", "Servicebok finns", "checkbox", []),
@@ -116,8 +117,6 @@ def seed_purchase_analyses(ctx: dict) -> None:
         str(fields[7].id): 2, str(fields[8].id): "https://www.example.test/annons/4711",
     }  # fmt: skip
     photo = files.store_file(demo_jpeg(paint=(160, 165, 172)), "kundens-foto.jpg", seller.id)
-    db.session.flush()
-    inputs[str(fields[9].id)] = {"uuid": photo.uuid, "name": photo.name}
 
     def analysis(days_ago, number, regno, status, **values):
         created = now - timedelta(days=days_ago)
@@ -151,6 +150,8 @@ def seed_purchase_analyses(ctx: dict) -> None:
                "equipment": ["Dragkrok", "Navigation", "Backkamera", "Eluppvärmda säten"],
                "trimPackages": ["Plus", "Klimatpaket"]},
     )  # fmt: skip
+    main.requested_by_id = seller.id
+    set_input_image(main, str(fields[9].id), photo)  # the customer's photo
     result = calculate(226500, CALCULATOR_ROWS)
     result.update(calculatorId=calculator.id, title=calculator.title,
                   presetDescription=calculator.preset_description, presetPercent=10.0,

@@ -4,7 +4,17 @@ with images, and the admin configuration behind it (dynamic fields, priorities, 
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, Numeric, String, Text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.auth.models import User
@@ -85,6 +95,8 @@ class PurchaseAnalysis(InstanceScoped, TimestampMixin, db.Model):
     basic: Mapped[dict] = mapped_column(JSON, default=dict)
     # The last calculation: {calculatorId, title, inputValue, outputValue, rows, preset...}
     latest_calculation: Mapped[dict | None] = mapped_column(JSON)
+    # Who asked for approval last: with the creator, not the one to approve (approval_refused).
+    requested_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     item_id: Mapped[int | None] = mapped_column(
@@ -155,6 +167,22 @@ class PurchaseCommentImage(InstanceScoped, db.Model):
     comment_id: Mapped[int] = mapped_column(
         ForeignKey("purchase_comment.id", ondelete="CASCADE"), index=True
     )
+    file_object_id: Mapped[int] = mapped_column(
+        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
+    )
+
+    file: Mapped[FileObject] = relationship()
+
+
+class PurchaseInputImage(InstanceScoped, db.Model):
+    """The upload of an analysis' image field: the file object's owner is the analysis (its
+    read rights, app.purchase.services.can_read_file), one per analysis and field."""
+
+    __table_args__ = (UniqueConstraint("analysis_id", "field_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    analysis_id: Mapped[int] = mapped_column(ForeignKey("purchase_analysis.id", ondelete="CASCADE"))
+    field_id: Mapped[int] = mapped_column(Integer)  # the dynamic field's id (its inputs key)
     file_object_id: Mapped[int] = mapped_column(
         ForeignKey("file_object.id", ondelete="CASCADE"), index=True
     )

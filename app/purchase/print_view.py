@@ -22,7 +22,7 @@ from app.preparation.models import FileObject
 from app.purchase import bp
 from app.purchase import services as svc
 from app.purchase.api import full_payload
-from app.purchase.models import PurchaseAnalysis
+from app.purchase.models import PurchaseAnalysis, PurchaseInputImage
 from app.purchase.rules import axis_suggestions, interval_bar
 from app.purchase.services import digits as svc_digits
 
@@ -168,12 +168,11 @@ def _images(analysis: PurchaseAnalysis) -> list[dict]:
 
 def _input_images(analysis: PurchaseAnalysis) -> dict[str, str]:
     """Images of image fields by file uuid, as data URLs."""
-    uuids = [
-        v["uuid"] for v in (analysis.inputs or {}).values() if isinstance(v, dict) and "uuid" in v
-    ]
-    if not uuids:
-        return {}
-    found = db.session.scalars(select(FileObject).where(FileObject.uuid.in_(uuids))).all()
+    found = db.session.scalars(
+        select(FileObject)
+        .join(PurchaseInputImage, PurchaseInputImage.file_object_id == FileObject.id)
+        .where(PurchaseInputImage.analysis_id == analysis.id)
+    ).all()  # its own (owner rows), whatever uuid the inputs' text names
     return {
         f.uuid: f"data:image/jpeg;base64,{base64.b64encode(f.small).decode()}"
         for f in found

@@ -261,10 +261,6 @@ def _form_screen(analysis: PurchaseAnalysis | None):
         existing = analysis.inputs if analysis is not None else None
         inputs = _read_inputs(fields, form, errors, request.files, images, existing)
         if not errors:
-            for field_id, (data, name) in images.items():
-                stored = files.store_file(data, name, viewer().user.id)
-                db.session.flush()
-                inputs[field_id] = {"uuid": stored.uuid, "name": stored.name}
             if analysis is not None:
                 changed = {**values, **numbers, "division_id": int(division), "fuel_type": fuel,
                            "priority_id": int(priority) if priority else None, "inputs": inputs}  # fmt: skip
@@ -272,6 +268,7 @@ def _form_screen(analysis: PurchaseAnalysis | None):
                     changed.setdefault(name, None)
                 for name, value in changed.items():
                     setattr(analysis, name, value)
+                _store_images(analysis, images)
                 analysis.modified_at = utcnow()
                 audit.record("purchase.edited", user=viewer().user, analysis_id=analysis.id)
                 db.session.commit()
@@ -288,6 +285,7 @@ def _form_screen(analysis: PurchaseAnalysis | None):
             db.session.add(analysis)
             db.session.flush()
             analysis.identifier = svc.identifier_for(analysis.id, now)
+            _store_images(analysis, images)
             db.session.commit()
             flash(_("The analysis was created."), "success")
             return redirect(url_for("purchase.show", analysis_id=analysis.id))
@@ -301,6 +299,12 @@ def _form_screen(analysis: PurchaseAnalysis | None):
 
 
 # --- one analysis -----------------------------------------------------------------------------
+
+
+def _store_images(analysis: PurchaseAnalysis, images: dict) -> None:
+    """Store the image fields' uploads (checked by _read_inputs) as the analysis' own."""
+    for field_id, (data, name) in images.items():
+        svc.set_input_image(analysis, field_id, files.store_file(data, name, viewer().user.id))
 
 
 def _can_decide() -> bool:
@@ -319,7 +323,7 @@ def _show(analysis: PurchaseAnalysis, errors=None, status=200):
     return render_template(
         "purchase/show.html", analysis=analysis, full=full_payload(analysis), fmt=fmt, date=date,
         calculators=calculators, errors=errors or {}, form=request.form,
-        can_decide=_can_decide(), can_buy=viewer().has(R.add_vehicle("begcare"))
+        can_decide=_can_decide(), may_approve=svc.may_approve(analysis, viewer().user), can_buy=viewer().has(R.add_vehicle("begcare"))
         and "begcare" in viewer().modules,
     ), status  # fmt: skip
 

@@ -11,12 +11,12 @@ from decimal import Decimal
 from flask import abort
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import String, cast, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app.core import audit, file_access
 from app.core.messages import KeyedText as _k
-from app.core.models import utcnow
+from app.core.models import Instance, utcnow
 from app.extensions import db
 from app.preparation import files
 from app.preparation.items import ItemData, create_item
@@ -26,6 +26,7 @@ from app.purchase.models import (
     PurchaseAnalysis,
     PurchaseComment,
     PurchaseCommentImage,
+    PurchaseInputImage,
     PurchaseValuation,
 )
 from app.purchase.rules import calculate
@@ -37,6 +38,8 @@ KEYS = {
     "NO_MATCHING_VEHICLES_COULD_BE_FOUND": _k("NO_MATCHING_VEHICLES_COULD_BE_FOUND"),
 }
 MODULE = "purchaseAnalysis"
+# The instance's module option that lets one approve one's own analysis (off by default).
+OWN_APPROVAL = "allowOwnApproval"
 SOLD = 7
 IN_STOCK = (2, 3, 4, 5, 6)
 VEHICLE_MODULE = "begcare"  # analyses are of used vehicles: they compare with begcare's sales
@@ -450,21 +453,40 @@ def comment_image_owner(file_object_id: int) -> PurchaseAnalysis | None:
     ).first()
 
 
+def set_input_image(analysis: PurchaseAnalysis, field_id: str, file: FileObject) -> None:
+    """An image field's upload: the field's value in the inputs (the file named for the pages)
+    and the owner row that makes the file the analysis' own (its read rights: can_read_file)."""
+    db.session.flush()  # the file's id and uuid
+    analysis.inputs = {**(analysis.inputs or {}), field_id: {"uuid": file.uuid, "name": file.name}}
+    owner = db.session.scalars(
+        select(PurchaseInputImage).where(
+            PurchaseInputImage.analysis_id == analysis.id,
+            PurchaseInputImage.field_id == int(field_id),
+        )
+    ).first()
+    if owner is None:
+        owner = PurchaseInputImage(analysis_id=analysis.id, field_id=int(field_id))
+        db.session.add(owner)
+    owner.file_object_id = file.id
+    db.session.flush()
+
+
+def input_image_owner(file_object_id: int) -> PurchaseAnalysis | None:
+    """The analysis whose image field holds this file (its owner row, never the inputs' text:
+    a uuid typed into a text field names a file, it does not own one)."""
+    return db.session.scalars(
+        select(PurchaseAnalysis)
+        .join(PurchaseInputImage, PurchaseInputImage.analysis_id == PurchaseAnalysis.id)
+        .where(PurchaseInputImage.file_object_id == file_object_id)
+    ).first()
+
+
 @file_access.rule("purchase.image")
 def can_read_file(file_object_id: int) -> bool | None:
     """A comment's image or an image field's upload: readable by who may see its analysis (the
     module and the analysis' division); None when the file is no purchase-analysis image."""
-    analysis = comment_image_owner(file_object_id)
+    analysis = comment_image_owner(file_object_id) or input_image_owner(file_object_id)
     if analysis is None:
-        # An image field's upload is named by its uuid in the analysis' inputs.
-        uuid = db.session.scalar(select(FileObject.uuid).where(FileObject.id == file_object_id))
-        analysis = (
-            uuid
-            and db.session.scalars(
-                select(PurchaseAnalysis).where(cast(PurchaseAnalysis.inputs, String).contains(uuid))
-            ).first()
-        )
-    if not analysis:
         return None
     return MODULE in viewer().modules and analysis.division_id in visible_division_ids()
 
@@ -497,7 +519,23 @@ def run_calculation(analysis: PurchaseAnalysis, calculator_id, input_value, user
     return result
 
 
+def own_approval_allowed(instance_id: int) -> bool:
+    """Whether the instance lets one approve an analysis one made or asked approval for (its
+    configuration, admin/general/configuration; off by default: a second person approves)."""
+    instance = db.session.get(Instance, instance_id)
+    return instance is not None and instance.module_option(MODULE, OWN_APPROVAL, False)
+
+
+def may_approve(analysis: PurchaseAnalysis, user) -> bool:
+    """Whether `user` (who may decide) may approve it: not their own analysis (made or asked
+    approval for by them) unless the instance's configuration allows it."""
+    own = user.id in (analysis.created_by_id, analysis.requested_by_id)
+    return not own or own_approval_allowed(analysis.instance_id)
+
+
 def set_status(analysis: PurchaseAnalysis, status: str, user) -> None:
+    """Move the analysis on: requested by anyone, approved or rejected by who may decide (the
+    view checks the role), approved only by a second person (may_approve)."""
     allowed = {
         "requested": ("draft", "rejected"),
         "approved": ("requested", "draft"),
@@ -505,7 +543,13 @@ def set_status(analysis: PurchaseAnalysis, status: str, user) -> None:
     }
     if analysis.status not in allowed.get(status, ()):
         raise PurchaseError({"status": _("This analysis cannot be changed that way now.")})
+    if status == "approved" and not may_approve(analysis, user):
+        raise PurchaseError(
+            {"status": _("Another person must approve an analysis you made or asked approval for.")}
+        )
     analysis.status = status
+    if status == "requested":
+        analysis.requested_by_id = user.id
     if status in ("approved", "rejected"):
         analysis.decided_by_id, analysis.decided_at = user.id, utcnow()
     audit.record("purchase.status", user=user, analysis_id=analysis.id, status=status)

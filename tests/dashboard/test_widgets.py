@@ -186,9 +186,8 @@ def test_every_field_is_checked_with_its_own_message_and_nothing_is_saved(as_dem
     answer = client.post(
         API,
         json=new_widget(
-            type="pie", title="x" * 101, divisions=["division-999999"], autoUpdate=5, h=7,
-            w="wide", minimum="low", gauge="yes",
-            colorConditions=[{"operator": "eq", "value": "ten", "color": "red"}],
+            type="pie", title="x" * 101, divisions=["division-999999"], autoUpdate=5, h=7, w=9,
+            colorConditions=[{"operator": "eq", "value": None, "color": "red"}],
             itemFilters={"enum[state]": "12"},
         ),
         headers={"X-CSRFToken": token, "Accept-Language": "en-GB"},
@@ -196,7 +195,7 @@ def test_every_field_is_checked_with_its_own_message_and_nothing_is_saved(as_dem
     assert answer.status_code == 422
     errors = answer.get_json()["errors"]
     for field in (
-        "type", "title", "divisions", "autoUpdate", "h", "w", "minimum", "gauge",
+        "type", "title", "divisions", "autoUpdate", "h", "w",
         "colorConditions.0.operator", "colorConditions.0.value", "colorConditions.0.color",
         "itemFilters.enum[state]",
     ):  # fmt: skip
@@ -204,6 +203,75 @@ def test_every_field_is_checked_with_its_own_message_and_nothing_is_saved(as_dem
     assert "seconds" in errors["autoUpdate"]
     assert answer.get_json()["keys"]["type"] == "FIELD_REQUIRED"
     assert len(widgets_of("seller@demo.test")) == before
+
+
+# Each field with a value of another JSON type (a finding of issue 28: the first four answered
+# 500), and the field's own message and key it is refused with.
+WRONG_TYPES = [
+    ("period", {}, "Choose a period", "INVALID_VALUE"),
+    ("metric", {}, "Choose the figure", "FIELD_REQUIRED"),
+    ("groupBy", [], "Choose how the list groups", "INVALID_VALUE"),
+    ("divisions", [{}], "Choose divisions from the list", "INVALID_VALUE"),
+    ("dashboard", {}, "There is no such dashboard", "INVALID_VALUE"),
+    ("type", ["number"], "Choose the kind of widget", "FIELD_REQUIRED"),
+    ("title", 5, "The label must be text", "INVALID_VALUE"),
+    ("module", {}, "Choose a module you work in", "FIELD_REQUIRED"),
+    ("divisions", "all", "Choose divisions from the list", "INVALID_VALUE"),
+    ("chartType", [], "Choose a line or a bar chart", "INVALID_VALUE"),
+    ("tickSpan", {}, "Choose weeks or months", "INVALID_VALUE"),
+    ("colorConditions", {}, "at most 10 colour conditions", "INVALID_VALUE"),
+    ("colorConditions", [None], "This colour condition cannot be read", "INVALID_VALUE"),
+    ("colorConditions", [{"operator": {}, "value": 1, "color": "#ffffff"}], "greater than", "INVALID_VALUE"),
+    ("colorConditions", [{"operator": "gt", "value": "ten", "color": "#ffffff"}], "Enter a number", "FIELD_REQUIRED"),
+    ("colorConditions", [{"operator": "gt", "value": 1, "color": []}], "Choose a colour", "INVALID_VALUE"),
+    ("colorConditions", [{"operator": "gt", "value": 1, "color": "#ffffff", "x": 1}], "This colour condition cannot be read", "INVALID_VALUE"),
+    ("gauge", "yes", "The gauge is either on or off", "INVALID_VALUE"),
+    ("minimum", "low", "The minimum must be a number", "INVALID_VALUE"),
+    ("minimum", True, "The minimum must be a number", "INVALID_VALUE"),
+    ("hideGoals", 1, "Goals are either shown or hidden", "INVALID_VALUE"),
+    ("autoUpdate", "60", "Auto-update is 0 (off)", "INVALID_VALUE"),
+    ("h", [], "The height is 1, 2 or 3 rows", "INVALID_VALUE"),
+    ("w", "wide", "The width is 1 to 4 columns", "INVALID_VALUE"),
+    ("customListId", {}, "Choose one of your custom lists", "FIELD_REQUIRED"),
+    ("manage", [], "Manage the hub item", "INVALID_VALUE"),
+    ("showStateInteractionButtons", "no", "State buttons are either shown", "INVALID_VALUE"),
+    ("itemFilters", [], "The filters cannot be read", "INVALID_VALUE"),
+    ("itemFilters", {"enum[state]": [2]}, "The filters cannot be read", "INVALID_VALUE"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("field", "value", "text", "key"), WRONG_TYPES)
+def test_a_value_of_another_json_type_is_refused_with_the_fields_message(
+    as_demo, field, value, text, key
+):
+    client, token = as_demo("seller")
+    kind = {"groupBy": "list", "customListId": "customList"}.get(field, "number")
+    for method, path in (("post", API), ("put", f"{API}/{widgets_of('seller@demo.test')[0].id}")):
+        answer = getattr(client, method)(
+            path,
+            json=new_widget(**{"type": kind, field: value}),
+            headers={"X-CSRFToken": token, "Accept-Language": "en-GB"},
+        )
+        assert answer.status_code == 422, (method, answer.get_data(as_text=True))
+        body = answer.get_json()
+        (name,) = [n for n in body["errors"] if n.split(".")[0] == field]
+        assert text in body["errors"][name] and body["keys"][name] == key, body
+
+
+def test_the_document_says_each_widget_fields_json_type(client):
+    schema = client.get("/api/openapi.json").get_json()["components"]["schemas"]
+    fields = schema["WidgetIn"]["properties"]
+    assert fields["period"]["type"] == "string"
+    assert (
+        fields["divisions"]["items"]["type"] == "string" and fields["divisions"]["maxItems"] == 50
+    )
+    assert fields["groupBy"]["type"] == "string"
+    assert [t["type"] for t in fields["metric"]["anyOf"]] == ["string", "null"]
+    assert [t["type"] for t in fields["minimum"]["anyOf"]] == ["number", "null"]
+    assert fields["colorConditions"]["items"] == {"$ref": "#/components/schemas/ColourCondition"}
+    (filter_value,) = fields["itemFilters"]["patternProperties"].values()
+    assert fields["itemFilters"]["type"] == "object" and filter_value["type"] == "string"
+    assert fields["h"]["type"] == "integer" and fields["gauge"]["type"] == "boolean"
 
 
 def test_the_messages_are_in_the_users_language(as_demo):

@@ -471,6 +471,33 @@ def test_an_image_field_takes_a_real_image_and_prints_it(signed_in, world):
     html = client.get(f"/pdf-preview/purchase-analysis/{created.id}").get_data(as_text=True)
     assert 'class="pa-input-image" src="data:image/jpeg;base64,' in html
     assert client.get(f"/purchase-analysis/{created.id}").status_code == 200
+    image = client.get(f"/api/file-objects/{created.inputs[str(photo.id)]['uuid']}/binary")
+    assert image.status_code == 200 and image.mimetype == "image/jpeg"  # the analysis' own
+
+
+def test_a_uuid_typed_into_a_field_grants_no_file(signed_in, world):
+    from app.preparation import files
+    from app.purchase.models import PurchaseDynamicField
+
+    client, token = signed_in
+    activate(world.instance.id)
+    note = PurchaseDynamicField(title="Note", section="Condition", field_type="text", ordering=3)
+    db.session.add(note)
+    secret = files.store_file(jpeg(), "someone-elses.jpg", None)  # owned by nothing of theirs
+    db.session.flush()
+    activate(None)
+    binary = f"/api/file-objects/{secret.uuid}/binary"
+    assert client.get(binary).status_code == 404
+    response = client.post(f"/purchase-analysis/{world.analysis.id}/edit", data={
+        "csrf_token": token, "division_id": world.divisions[0].id, "regno": "XYZ123",
+        "brand": "Volvo", "model": "V60", f"field_{note.id}": secret.uuid,
+    })  # fmt: skip
+    assert response.status_code == 302
+    db.session.expire_all()
+    assert secret.uuid in str(db.session.get(PurchaseAnalysis, world.analysis.id).inputs)
+    assert client.get(binary).status_code == 404
+    html = client.get(f"/pdf-preview/purchase-analysis/{world.analysis.id}").get_data(as_text=True)
+    assert "data:image/jpeg;base64," not in html
 
 
 def test_an_analysis_is_edited_keeping_what_the_form_does_not_change(signed_in, world, other):
@@ -498,3 +525,62 @@ def test_an_analysis_is_edited_keeping_what_the_form_does_not_change(signed_in, 
     )
     assert bad.status_code == 422
     assert client.get(f"/purchase-analysis/{other.analysis.id}/edit").status_code == 404
+
+
+def test_an_admin_does_not_approve_their_own_analysis_unless_the_configuration_allows_it(
+    client, world
+):
+    boss = make_user(world.instance, roles=["ROLE_ADMIN", "ROLE_USER"],
+                     modules=["begcare", "purchaseAnalysis"], all_divisions=True)  # fmt: skip
+    world.analysis.created_by_id = boss.id
+    db.session.flush()
+    token = sign_in(client, boss)
+    page = f"/purchase-analysis/{world.analysis.id}"
+    approve = {"csrf_token": token, "status": "approved"}
+    assert ">Approve<" not in client.get(page).get_data(as_text=True)
+    refused = client.post(f"{page}/status", data=approve)  # straight from draft
+    assert refused.status_code == 422
+    assert "Another person must approve" in page_text(refused)
+    db.session.refresh(world.analysis)
+    assert world.analysis.status == "draft" and world.analysis.decided_by_id is None
+    # Asked for by someone else, made by the boss: still the boss's own.
+    sign_in(client, world.user)
+    ask = {"csrf_token": sign_in(client, world.user), "status": "requested"}
+    assert client.post(f"{page}/status", data=ask).status_code == 302
+    token = sign_in(client, boss)
+    assert client.post(f"{page}/status", data={**approve, "csrf_token": token}).status_code == 422
+    # A second admin approves it.
+    other = make_user(world.instance, roles=["ROLE_ADMIN", "ROLE_USER"],
+                      modules=["purchaseAnalysis"], all_divisions=True)  # fmt: skip
+    token = sign_in(client, other)
+    assert ">Approve<" in client.get(page).get_data(as_text=True)
+    assert client.post(f"{page}/status", data={**approve, "csrf_token": token}).status_code == 302
+    db.session.refresh(world.analysis)
+    assert (world.analysis.status, world.analysis.decided_by_id) == ("approved", other.id)
+
+
+def test_who_asked_for_approval_does_not_approve_it(client, world):
+    boss = make_user(world.instance, roles=["ROLE_ADMIN", "ROLE_USER"],
+                     modules=["purchaseAnalysis"], all_divisions=True)  # fmt: skip
+    token = sign_in(client, boss)
+    status = f"/purchase-analysis/{world.analysis.id}/status"
+    assert client.post(status, data={"csrf_token": token, "status": "requested"}).status_code == 302
+    assert client.post(status, data={"csrf_token": token, "status": "approved"}).status_code == 422
+
+
+def test_the_configuration_lets_one_approve_ones_own_analysis(client, world):
+    boss = make_user(world.instance, roles=["ROLE_ADMIN", "ROLE_USER"],
+                     modules=["purchaseAnalysis"], all_divisions=True)  # fmt: skip
+    world.analysis.created_by_id = boss.id
+    db.session.flush()
+    token = sign_in(client, boss)
+    settings = page_text(client.get("/admin/general/configuration"))
+    assert "own purchase analysis</label>" in settings  # off by default:
+    assert 'name="purchaseAnalysis__allowOwnApproval" type="checkbox" value="y">' in settings
+    form = {"csrf_token": token, "purchaseAnalysis__showApprovalRequestsList": "y",
+            "purchaseAnalysis__allowOwnApproval": "y"}  # fmt: skip
+    assert client.post("/admin/general/configuration", data=form).status_code == 302
+    status = f"/purchase-analysis/{world.analysis.id}/status"
+    assert client.post(status, data={"csrf_token": token, "status": "approved"}).status_code == 302
+    db.session.refresh(world.analysis)
+    assert (world.analysis.status, world.analysis.decided_by_id) == ("approved", boss.id)
