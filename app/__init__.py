@@ -210,12 +210,21 @@ def _psycopg_connection(dialect, connection_record, cargs, cparams):
 
 @event.listens_for(Engine, "begin")
 def _sqlite_begin(connection) -> None:
+    """SQLite: BEGIN IMMEDIATE when `locking.immediate()` asked for it; otherwise no BEGIN yet:
+    the transaction reads in autocommit and takes the write lock at its first write
+    (_sqlite_first_write), so it is never refused the upgrade from reading to writing."""
     if connection.dialect.name == "sqlite":
         from app.core.locking import begin_immediate, begin_statement
 
         write_locked = begin_statement() == "BEGIN IMMEDIATE"
         if write_locked:
             begin_immediate(connection.connection.dbapi_connection)
-        else:
-            connection.exec_driver_sql("BEGIN")
         connection.info["write_locked"] = write_locked
+
+
+@event.listens_for(Engine, "before_cursor_execute")
+def _sqlite_first_write(connection, cursor, statement, parameters, context, executemany) -> None:
+    if connection.dialect.name == "sqlite" and not connection.info.get("write_locked", True):
+        from app.core.locking import lock_before_write
+
+        lock_before_write(connection, cursor.connection, statement)

@@ -10,11 +10,12 @@ rebuilt once at the end with app.preparation.services.recount.
 import csv
 import io
 import re
+import zipfile
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from flask_babel import force_locale
+from flask_babel import force_locale, format_decimal
 from flask_babel import gettext as _
 from sqlalchemy import insert, select
 
@@ -33,7 +34,14 @@ from app.preparation.states import STATES
 ARCHIVED = 9
 DEFAULT_STATE = 2  # incoming, as a vehicle added by hand
 CHUNK = 1000
-MAX_ROWS = 200_000
+# The limits of a file, each named in its refusal (422 on the form). A file is read as a stream
+# and refused at the first row, cell or part beyond them, so even a workbook that declares
+# A1:XFD1048576 or unpacks to gigabytes is answered at once (docs/decisions.md, issue 28).
+MAX_ROWS = 200_000  # rows after the header, empty ones included
+MAX_COLUMNS = 100
+MAX_CELL = 1_000  # characters; the longest value kept is 80
+MAX_UNPACKED_MB = 64  # an XLSX file's parts together, unpacked
+MAX_PART_MB = 16  # any part but the sheets (shared texts, styles ...): read whole, not streamed
 MAX_ERRORS_KEPT = 500
 # Column names the file may use (lower case, spaces and dashes as underscores).
 ALIASES = {
@@ -85,23 +93,36 @@ def read_rows(filename: str, content: bytes) -> list[dict]:
         header = next(raw_rows)
     except StopIteration:
         raise FileRefused(_("The file is empty.")) from None
-    columns = [_header(h) for h in header]
+    columns = [_header(h) for h in _checked(header, 1)]
     if "regno" not in columns and "vin" not in columns:
         raise FileRefused(_("The file needs a column regno or vin in its first row."))
     rows = []
-    for raw in raw_rows:
-        if not any(str(v or "").strip() for v in raw):
-            continue
-        rows.append(
-            {
-                c: ("" if v is None else str(v).strip())
-                for c, v in zip(columns, raw, strict=False)
-                if c
-            }
-        )
-        if len(rows) > MAX_ROWS:
-            raise FileRefused(_("A file may hold at most %(max)s rows.", max=MAX_ROWS))
+    for number, raw in enumerate(raw_rows, start=2):
+        if number > MAX_ROWS + 1:
+            raise FileRefused(
+                _("A file may hold at most %(max)s rows.", max=format_decimal(MAX_ROWS))
+            )
+        values = [("" if v is None else str(v).strip()) for v in _checked(raw, number)]
+        if any(values):
+            rows.append({c: v for c, v in zip(columns, values, strict=False) if c})
     return rows
+
+
+def _checked(raw: list, number: int) -> list:
+    """The row itself, or FileRefused when it is wider or holds a longer cell than allowed."""
+    if len(raw) > MAX_COLUMNS:
+        raise FileRefused(_("A row may hold at most %(max)s columns.", max=MAX_COLUMNS))
+    if any(len(str(v)) > MAX_CELL for v in raw if v is not None):
+        raise FileRefused(_cell_too_long(number))
+    return raw
+
+
+def _cell_too_long(number: int) -> str:
+    return _(
+        "A cell may hold at most %(max)s characters (row %(row)s).",
+        max=format_decimal(MAX_CELL),
+        row=number,
+    )
 
 
 def _csv_rows(content: bytes):
@@ -111,21 +132,51 @@ def _csv_rows(content: bytes):
             break
         except UnicodeDecodeError:
             continue
+    else:
+        raise FileRefused(_("The file is not text in UTF-8 or Windows-1252."))
     sample = text[:4096]
     delimiter = ";" if sample.count(";") > sample.count(",") else ","
-    yield from csv.reader(io.StringIO(text), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        yield from reader
+    except csv.Error:  # a field beyond the csv module's own limit (128 KB)
+        raise FileRefused(_cell_too_long(reader.line_num)) from None
 
 
 def _xlsx_rows(content: bytes):
+    """The first sheet's rows, streamed: the zip's unpacked sizes are checked before anything
+    is parsed, the sheet's declared dimension is not believed (openpyxl's read-only sheet pads
+    every row to it), and each row is only as wide as its last cell, checked by read_rows
+    before the next row is read."""
     from openpyxl import load_workbook
 
     try:
+        archive = zipfile.ZipFile(io.BytesIO(content))
+        parts = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise FileRefused(_("The file is not a readable XLSX workbook.")) from None
+    total = sum(part.file_size for part in parts)
+    whole = (p for p in parts if not p.filename.startswith("xl/worksheets/"))
+    if total > MAX_UNPACKED_MB << 20 or any(p.file_size > MAX_PART_MB << 20 for p in whole):
+        raise FileRefused(
+            _(
+                "An XLSX file may unpack to at most %(total)s MB, and each of its parts but the "
+                "sheets to at most %(part)s MB.",
+                total=MAX_UNPACKED_MB,
+                part=MAX_PART_MB,
+            )
+        )
+    try:
         book = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        sheet = book.active
+        sheet.reset_dimensions()
     except Exception:  # openpyxl raises many kinds for a file that is not a workbook
         raise FileRefused(_("The file is not a readable XLSX workbook.")) from None
     try:
-        for row in book.active.iter_rows(values_only=True):
+        for row in sheet.iter_rows(values_only=True):
             yield [_cell(v) for v in row]
+    except Exception:  # a broken part found while streaming
+        raise FileRefused(_("The file is not a readable XLSX workbook.")) from None
     finally:
         book.close()
 

@@ -1,8 +1,8 @@
 """admin/general/reports: CSV or XLSX exports of the instance's vehicles and adverts for a
 period. CSV streams row by row, so even a large export starts at once and holds little memory;
-XLSX is written in openpyxl's write-only mode."""
+XLSX is written in openpyxl's write-only mode. Every cell goes through app.core.spreadsheet,
+which writes text a spreadsheet program would take for a formula as text."""
 
-import csv
 import io
 from datetime import UTC, datetime, time, timedelta
 
@@ -22,6 +22,7 @@ from app.core import audit, jobs
 from app.core.i18n import babel_name, current_locale
 from app.core.messages import KEYS
 from app.core.models import utcnow
+from app.core.spreadsheet import csv_chunks, xlsx_row
 from app.core.tenancy import activate
 from app.extensions import db
 from app.market.models import Advert
@@ -94,11 +95,7 @@ def _rows(
 
 
 def _csv_bytes(columns, rows) -> bytes:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=";")
-    writer.writerow(columns)
-    writer.writerows(rows)
-    return buffer.getvalue().encode("utf-8-sig")
+    return "".join(csv_chunks(columns, rows)).encode("utf-8")
 
 
 def _xlsx_bytes(name, columns, rows) -> bytes:
@@ -106,11 +103,11 @@ def _xlsx_bytes(name, columns, rows) -> bytes:
 
     book = Workbook(write_only=True)
     sheet = book.create_sheet(name)
-    sheet.append(list(columns))
+    sheet.append(xlsx_row(sheet, columns))
     for count, values in enumerate(rows):
         if count >= XLSX_MAX:
             break
-        sheet.append([v if isinstance(v, int | float | str) else str(v) for v in values])
+        sheet.append(xlsx_row(sheet, values))
     data = io.BytesIO()
     book.save(data)
     return data.getvalue()
@@ -269,22 +266,8 @@ def view():
             mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             headers={"Content-Disposition": f'attachment; filename="{name}.xlsx"'},
         )
-
-    def generate():
-        yield "\ufeff"  # a byte order mark: spreadsheet programs then read UTF-8
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, delimiter=";")
-        writer.writerow(columns)
-        for values in rows:
-            writer.writerow(values)
-            if buffer.tell() > 64_000:
-                yield buffer.getvalue()
-                buffer.seek(0)
-                buffer.truncate()
-        yield buffer.getvalue()
-
     return Response(
-        generate(),
+        csv_chunks(columns, rows),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
     )

@@ -1,8 +1,13 @@
 """Serialise writers on one row: `SELECT ... FOR UPDATE` on PostgreSQL; on SQLite, where
 SQLAlchemy drops FOR UPDATE, the transaction is begun with `BEGIN IMMEDIATE`, which takes the
 database's write lock up front (waiting up to busy_timeout) so no two writers read the same
-state and both write on it."""
+state and both write on it.
 
+Every other SQLite transaction begins lazily: it reads in autocommit and takes the write lock
+just before its first write (lock_before_write), so no transaction is ever refused the upgrade
+from reading to writing."""
+
+import re
 import sqlite3
 import time
 from contextlib import contextmanager, nullcontext
@@ -49,6 +54,33 @@ def begin_immediate(dbapi_connection: sqlite3.Connection) -> None:
             pause = min(pause * 2, _LONGEST_PAUSE)
     finally:
         dbapi_connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
+
+# What a statement does to an SQLite transaction begun lazily (see lock_before_write): these
+# read or end one; anything else writes (INSERT, UPDATE, DELETE, SAVEPOINT, DDL ...), and a
+# statement that is not known to only read is taken for a write (the lock early: safe).
+_READS = frozenset(("SELECT", "PRAGMA", "EXPLAIN", "VALUES"))
+_ENDS = frozenset(("BEGIN", "COMMIT", "END", "ROLLBACK", "RELEASE"))
+_WRITE_WORD = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE)\b", re.IGNORECASE)
+
+
+def lock_before_write(connection, dbapi_connection: sqlite3.Connection, statement: str) -> None:
+    """SQLite: before the first write of a transaction begun without the write lock, take it
+    (BEGIN IMMEDIATE, waiting as begin_immediate does).
+
+    Such a transaction (the begin hook emits no BEGIN for it) reads in autocommit, each
+    statement on the latest commit, as PostgreSQL's READ COMMITTED does. A plain BEGIN would
+    instead pin the first read's snapshot, and its first write after another connection's
+    commit would be refused at once, "database is locked" (SQLITE_BUSY_SNAPSHOT: no wait helps,
+    busy_timeout is not consulted): a sign-in while the scheduler committed answered 500.
+    A transaction that writes now always begins with the write lock, so it can only wait."""
+    if dbapi_connection.in_transaction:  # begun already (IMMEDIATE, or a test's outer BEGIN)
+        return
+    word = statement.lstrip()[:12].split(None, 1)[0].upper() if statement.strip() else ""
+    if word in _READS or word in _ENDS or (word == "WITH" and not _WRITE_WORD.search(statement)):
+        return
+    begin_immediate(dbapi_connection)
+    connection.info["write_locked"] = True
 
 
 def _write_locked(session) -> bool:
