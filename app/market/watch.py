@@ -19,7 +19,7 @@ from flask import url_for
 from sqlalchemy import and_, delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from app.auth.models import User, user_instances
+from app.auth.models import Membership, User
 from app.core import jobs
 from app.core.i18n import user_time_zone
 from app.extensions import db
@@ -219,12 +219,11 @@ def _candidates(advert: Advert) -> list[tuple[SavedSearch, User, InstanceGroup]]
     if not groups:
         return []
     rows = db.session.execute(
-        select(SavedSearch, User)
+        select(SavedSearch, User, Membership)
         .join(User, User.id == SavedSearch.user_id)
         .join(
-            user_instances,
-            (user_instances.c.user_id == User.id)
-            & (user_instances.c.instance_id == SavedSearch.instance_id),
+            Membership,
+            (Membership.user_id == User.id) & (Membership.instance_id == SavedSearch.instance_id),
         )
         .where(
             SavedSearch.instance_id.in_(list(groups)),
@@ -236,8 +235,8 @@ def _candidates(advert: Advert) -> list[tuple[SavedSearch, User, InstanceGroup]]
     ).all()
     return [
         (search, user, groups[search.instance_id])
-        for search, user in rows
-        if "market" in (user.modules or [])
+        for search, user, membership in rows
+        if "market" in (membership.modules or [])  # the module its company granted
     ]
 
 
