@@ -133,12 +133,15 @@ def validation_error(exc: ValidationError, model: type[BaseModel] | None = None)
 
 
 def _refusal(refused: dict, loc: tuple):
-    """The refused_keys entry of a field at `loc`: its own, or its nearest listed parent's."""
-    path = ["*" if isinstance(part, int) else str(part) for part in loc]
-    while path:
-        if (found := refused.get(".".join(path))) is not None:
-            return found
-        path.pop()
+    """The refused_keys entry of a field at `loc` (as written, or with its list indices as
+    `*`): its own, or its nearest listed parent's."""
+    exact = [str(part) for part in loc]
+    starred = ["*" if isinstance(part, int) else str(part) for part in loc]
+    while exact:
+        for path in (exact, starred):
+            if (found := refused.get(".".join(path))) is not None:
+                return found
+        exact, starred = exact[:-1], starred[:-1]
     return None
 
 
