@@ -404,8 +404,12 @@ def openapi_document() -> dict:
         elif op.form is not None:
             content = {"multipart/form-data": {"schema": op.form}}
             item["requestBody"] = {"required": True, "content": content}
-        if op.response is not None and "200" in item["responses"]:
-            item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
+        if op.response is not None:
+            for code in op.success:
+                if code != 204:
+                    item["responses"][str(code)]["content"] = _json(
+                        ref(op.response, "serialization")
+                    )
         if not op.public:
             item["security"] = [{"session": []}]
         if op.public:
