@@ -405,11 +405,9 @@ def openapi_document() -> dict:
             content = {"multipart/form-data": {"schema": op.form}}
             item["requestBody"] = {"required": True, "content": content}
         if op.response is not None:
-            for code in op.success:
-                if code != 204:
-                    item["responses"][str(code)]["content"] = _json(
-                        ref(op.response, "serialization")
-                    )
+            answer = _json(ref(op.response, "serialization"))
+            for code in sorted(set(op.success) - {204}):  # 204: no body
+                item["responses"][str(code)]["content"] = answer
         if not op.public:
             item["security"] = [{"session": []}]
         if op.public:
