@@ -2,11 +2,14 @@
 
 import os
 import secrets
+import tomllib
 from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCE_DIR = ROOT / "instance"
+# The release is pyproject.toml's version: X-Cc-Version and the API document's info.version.
+RELEASE = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 
 def database_url(raw: str | None) -> str:
@@ -34,7 +37,7 @@ def secret_key() -> str:
 
 class Config:
     APP_TITLE = "DealerCare"
-    APP_VERSION = "0.1.0"
+    APP_VERSION = RELEASE
     SECRET_KEY = None  # filled by load()
     SQLALCHEMY_DATABASE_URI = None
     # Pooled connections are checked at checkout by app.core.liveness (a poll of the socket;

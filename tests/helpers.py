@@ -5,6 +5,9 @@ import re
 
 from flask import Flask
 from flask_babel import force_locale
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from app.auth.models import User
 from app.core.messages import message
@@ -57,3 +60,12 @@ def documented(client, method: str, path: str) -> set[int]:
     "/api/dashboard-widgets/{widget_id}"): every status a call answers must be one of them."""
     doc = client.get("/api/openapi.json").get_json()
     return {int(code) for code in doc["paths"][path][method.lower()]["responses"]}
+
+
+def schema_errors(doc: dict, pointer: str, value) -> list[str]:
+    """What the schema at `pointer` (a JSON pointer) of the API document refuses in `value`, its
+    $refs read in the document itself."""
+    resource = Resource(contents=doc, specification=DRAFT202012)
+    registry = Registry().with_resource("urn:doc", resource)
+    validator = Draft202012Validator({"$ref": f"urn:doc#{pointer}"}, registry=registry)
+    return [f"{pointer}: {error.message}" for error in validator.iter_errors(value)]

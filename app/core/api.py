@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, ClassVar, get_args
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, jsonify, request, url_for
 from flask_babel import gettext as _
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 from pydantic.json_schema import GenerateJsonSchema
@@ -318,7 +318,38 @@ def _openapi_path(rule: str) -> str:
     return re.sub(r"<(?:[a-z]+:)?([a-zA-Z_]+)>", r"{\1}", rule)
 
 
-class RequestJsonSchema(GenerateJsonSchema):
+def admits_null(schema: dict) -> bool:
+    """Whether a JSON schema takes null (a `$ref` is not followed: taken as refusing it)."""
+    checks = []
+    if "type" in schema:
+        kind = schema["type"]
+        checks.append(kind == "null" or (isinstance(kind, list) and "null" in kind))
+    if "enum" in schema:
+        checks.append(None in schema["enum"])
+    if "const" in schema:
+        checks.append(schema["const"] is None)
+    for key, join in (("anyOf", any), ("oneOf", any), ("allOf", all)):
+        if key in schema:
+            checks.append(join(admits_null(part) for part in schema[key]))
+    if "$ref" in schema or "not" in schema:
+        checks.append(False)
+    return all(checks)
+
+
+class DocumentJsonSchema(GenerateJsonSchema):
+    """Every schema of the document holds its own default. A field that is optional with None
+    for "not given", whose published schema names only what may be sent (WithJsonSchema), gets
+    no default: pydantic would write `"default": null` beside a type that refuses null, and the
+    document would not be valid OpenAPI (client generators stop there). Absent says the same."""
+
+    def default_schema(self, schema):
+        result = super().default_schema(schema)
+        if "default" in result and result["default"] is None and not admits_null(result):
+            result = {key: value for key, value in result.items() if key != "default"}
+        return result
+
+
+class RequestJsonSchema(DocumentJsonSchema):
     """The published schema of what a call reads says what Schema refuses: text holds no NUL,
     and text that must not be empty must hold more than white space (it is stripped first)."""
 
@@ -341,7 +372,7 @@ def openapi_document() -> dict:
             by_alias=True,
             mode=mode,
             ref_template="#/components/schemas/{model}",
-            schema_generator=RequestJsonSchema if mode == "validation" else GenerateJsonSchema,
+            schema_generator=RequestJsonSchema if mode == "validation" else DocumentJsonSchema,
         )
         components.update(schema.pop("$defs", {}))
         components[model.__name__] = schema
@@ -391,8 +422,10 @@ def openapi_document() -> dict:
         elif op.form is not None:
             content = {"multipart/form-data": {"schema": op.form}}
             item["requestBody"] = {"required": True, "content": content}
-        if op.response is not None and "200" in item["responses"]:
-            item["responses"]["200"]["content"] = _json(ref(op.response, "serialization"))
+        if op.response is not None:
+            answer = _json(ref(op.response, "serialization"))
+            for code in sorted(set(op.success) - {204}):  # 204: no body
+                item["responses"][str(code)]["content"] = answer
         if not op.public:
             item["security"] = [{"session": []}]
         if op.public:
@@ -404,6 +437,8 @@ def openapi_document() -> dict:
             "title": f"{current_app.config['APP_TITLE']} API",
             "version": current_app.config["APP_VERSION"],
         },
+        # The site that serves the document: its paths are the calls' whole paths.
+        "servers": [{"url": url_for("shell.root", _external=True).rstrip("/")}],
         "paths": dict(sorted(paths.items())),
         "components": {
             "schemas": dict(sorted(components.items())),

@@ -5,11 +5,13 @@ import importlib.util
 import json
 import pkgutil
 import re
+from typing import Annotated
 
 import pytest
+from pydantic import WithJsonSchema
 
 import app as app_package
-from app.core.api import OPERATIONS
+from app.core.api import OPERATIONS, DocumentJsonSchema, RequestJsonSchema, Schema
 from tests.conftest import csrf_token
 from tests.factories import PASSWORD, make_user
 from tests.helpers import html_lang, sign_in, translated
@@ -282,6 +284,25 @@ def test_openapi_document_names_every_referenced_schema(client):
     doc = json.loads(raw)
     for name in re.findall(r'"#/components/schemas/([^"]+)"', raw):
         assert name in doc["components"]["schemas"], f"{name} is referenced but not defined"
+
+
+class _Optional(Schema):
+    # Published as what may be sent (WithJsonSchema), optional with None for "not given".
+    sent: Annotated[int | None, WithJsonSchema({"type": "integer", "minimum": 1})] = None
+    nullable: int | None = None
+    counted: int = 3
+
+
+@pytest.mark.parametrize("generator", [DocumentJsonSchema, RequestJsonSchema])
+def test_a_published_default_holds_to_its_own_schema(generator):
+    """Issue 36: `"default": null` beside a type that refuses null is invalid OpenAPI (client
+    generators stop there): such a field is published without a default; a field that takes
+    null, or a default of its type, keeps it."""
+    properties = _Optional.model_json_schema(schema_generator=generator)["properties"]
+    assert properties["sent"] == {"type": "integer", "minimum": 1, "title": "Sent"}
+    assert properties["nullable"]["default"] is None
+    assert {"type": "null"} in properties["nullable"]["anyOf"]
+    assert properties["counted"]["default"] == 3
 
 
 # --- fuzzing: no call answers 500 ----------------------------------------------------------------

@@ -21,7 +21,7 @@ from app.mail.models import EmailMessage
 from app.market.bidding import STATUSES, ensure_link
 from app.market.models import Advert, AdvertBid, AdvertImage, ExchangeRate, MarketLink
 from app.preparation.files import store_file
-from tests.helpers import translated
+from tests.helpers import schema_errors, translated
 from tests.market._bid import (
     BUYER,
     MALMO,
@@ -446,6 +446,28 @@ def test_the_same_request_key_twice_records_one_bid(bidder, ad, buyer_link, csrf
     # A new form (a new key) is a new bid, checked against the raised next bid.
     third = send(bidder, "POST", bid_path(ad, buyer_link), {**body, "requestKey": "next"}, csrf)
     assert third.status_code == 422 and third.json["key"] == "BID_TOO_LOW"
+
+
+def test_every_answer_to_a_bid_holds_to_its_published_schema(bidder, ad, buyer_link, csrf):
+    """Issue 36: a client generated from /api/openapi.json reads a bid's answer through the
+    schema published for it (the view writes its keys itself): a bid placed (201), the same
+    requestKey again and a maximum saved while leading (200)."""
+    doc = bidder.get("/api/openapi.json").get_json()
+    call = doc["paths"]["/api/_public/market-bid/{group_hash}/{advert_hash}/{user_hash}"]["post"]
+    path = bid_path(ad, buyer_link)
+    answers = {}
+    for name, body in (
+        ("placed", {"bid": NEXT_NOK, "requestKey": "s1"}),
+        ("again", {"bid": NEXT_NOK, "requestKey": "s1"}),
+        ("maximum", {"maximum": 400_000, "requestKey": "s2"}),
+    ):
+        answer = send(bidder, "POST", path, body, csrf)
+        answers[name] = answer
+        schema = call["responses"][str(answer.status_code)]["content"]["application/json"]
+        assert schema_errors(doc, schema["schema"]["$ref"][1:], answer.json) == [], name
+    codes = {name: answer.status_code for name, answer in answers.items()}
+    assert codes == {"placed": 201, "again": 200, "maximum": 200}
+    assert answers["maximum"].json["bid"] is None
 
 
 @pytest.mark.parametrize(
