@@ -234,9 +234,6 @@ def remember_choice(response):
 
 
 def init_app(app) -> None:
-    from app.core import formatting
-
-    formatting.install(app)  # gettext without a chain of context lookups per string
     app.after_request(remember_choice)
     register_cli(app)
 
