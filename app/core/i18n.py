@@ -164,7 +164,10 @@ def select_babel_timezone() -> str:
 
 @contextmanager
 def force_time_zone(zone: str | None):
-    """Render in another zone for a while (an e-mail in its recipient's zone)."""
+    """Render in another zone for a while (an e-mail in its recipient's zone). Flask-Babel 4.0
+    has no public way to force a zone, so this sets its private request context's tzinfo:
+    pyproject.toml pins flask-babel <4.1, and tests/account/test_settings.py::
+    test_mails_are_written_in_the_recipients_time_zone breaks if that context changes."""
     from flask_babel import _get_current_context
 
     ctx = _get_current_context()
@@ -234,9 +237,6 @@ def remember_choice(response):
 
 
 def init_app(app) -> None:
-    from app.core import formatting
-
-    formatting.install(app)  # gettext without a chain of context lookups per string
     app.after_request(remember_choice)
     register_cli(app)
 

@@ -7,6 +7,7 @@ from flask import Flask, current_app, g, get_template_attribute, request
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
+from werkzeug.local import LocalProxy
 
 from app.core import roles as R
 from app.core.cache import LRUCache
@@ -174,6 +175,11 @@ def current_shell() -> Shell | None:
 
 
 def init_app(app: Flask) -> None:
+    # Built when a template first reads it, not for every template rendered in a signed-in
+    # request: a mail rendered in its recipient's language (force_locale) has no menus, and
+    # the shell it built would be the page's shell in the mail's language (issue 29).
+    lazy_shell = LocalProxy(current_shell)
+
     @app.context_processor
     def _shell():
-        return {"shell": current_shell()}
+        return {"shell": lazy_shell}

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from flask import g, request, session
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import select
 
 from app.core.cache import LRUCache
-from app.core.i18n import current_locale
 from app.core.models import Country, Division, Instance, Region
 from app.core.roles import ROLE_USER_DIVISION_ADMIN
 from app.extensions import db
@@ -275,7 +275,7 @@ def viewer() -> Viewer | None:
             user.id, user.modified_at, user.session_nonce,
             instance.id if instance else None, instance.menu_version if instance else None,
             (impersonator.id, impersonator.modified_at) if impersonator else None,
-            current_locale(),
+            str(get_locale()),  # the language its texts are made in (a mail's, while one renders)
         )  # fmt: skip
         snapshot = SNAPSHOTS.get(key)
         if snapshot is None:
