@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from wtforms.validators import Regexp
 
 from app.admin.crud import Column, FormRefused, Screen
-from app.admin.fields import choice, flag, many, text
+from app.admin.fields import choice, described, flag, role_sections, text
 from app.admin.users import writer_reach
 from app.auth import privileges as P
 from app.auth.models import Group
@@ -232,12 +232,12 @@ DIVISIONS = Screen(
 
 class GroupForm(FlaskForm):
     name = text(_l("Name"))
-    roles = many(_l("Roles"))
+    roles = described(_l("Roles"))
 
 
 def prepare_group(form, v, row) -> None:
     """A group counts as the roles it carries: only roles the writer may grant are offered."""
-    form.roles.choices = [(r, r) for r in P.offer(writer_reach(v), v.instance.id).roles]
+    form.roles.offer(role_sections(P.offer(writer_reach(v), v.instance.id).roles))
 
 
 def save_group(row: Group, form, v) -> None:
