@@ -68,6 +68,7 @@ def _work_in_url(row: Instance) -> str | None:
 
 INSTANCES = Screen(
     path="global/instances",
+    noun=_l("instance"),
     model=Instance,
     form=InstanceForm,
     columns=(
@@ -127,6 +128,7 @@ def _count(stmt) -> int:
 
 COUNTRIES = Screen(
     path="general/countries",
+    noun=_l("country"),
     model=Country,
     form=CountryForm,
     columns=(
@@ -166,6 +168,7 @@ def save_region(row: Region, form, v) -> None:
 
 REGIONS = Screen(
     path="general/regions",
+    noun=_l("region"),
     model=Region,
     form=RegionForm,
     columns=(Column(_l("Name"), "name"), Column(_l("Country"), lambda r: r.country.name)),
@@ -207,6 +210,7 @@ def save_division(row: Division, form, v) -> None:
 
 DIVISIONS = Screen(
     path="general/divisions",
+    noun=_l("division"),
     model=Division,
     form=DivisionForm,
     columns=(
@@ -253,6 +257,7 @@ def may_change_group(row: Group, v) -> bool:
 
 GROUPS = Screen(
     path="core/groups",
+    noun=_l("group"),
     model=Group,
     form=GroupForm,
     columns=(
