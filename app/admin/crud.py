@@ -282,6 +282,7 @@ def list_view(screen: Screen):
         phrase=phrase,
         can_change=screen.write(v),
         may_change=lambda row: screen.may_change_row(row, v),
+        add_label=_subpage(screen, None),
     )
 
 

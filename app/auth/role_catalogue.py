@@ -176,12 +176,18 @@ def describe(code: str) -> RoleInfo | None:
     if not screens:
         return None
     names, area = _screen_names(screens), screens[0][0]
-    if area == "platform":
+    if not code.endswith("_READ"):  # ROLE_TENANT_TEMPLATE_ENGINE_ADMIN and the like
+        description = _("Reads and changes %(screens)s in the administration.", screens=names)
+    elif area == "platform":
         description = _(
-            "Opens %(screens)s in the platform's administration, for every company.", screens=names
+            "Reads %(screens)s of every company; changing needs the administrator role too.",
+            screens=names,
         )
     else:
-        description = _("Opens %(screens)s in the administration.", screens=names)
+        description = _(
+            "Reads %(screens)s in the administration; changing needs the administrator role.",
+            screens=names,
+        )
     return RoleInfo(code, area, _("Admin screen: %(screens)s", screens=names), description)
 
 
