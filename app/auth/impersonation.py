@@ -72,8 +72,6 @@ def init_app(app: Flask) -> None:
         g.impersonator = impersonator
         # The acting session holds the intersection of both people's reach in the instance it
         # works in: roles here, modules and divisions in app.shell.viewer.
-        reach = privileges.acting_reach(
-            current_user, impersonator, current_user.active_instance_id
-        )
+        reach = privileges.acting_reach(current_user, impersonator, current_user.active_instance_id)
         g.acting_reach = reach
         g.role_ceiling = (reach.roles | reach.platform) - {IS_IMPERSONATOR}
