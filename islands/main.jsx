@@ -5,6 +5,7 @@ import { rememberVersion } from './lib/api.js';
 import { enhanceForms } from './lib/form-guard.js';
 import { loadCatalogue } from './lib/i18n.js';
 import { enhanceMenus } from './lib/menu.js';
+import { enhanceRoleForms } from './lib/role-form.js';
 import { keepScrollersFocusable } from './lib/scrollers.js';
 import { enhanceShell } from './lib/shell.js';
 
@@ -64,6 +65,7 @@ async function start() {
   enhanceMenus(); // first: its cc:new-version listener must run before shell.js's
   enhanceShell();
   enhanceForms();
+  enhanceRoleForms();
   keepScrollersFocusable();
   // The menu tree needs no catalogue (its texts come with its props): hydrate it first.
   const menus = document.getElementById('menu-tree-props')

@@ -76,6 +76,8 @@ class Screen:
     order_by: tuple = ()
     all_instances: bool = False  # rows of every instance (global screens)
     label: Callable = lambda row: getattr(row, "name", None) or str(row.id)  # noqa: E731
+    # What one row is, in the page titles: "Add user", "Edit division Solna" (without it: "Add").
+    noun: object = None
     new: Callable | None = None  # (viewer) -> a new row
     prepare: Callable | None = None  # (form, viewer, row or None): choices and defaults
     load: Callable | None = None  # (form, row): fill an edit form
@@ -291,6 +293,7 @@ def list_view(screen: Screen):
         phrase=phrase,
         can_change=screen.write(v),
         can_change_row=lambda row: screen.may_write_row(v, row),
+        add_label=_subpage(screen, None),
     )
 
 
@@ -317,6 +320,10 @@ def form_view(screen: Screen, row_id: int | None = None):
     if request.method == "GET" and row is not None and screen.load is not None:
         screen.load(form, row)
     refusal = None
+    if request.method == "POST" and request.form.get("redraw"):
+        # A button that only redraws the form as filled in (a preset applied, the codes shown),
+        # so that it works without JavaScript: nothing is saved.
+        return _render(screen, "form.html", form=form, row=row, subpage=_subpage(screen, row))
     if request.method == "POST":
         if form.validate_on_submit():
             created = row is None
@@ -359,9 +366,11 @@ def form_view(screen: Screen, row_id: int | None = None):
 
 
 def _subpage(screen: Screen, row) -> str:
+    if screen.noun is None:
+        return _("Add") if row is None else _("Edit %(name)s", name=screen.label(row))
     if row is None:
-        return _("Add")
-    return _("Edit %(name)s", name=screen.label(row))
+        return _("Add %(thing)s", thing=screen.noun)
+    return _("Edit %(thing)s %(name)s", thing=screen.noun, name=screen.label(row))
 
 
 def delete_view(screen: Screen, row_id: int):

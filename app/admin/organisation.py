@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from wtforms.validators import Regexp
 
 from app.admin.crud import Column, FormRefused, Screen
-from app.admin.fields import choice, flag, many, text
+from app.admin.fields import choice, described, flag, role_sections, text
 from app.admin.users import writer_reach
 from app.auth import privileges as P
 from app.auth.models import Group
@@ -68,6 +68,7 @@ def _work_in_url(row: Instance) -> str | None:
 
 INSTANCES = Screen(
     path="global/instances",
+    noun=_l("instance"),
     model=Instance,
     form=InstanceForm,
     columns=(
@@ -127,6 +128,7 @@ def _count(stmt) -> int:
 
 COUNTRIES = Screen(
     path="general/countries",
+    noun=_l("country"),
     model=Country,
     form=CountryForm,
     columns=(
@@ -166,6 +168,7 @@ def save_region(row: Region, form, v) -> None:
 
 REGIONS = Screen(
     path="general/regions",
+    noun=_l("region"),
     model=Region,
     form=RegionForm,
     columns=(Column(_l("Name"), "name"), Column(_l("Country"), lambda r: r.country.name)),
@@ -207,6 +210,7 @@ def save_division(row: Division, form, v) -> None:
 
 DIVISIONS = Screen(
     path="general/divisions",
+    noun=_l("division"),
     model=Division,
     form=DivisionForm,
     columns=(
@@ -233,12 +237,12 @@ DIVISIONS = Screen(
 
 class GroupForm(FlaskForm):
     name = text(_l("Name"))
-    roles = many(_l("Roles"))
+    roles = described(_l("Roles"))
 
 
 def prepare_group(form, v, row) -> None:
     """A group counts as the roles it carries: only roles the writer may grant are offered."""
-    form.roles.choices = [(r, r) for r in P.offer(writer_reach(v), v.instance.id).roles]
+    form.roles.offer(role_sections(P.offer(writer_reach(v), v.instance.id).roles))
 
 
 def save_group(row: Group, form, v) -> None:
@@ -254,6 +258,7 @@ def may_change_group(v, row: Group) -> bool:
 
 GROUPS = Screen(
     path="core/groups",
+    noun=_l("group"),
     model=Group,
     form=GroupForm,
     columns=(

@@ -46,6 +46,7 @@ class TagForm(FlaskForm):
 
 TAGS = Screen(
     path="general/tags",
+    noun=_l("tag"),
     model=Tag,
     form=TagForm,
     columns=(Column(_l("Name"), "name"), Column(_l("Colour"), "color")),
@@ -69,6 +70,7 @@ def _prepare_holiday(form, v, row) -> None:
 
 HOLIDAYS = Screen(
     path="general/holidays",
+    noun=_l("holiday"),
     model=Holiday,
     form=HolidayForm,
     columns=(
@@ -102,6 +104,7 @@ def _prepare_address(form, v, row) -> None:
 
 ADDRESSES = Screen(
     path="general/address",
+    noun=_l("address"),
     model=Address,
     form=AddressForm,
     columns=(
@@ -183,6 +186,7 @@ def _revoke(row: ApiUser, v) -> None:
 
 API_USERS = Screen(
     path="core/core-api-users",
+    noun=_l("API user"),
     model=ApiUser,
     form=ApiUserForm,
     columns=(
@@ -295,6 +299,7 @@ def preview(row: SettingRow) -> Markup:
 
 TEMPLATE_ENGINE = Screen(
     path="general/template-engine",
+    noun=_l("template"),
     model=SettingRow,
     form=TemplateForm,
     columns=(

@@ -116,6 +116,7 @@ def _save(extras):
 def setting_screen(
     path: str,
     kind: str,
+    noun,
     intro,
     extras: tuple[Extra, ...] = (),
     write=admin_only,
@@ -134,6 +135,7 @@ def setting_screen(
     columns.append(Column(_l("Active"), "active"))
     return Screen(
         path=path,
+        noun=noun,
         model=model,
         form=_form(extras, divisional),
         columns=tuple(columns),
@@ -173,56 +175,56 @@ WEEKDAYS = tuple((str(n), str(n)) for n in range(1, 8))
 
 SETTING_SCREENS = [
     setting_screen(
-        "general/providers", "provider",
+        "general/providers", "provider", _l("data provider"),
         _l("Data providers deliver vehicle data (registration look-up, valuations, adverts) to the instance."),
         (Extra("url", _l("Web address")), Extra("provider", _l("Provider"))),
     ),
     setting_screen(
-        "general/event-engine", "event",
+        "general/event-engine", "event", _l("event rule"),
         _l("Event rules: when something happens to a vehicle, what the system does."),
         (Extra("event", _l("When"), "choice", EVENTS), Extra("action", _l("Then"), "choice", EVENT_ACTIONS),
          Extra("target", _l("Recipient or address"))),
     ),
     setting_screen(
-        "general/seller-users", "seller",
+        "general/seller-users", "seller", _l("seller"),
         _l("Salespeople who sell vehicles but do not sign in; they are chosen on sold vehicles."),
         (Extra("email", _l("E-mail")), Extra("phone", _l("Phone number")), Extra("division", _l("Division"))),
     ),
     setting_screen(
-        "general/booking-calendars", "booking_calendar",
+        "general/booking-calendars", "booking_calendar", _l("booking calendar"),
         _l("Calendars in which customers and staff book times, such as deliveries and test drives."),
         (Extra("slot_minutes", _l("Minutes per booking"), "int", low=5, high=480),
          Extra("division", _l("Division"))),
     ),
     setting_screen(
-        "general/booking-calendar-locations", "booking_location",
+        "general/booking-calendar-locations", "booking_location", _l("booking calendar location"),
         _l("The places a booking calendar books: a delivery bay, a workshop, a showroom."),
         (Extra("calendar", _l("Booking calendar")), Extra("address", _l("Address"))),
     ),
     setting_screen(
-        "general/actions", "action",
+        "general/actions", "action", _l("action"),
         _l("Actions are the buttons users can run on a vehicle, such as ordering a valuation or a transport."),
         (Extra("label", _l("Button text")), Extra("url", _l("Web address"))),
     ),
     setting_screen(
-        "global/properties", "property",
+        "global/properties", "property", _l("property"),
         _l("Vehicle properties shared by every instance (equipment and specification fields)."),
         (Extra("unit", _l("Unit")),), write=_global_write("ENHANCED_PROPERTY"), global_rows=True,
     ),
     setting_screen(
-        "global/categories", "category",
+        "global/categories", "category", _l("category"),
         _l("Categories that group the shared vehicle properties."),
         write=_global_write("ENHANCED_CATEGORIES"), global_rows=True,
     ),
     setting_screen(
-        "global/service-schedule", "service_schedule",
+        "global/service-schedule", "service_schedule", _l("service interval"),
         _l("Service intervals by brand: after how many kilometres or months a vehicle needs a service."),
         (Extra("brand", _l("Brand")), Extra("interval_km", _l("Kilometres"), "int", high=1_000_000),
          Extra("interval_months", _l("Months"), "int", high=240)),
         write=_global_write("SERVICE_SCHEDULE"), global_rows=True,
     ),
     setting_screen(
-        "global/service-schedule/checkup-tasks", "checkup_task",
+        "global/service-schedule/checkup-tasks", "checkup_task", _l("check-up task"),
         _l("The tasks of a check-up, done at every service of the schedule."),
         (Extra("schedule", _l("Service schedule")),),
         write=_global_write("SERVICE_SCHEDULE"), global_rows=True,
@@ -232,17 +234,17 @@ SETTING_SCREENS = [
 for _module in ("begcare", "newcare"):
     SETTING_SCREENS += [
         setting_screen(
-            f"{_module}/rules", f"{_module}.rule",
+            f"{_module}/rules", f"{_module}.rule", _l("rule"),
             _l("Rules move or flag vehicles automatically, for example: parked longer than 30 days gets a warning."),
             (Extra("condition", _l("When")), Extra("effect", _l("Then"))), write=_module_write, divisional=True,
         ),
         setting_screen(
-            f"{_module}/rule-interaction", f"{_module}.interaction",
+            f"{_module}/rule-interaction", f"{_module}.interaction", _l("rule interaction"),
             _l("How rules interact: which rule wins when two apply to the same vehicle."),
             (Extra("priority", _l("Priority"), "int", high=1000),), write=_module_write, divisional=True,
         ),
         setting_screen(
-            f"{_module}/add-wizards", f"{_module}.wizard",
+            f"{_module}/add-wizards", f"{_module}.wizard", _l("add wizard"),
             _l("Add wizards: the steps and fields a user fills in when adding a vehicle."),
             (Extra("steps", _l("Steps")),), write=_module_write, divisional=True,
         ),

@@ -14,10 +14,20 @@ from wtforms import EmailField
 from wtforms.validators import Email, InputRequired, Length
 
 from app.admin.crud import Column, FormRefused, Screen
-from app.admin.fields import choice, flag, many, text
+from app.admin.fields import (
+    Described,
+    PresetField,
+    choice,
+    described,
+    flag,
+    many,
+    role_sections,
+    text,
+)
 from app.auth import privileges as P
 from app.auth.impersonation import may_act_as
 from app.auth.models import MODULES, Group, PasswordResetToken, User, user_divisions, user_instances
+from app.auth.role_catalogue import PRESETS, Preset, name_of
 from app.auth.services import _token_hash, normalise_email
 from app.core import roles as R
 from app.core.i18n import DEFAULT_LOCALE, LOCALES
@@ -73,9 +83,14 @@ class UserForm(FlaskForm):
     lastname = text(_l("Last name"))
     phone_number = text(_l("Phone number"), 40, required=False)
     language = choice(_l("Language"))
+    preset = PresetField(
+        _l("Start from a preset"),
+        description=_l("Fills the modules, roles and divisions below; adjust them before saving."),
+        validate_choice=False,
+    )
     modules = many(_l("Modules"))
-    groups = many(_l("Groups"), coerce=int, hint=_l("Each group adds its set of roles."))
-    roles = many(_l("Roles"))
+    groups = described(_l("Groups"), coerce=int, hint=_l("Each group adds its set of roles."))
+    roles = described(_l("Roles"))
     all_divisions = flag(_l("All divisions"), _l("Sees every division of the instance."))
     divisions = many(_l("Divisions"), coerce=int)
     is_global = flag(_l("Global user"), _l("Works across instances: no dashboard or lists."))
@@ -97,8 +112,11 @@ def prepare_user(form: UserForm, v: Viewer, row: User | None) -> None:
     offer = P.offer(writer, instance_id)
     form.language.choices = [(tag, name) for tag, name in LOCALES.items()]
     form.modules.choices = [(m, str(MODULE_NAMES[m])) for m in offer.modules]
-    form.roles.choices = [(r, r) for r in (*offer.roles, *offer.platform)]
-    form.groups.choices = [(grp.id, grp.name) for grp in offer.groups]
+    form.roles.offer(role_sections((*offer.roles, *offer.platform)))
+    form.groups.offer([("", [group_choice(grp) for grp in offer.groups])])
+    presets = [p for p in PRESETS if p.within(offer.roles, offer.modules, offer.all_divisions)]
+    form.preset.choices = [("", _("None")), *((p.key, str(p.title)) for p in presets)]
+    form.preset.values = {p.key: preset_values(p, offer) for p in presets}
     form.divisions.choices = [(d.id, d.name) for d in offer.divisions]
     if not offer.all_divisions:
         del form.all_divisions
@@ -121,6 +139,34 @@ def prepare_user(form: UserForm, v: Viewer, row: User | None) -> None:
             form.all_divisions.data = bool(membership and membership.all_divisions)
         form.groups.data = [grp.id for grp in row.groups if grp.instance_id == instance_id]
         form.divisions.data = [d.id for d in row.divisions if d.instance_id == instance_id]
+    if request.form.get("redraw") == "preset" and form.preset.data in form.preset.values:
+        apply_preset(form, form.preset.values[form.preset.data])
+
+
+def group_choice(grp: Group) -> Described:
+    """A group by its name, with the readable names of the roles it carries."""
+    return Described(grp.id, grp.name, ", ".join(name_of(r) for r in grp.roles or []))
+
+
+def preset_values(preset: Preset, offer: P.Offer) -> dict:
+    """What a preset fills in the form of a writer with this offer (every part of it offered):
+    its modules and roles, every division when it asks for them, and a writer's only division."""
+    return {
+        "modules": list(preset.modules),
+        "roles": list(preset.roles),
+        "all_divisions": preset.all_divisions and offer.all_divisions,
+        "divisions": [offer.divisions[0].id] if len(offer.divisions) == 1 else None,
+    }
+
+
+def apply_preset(form: UserForm, values: dict) -> None:
+    """Fill the form from a preset (islands/lib/role-form.js does the same in the browser)."""
+    form.modules.data = list(values["modules"])
+    form.roles.data = list(values["roles"])
+    if "all_divisions" in form:
+        form.all_divisions.data = values["all_divisions"]
+    if values["divisions"] is not None:
+        form.divisions.data = list(values["divisions"])
 
 
 def save_user(row: User, form: UserForm, v: Viewer) -> None:
@@ -341,7 +387,8 @@ def user_screen(path: str, scope, write, intro, columns=USER_COLUMNS) -> Screen:
         write=write,
         scope=scope,
         order_by=(User.email,),
-        label=lambda u: u.email,
+        label=lambda u: u.full_name or u.email,
+        noun=_l("user"),
         prepare=prepare_user,
         save=save_user,
         after_save=after_user_save,

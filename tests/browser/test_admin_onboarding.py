@@ -104,7 +104,7 @@ def test_first_admin_onboards_a_dealer_group(live_server, page, tmp_path):
 
     # The dealer group (an instance), then work in it.
     page.goto("/admin/global/instances")
-    page.get_by_role("link", name="Add").click()
+    page.get_by_role("link", name="Add instance").click()
     page.get_by_label("Company name").fill("Nordic Cars AB")
     save(page)
     page.get_by_role("button", name="Work in it Nordic Cars AB").click()
@@ -133,8 +133,8 @@ def test_first_admin_onboards_a_dealer_group(live_server, page, tmp_path):
         page.get_by_label("E-mail").fill(email)
         page.get_by_label("First name").fill(first)
         page.get_by_label("Last name").fill(last)
-        page.get_by_label("Used vehicles").check()
-        page.get_by_label("ROLE_USER", exact=True).check()
+        page.get_by_label("Used vehicles", exact=True).check()
+        page.get_by_label("Staff member", exact=True).check()
         page.get_by_label(divisions[0]).check()
         page.get_by_label(divisions[1]).check()
         save(page)
