@@ -42,8 +42,8 @@ LOCATION_SCREENS = {
         "kind": "parking",
         "column": _l("Parking location"),
         "add": _l("Add parking location"),
-        "new": _l("New parking location"),
-        "edit": _l("Edit parking location"),
+        "new": _l("Add parking location"),
+        "edit": _l("Edit parking location %(name)s"),
         "delete": _l("Delete parking location"),
         "saved": _l("The parking location is saved."),
         "deleted": _l("The parking location is deleted."),
@@ -53,8 +53,8 @@ LOCATION_SCREENS = {
         "kind": "key",
         "column": _l("Key location"),
         "add": _l("Add key location"),
-        "new": _l("New key location"),
-        "edit": _l("Edit key location"),
+        "new": _l("Add key location"),
+        "edit": _l("Edit key location %(name)s"),
         "delete": _l("Delete key location"),
         "saved": _l("The key location is saved."),
         "deleted": _l("The key location is deleted."),
@@ -64,8 +64,8 @@ LOCATION_SCREENS = {
         "kind": "delivery",
         "column": _l("Delivery location"),
         "add": _l("Add delivery location"),
-        "new": _l("New delivery location"),
-        "edit": _l("Edit delivery location"),
+        "new": _l("Add delivery location"),
+        "edit": _l("Edit delivery location %(name)s"),
         "delete": _l("Delete delivery location"),
         "saved": _l("The delivery location is saved."),
         "deleted": _l("The delivery location is deleted."),
@@ -271,7 +271,7 @@ def admin_state_button_form(module: str, v: Viewer, button):
             title=form.title.data, ordering=form.ordering.data, division_id=form.division_id.data,
         ),
         saved=_("The state button is saved."),
-        heading=_("Edit state button") if button else _("New state button"),
+        heading=_("Edit state button %(name)s", name=button.title) if button else _("Add state button"),
     )  # fmt: skip
 
 
@@ -307,7 +307,7 @@ def admin_station_group_form(module: str, v: Viewer, group):
             module, group, name=form.name.data, division_id=form.division_id.data
         ),
         saved=_("The station group is saved."),
-        heading=_("Edit station group") if group else _("New station group"),
+        heading=_("Edit station group %(name)s", name=group.name) if group else _("Add station group"),
     )  # fmt: skip
 
 
@@ -356,7 +356,7 @@ def admin_station_form(module: str, v: Viewer, station):
             division_id=form.division_id.data,
         ),
         saved=_("The station is saved."),
-        heading=_("Edit station") if station else _("New station"),
+        heading=_("Edit station %(name)s", name=station.name) if station else _("Add station"),
     )  # fmt: skip
 
 
@@ -410,7 +410,7 @@ def admin_station_package_form(module: str, v: Viewer, package):
             division_id=form.division_id.data,
         ),
         saved=_("The station package is saved."),
-        heading=_("Edit station package") if package else _("New station package"),
+        heading=_("Edit station package %(name)s", name=package.name) if package else _("Add station package"),
         template="preparation/admin/package_form.html", has_stations=bool(module_stations),
     )  # fmt: skip
 
@@ -475,7 +475,9 @@ def admin_location_form(module: str, slug: str, item_id: int | None = None):
             module, kind, location, name=form.name.data, division_id=form.division_id.data,
             division_ids=_division_ids(v),
         ),
-        saved=str(texts["saved"]), heading=str(texts["edit"] if location else texts["new"]),
+        saved=str(texts["saved"]), heading=(
+            texts["edit"] % {"name": location.name} if location else str(texts["new"])
+        ),
     )  # fmt: skip
 
 

@@ -644,7 +644,7 @@ def test_the_admin_menu_marks_the_screen_and_keeps_the_breadcrumb(as_demo):
     assert "begcare.items" not in nav  # the admin area replaces the main menu
     crumbs = html.split('class="breadcrumb"', 1)[1].split("</ol>", 1)[0]
     assert '<a href="/admin/newcare/stations">Stations</a>' in crumbs
-    assert '<span aria-current="page">New station</span>' in crumbs
+    assert '<span aria-current="page">Add station</span>' in crumbs
 
 
 def test_module_administration_leads_to_the_modules_admin_screens(as_demo):
