@@ -18,6 +18,7 @@ from sqlalchemy.orm import scoped_session, sessionmaker
 
 from app import create_app
 from app.extensions import db
+from tests.processes import pytest_configure, pytest_unconfigure  # noqa: F401 - the hooks
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("REDIS_URL")
