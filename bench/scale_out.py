@@ -17,6 +17,7 @@ else running bound what a second node can add: the ratio is reported as measured
 """
 
 import argparse
+import atexit
 import os
 import re
 import shutil
@@ -75,11 +76,12 @@ def main() -> int:
     # stopped by the next run or test session (tests/processes.py).
     processes.clean_leftovers()
     processes.stop_on_signals()
+    atexit.register(processes.stop_all)  # also when the tidy stop below fails half-way
     shared_port = processes.free_port()
     own_ports = [processes.free_port() for _ in range(args.nodes)]
     logs = Path(tempfile.mkdtemp(prefix="dc-scale-out-"))
     redis, pg = servers.PrivateRedis(logs), servers.PrivatePostgres()
-    started: list[servers.Process] = []
+    launched: list[servers.Process] = []
     try:
         redis.start()
         pg.start()
@@ -89,13 +91,13 @@ def main() -> int:
         names = [f"node-{n + 1}" for n in range(args.nodes)]
         started = time.monotonic()
         for name, port in zip(names, own_ports, strict=False):
-            started.append(
+            launched.append(
                 servers.gunicorn_node(
                     name, [port, shared_port], env, logs, workers=args.web, reuse_port=True
                 )
             )
         for n in range(args.workers):
-            started.append(servers.rq_worker(f"worker-{n + 1}", env, logs))
+            launched.append(servers.rq_worker(f"worker-{n + 1}", env, logs))
         print(
             f"{args.nodes} nodes x {args.web} web process(es) on 127.0.0.1:{shared_port} "
             f"(own ports {', '.join(map(str, own_ports[: args.nodes]))}), {args.workers} RQ "
@@ -146,7 +148,7 @@ def main() -> int:
             )
         return 0
     finally:
-        servers.Process.stop_all(started)
+        servers.Process.stop_all(launched)
         redis.stop()
         pg.destroy()
         processes.stop_all()
