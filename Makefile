@@ -8,7 +8,7 @@ MO := $(PO:.po=.mo)
 ISLAND_SOURCES := $(shell find islands -type f -not -path 'islands/tests/*' 2>/dev/null)
 LOCALES := sv_SE nb_NO fi_FI da_DK en_GB de_DE nl_NL
 
-.PHONY: help run test fuzz faults scale-out a11y check lint format build setup db demo i18n-extract i18n-update i18n-check worker clean
+.PHONY: help run test lighthouse fuzz faults scale-out a11y check lint format build setup db demo i18n-extract i18n-update i18n-check worker clean
 
 help: ## Show the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -52,6 +52,9 @@ test: setup check ## Lint, drift and catalogue checks, then the whole test suite
 	npm test --silent
 	.venv/bin/pytest $(PYTEST_ARGS)
 
+lighthouse: setup ## The timed gates make test leaves out: Lighthouse's scores, paint times
+	.venv/bin/pytest tests/browser --timed -m timed $(PYTEST_ARGS)
+
 fuzz: setup ## The fuzzing gate at length: schemathesis with FUZZ_EXAMPLES (default 100) per call
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} .venv/bin/pytest tests/gates/test_fuzz.py -p no:cacheprovider $(PYTEST_ARGS)
 
@@ -62,7 +65,7 @@ scale-out: setup ## N gunicorn nodes + M RQ workers on one address: cross-node c
 	$(PY) bench/scale_out.py $(SCALE_OUT_ARGS)
 
 a11y: setup ## The accessibility and budget gates over every page of every demo user (longer)
-	A11Y_FULL=1 .venv/bin/pytest tests/browser/test_a11y.py tests/browser/test_budgets.py $(PYTEST_ARGS)
+	A11Y_FULL=1 .venv/bin/pytest tests/browser/test_a11y.py tests/browser/test_budgets.py --timed $(PYTEST_ARGS)
 
 check: lint i18n-check ## ruff lint + format check and the catalogue check
 

@@ -17,6 +17,7 @@ else running bound what a second node can add: the ratio is reported as measured
 """
 
 import argparse
+import atexit
 import os
 import re
 import shutil
@@ -31,10 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import load  # noqa: E402
+from tests import processes  # noqa: E402
 from tests.faults import scale, servers  # noqa: E402
 
-REDIS_PORT, PG_PORT, SHARED_PORT = 5301, 5302, 5305
-OWN_PORTS = (5303, 5304, 5306, 5307, 5308, 5309)
+MAX_NODES = 6
 SECRET = "scale-out-shared-secret"
 
 
@@ -70,11 +71,17 @@ def main() -> int:
     if why := servers.missing():
         print(f"scale-out: {why}")
         return 1
-    assert 1 <= args.nodes <= len(OWN_PORTS)
-
+    assert 1 <= args.nodes <= MAX_NODES
+    # Servers on free ports, stopped however this ends (SIGTERM too); a killed run's are
+    # stopped by the next run or test session (tests/processes.py).
+    processes.clean_leftovers()
+    processes.stop_on_signals()
+    atexit.register(processes.stop_all)  # also when the tidy stop below fails half-way
+    shared_port = processes.free_port()
+    own_ports = [processes.free_port() for _ in range(args.nodes)]
     logs = Path(tempfile.mkdtemp(prefix="dc-scale-out-"))
-    redis, pg = servers.PrivateRedis(REDIS_PORT, logs), servers.PrivatePostgres(PG_PORT)
-    processes: list[servers.Process] = []
+    redis, pg = servers.PrivateRedis(logs), servers.PrivatePostgres()
+    launched: list[servers.Process] = []
     try:
         redis.start()
         pg.start()
@@ -83,22 +90,22 @@ def main() -> int:
         env = servers.app_env(pg.url, redis.url, SECRET, PUBLIC_RATE_LIMIT="20/3600")
         names = [f"node-{n + 1}" for n in range(args.nodes)]
         started = time.monotonic()
-        for name, port in zip(names, OWN_PORTS, strict=False):
-            processes.append(
+        for name, port in zip(names, own_ports, strict=False):
+            launched.append(
                 servers.gunicorn_node(
-                    name, [port, SHARED_PORT], env, logs, workers=args.web, reuse_port=True
+                    name, [port, shared_port], env, logs, workers=args.web, reuse_port=True
                 )
             )
         for n in range(args.workers):
-            processes.append(servers.rq_worker(f"worker-{n + 1}", env, logs))
+            launched.append(servers.rq_worker(f"worker-{n + 1}", env, logs))
         print(
-            f"{args.nodes} nodes x {args.web} web process(es) on 127.0.0.1:{SHARED_PORT} "
-            f"(own ports {', '.join(map(str, OWN_PORTS[: args.nodes]))}), {args.workers} RQ "
-            f"worker(s); PostgreSQL :{PG_PORT}, Redis :{REDIS_PORT}; up in "
+            f"{args.nodes} nodes x {args.web} web process(es) on 127.0.0.1:{shared_port} "
+            f"(own ports {', '.join(map(str, own_ports[: args.nodes]))}), {args.workers} RQ "
+            f"worker(s); PostgreSQL :{pg.port}, Redis :{redis.port}; up in "
             f"{time.monotonic() - started:.1f} s; logs in {logs}"
         )
 
-        cluster = scale.Cluster(dict(zip(names, OWN_PORTS, strict=False)), SHARED_PORT)
+        cluster = scale.Cluster(dict(zip(names, own_ports, strict=False)), shared_port)
         print("\ncross-node checks")
         if args.nodes > 1:
             seen = scale.check_one_address_reaches_every_node(cluster, 40)
@@ -126,13 +133,13 @@ def main() -> int:
             f"{args.seconds:g} s on the shared address), {args.clients} connections, "
             f"{'wrk' if shutil.which('wrk') else 'Python threads'}; {os.cpu_count()} cores"
         )
-        cookie = servers.sign_in(OWN_PORTS[0], servers.SELLER)
+        cookie = servers.sign_in(own_ports[0], servers.SELLER)
         for label, path, jar in (("/login (public)", "/login", None),
                                  ("/begcare (signed in)", "/begcare", cookie)):  # fmt: skip
             one, every = [], []
             for _ in range(args.rounds):
-                one.append(rate(OWN_PORTS[0], path, jar, args.seconds, args.clients))
-                every.append(rate(SHARED_PORT, path, jar, args.seconds, args.clients))
+                one.append(rate(own_ports[0], path, jar, args.seconds, args.clients))
+                every.append(rate(shared_port, path, jar, args.seconds, args.clients))
             a, b = statistics.median(one), statistics.median(every)
             print(
                 f"  {label:22s} 1 node {a:7.1f} req/s   {args.nodes} nodes {b:7.1f} req/s   "
@@ -141,9 +148,10 @@ def main() -> int:
             )
         return 0
     finally:
-        servers.Process.stop_all(processes)
+        servers.Process.stop_all(launched)
         redis.stop()
         pg.destroy()
+        processes.stop_all()
 
 
 if __name__ == "__main__":

@@ -18,9 +18,30 @@ from sqlalchemy.orm import scoped_session, sessionmaker
 
 from app import create_app
 from app.extensions import db
+from tests.processes import pytest_configure, pytest_unconfigure  # noqa: F401 - the hooks
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 REDIS_URL = os.environ.get("REDIS_URL")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--timed",
+        action="store_true",
+        help="also run the tests marked timed, which pass or fail on wall-clock time "
+        "(`make lighthouse`); `make test` leaves them out",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Nothing in a plain run passes or fails on wall-clock time: the tests marked `timed`
+    (Lighthouse's scores, paint times) are left out unless --timed is given."""
+    if config.getoption("--timed"):
+        return
+    timed = [item for item in items if item.get_closest_marker("timed")]
+    if timed:
+        config.hook.pytest_deselected(items=timed)
+        items[:] = [item for item in items if not item.get_closest_marker("timed")]
 
 
 def _engine(url: str):

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from flask import g, request, template_rendered
 
-from tests.browser.conftest import DESKTOP, MOBILE
+from tests.browser.conftest import DESKTOP, MOBILE, STATE_TIMEOUT_MS
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -116,7 +116,7 @@ class Walker:
         self.context = browser.new_context(
             base_url=base_url, locale="en-GB", service_workers="block", viewport=DESKTOP
         )
-        self.context.set_default_timeout(20_000)
+        self.context.set_default_timeout(STATE_TIMEOUT_MS)
         if init_script:
             self.context.add_init_script(init_script)
         self.context.add_init_script(SETTLE_JS)

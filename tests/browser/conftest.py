@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 from werkzeug.serving import WSGIRequestHandler, make_server
 
 from app.extensions import db
@@ -33,6 +34,12 @@ MISSING = (
     f"browser tests skipped: Chromium not found at {CHROMIUM}; "
     "install it with `apt-get install chromium` (REQUIRE_BROWSER=1 turns this into a failure)"
 )
+# Every wait is for a state (a locator visible, a URL, a response); this is only how long a
+# state that never comes is waited for before the test fails. A busy machine (two cores shared
+# with other runs) can take seconds to serve and paint a page, so it is long: a wait that ends
+# ends as soon as its state holds, and a test's result never depends on how fast the page was.
+STATE_TIMEOUT_MS = 30_000
+expect.set_options(timeout=STATE_TIMEOUT_MS)
 DESKTOP = {"width": 1280, "height": 800}
 MOBILE = {"width": 375, "height": 740}
 WIDTHS = {"1280": DESKTOP, "375": MOBILE}
@@ -120,6 +127,16 @@ def serving(app: Flask):
             db.engine.dispose()
 
 
+def eventually(page, check, what: str) -> None:
+    """Wait for `check()` (a state the test reads on its side, e.g. requests the page made) to
+    hold, as Playwright's own waits do: polling, up to STATE_TIMEOUT_MS."""
+    for _ in range(STATE_TIMEOUT_MS // 50):
+        if check():
+            return
+        page.wait_for_timeout(50)
+    assert check(), f"{what}: not within {STATE_TIMEOUT_MS // 1000} s"
+
+
 # --- Chromium --------------------------------------------------------------------------------
 
 
@@ -151,7 +168,7 @@ def new_page(live_server, browser):  # in this order: Chromium closes before the
         context = browser.new_context(
             base_url=live_server.url, locale=locale, viewport=viewport, service_workers="block"
         )
-        context.set_default_timeout(5_000)
+        context.set_default_timeout(STATE_TIMEOUT_MS)
         if quiet:  # system messages and ranking summaries already seen (tests/browser/dialogs.py)
             context.add_init_script(quiet_dialogs_script(live_server.app))
         contexts.append(context)

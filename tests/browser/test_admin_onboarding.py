@@ -91,7 +91,6 @@ def vehicles_csv(path, divisions) -> None:
 
 def test_first_admin_onboards_a_dealer_group(live_server, page, tmp_path):
     app, url = live_server.app, live_server.url
-    page.set_default_timeout(10_000)
     runner = app.test_cli_runner(env={"PUBLIC_URL": url})
     result = runner.invoke(args=["create-admin", ADMIN])
     assert result.exit_code == 0, result.output

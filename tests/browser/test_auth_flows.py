@@ -232,7 +232,7 @@ def test_reset_password_keeps_what_was_typed_after_a_mismatch(page, live_server,
     page.get_by_label("Verify password").fill("Better-pass-3")
     page.get_by_role("button", name="Save new password").click()
     expect(page.locator("#verify_password-error")).to_be_visible()
-    expect(page.get_by_label("New password")).to_have_value("Better-pass-2", timeout=1_000)
+    expect(page.get_by_label("New password")).to_have_value("Better-pass-2")
 
 
 # --- the login modal -------------------------------------------------------------------------

@@ -7,6 +7,9 @@ dashboard pages 250 KB, public pages 80 KB (React 19 with ReactDOM is 67.7 KB gz
 the page's own code: issue 17's bid-page budget). The sign-in pages carry the staff
 shell's script on purpose (they register the service worker that pre-caches it), so they are held
 to the staff limit. CSS: one stylesheet for every page, at most 20 KB.
+
+The byte budgets are in `make test`; Lighthouse's scores (performance is timed) only in
+`make lighthouse` (the `timed` marker, tests/conftest.py).
 """
 
 import json
@@ -169,6 +172,7 @@ def below(result: dict) -> list[str]:
     ]
 
 
+@pytest.mark.timed  # Lighthouse's performance score is measured in time: `make lighthouse`
 def test_lighthouse_scores_of_the_bid_page_the_quick_test_and_a_state_list(
     live_server, returning_seller
 ):

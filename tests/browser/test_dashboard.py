@@ -15,6 +15,7 @@ from app.dashboard.models import DashboardWidget
 from app.demo import DEMO_PASSWORD
 from app.extensions import db
 from app.preparation.models import CustomListSeen
+from tests.browser.conftest import eventually
 
 pytestmark = pytest.mark.browser
 WIDTHS = pytest.mark.parametrize("viewport", ["1280", "375"], indirect=True)
@@ -164,11 +165,9 @@ def test_a_widget_reloads_every_auto_update_seconds(page, live_server, seller):
     expect(page.locator(f'.widget-card[data-widget-id="{widget_id}"]')).to_have_attribute(
         "aria-busy", "false"
     )
-    page.wait_for_timeout(200)
-    assert len(loads) == 2
+    eventually(page, lambda: len(loads) == 2, "the widget reloads once its time has come")
     page.clock.run_for(seconds * 1000)
-    page.wait_for_timeout(200)
-    assert len(loads) == 3
+    eventually(page, lambda: len(loads) == 3, "and again after as long again")
     expect(page.locator(f'.widget-card[data-widget-id="{widget_id}"] [data-testid="widget-value"]')).to_be_visible()  # fmt: skip
 
 

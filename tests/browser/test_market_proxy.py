@@ -74,8 +74,10 @@ def test_a_maximum_outbids_the_other_buyer_within_the_same_second(live_server, n
     # Fjordauto bids 195 000 NOK (190 429 SEK): Malmö's maximum answers at once.
     fjord = phone(new_page, paths["fjord"])
     fjord.get_by_label("Your bid in NOK").fill("195000")
+    clicked = utcnow()
     fjord.get_by_role("button", name="Place bid").click()
     expect(fjord.locator(".bid-result")).to_contain_text("you have been outbid")
+    shown = utcnow()
     expect(fjord.locator(".bid-leading")).to_have_count(0)
     history = fjord.locator(".bid-history tbody tr")
     expect(history).to_have_count(3)
@@ -93,11 +95,12 @@ def test_a_maximum_outbids_the_other_buyer_within_the_same_second(live_server, n
         ("NOK", 190_429, False),
         ("SEK", 191_429, True),
     ]
-    assert bids[2].created_at - bids[1].created_at < timedelta(seconds=1)
+    # The automatic answer is made within the call of the bid it answers.
+    assert clicked <= bids[1].created_at <= bids[2].created_at <= shown
     assert advert.highest_bid == 191_429
 
     # Malmö's open page learns of the new bids by itself (the state poll) and still leads.
-    expect(malmo.locator(".bid-history tbody tr")).to_have_count(3, timeout=20_000)
+    expect(malmo.locator(".bid-history tbody tr")).to_have_count(3)
     expect(malmo.locator(".bid-leading")).to_be_visible()
 
 
@@ -109,18 +112,22 @@ def test_a_bid_in_the_last_two_minutes_moves_the_end_on_both_phones(live_server,
     before = ends.get_attribute("datetime")
     expect(fjord.locator(".bid-soft-close")).to_contain_text("last 120 seconds")
 
+    clicked = utcnow()
     malmo.get_by_role("button", name="Place bid").click()  # the next bid, prefilled
     expect(malmo.locator(".bid-result")).to_contain_text("Your bid has been sent")
+    shown = utcnow()
     advert, _bids = rows(live_server, paths["id"])
     moved = advert.ends_at.isoformat()
     assert moved != before
-    assert timedelta(seconds=110) < advert.ends_at - utcnow() <= timedelta(seconds=120)
+    # Two minutes after the bid, whenever between the click and its answer it was taken.
+    two = timedelta(seconds=120)
+    assert clicked + two <= advert.ends_at <= shown + two
     expect(malmo.locator(".bid-advert time[data-local-time]")).to_have_attribute("datetime", moved)
 
     # The other phone shows the new end without a reload (polled every 3 s this close).
-    expect(ends).to_have_attribute("datetime", moved, timeout=10_000)
+    expect(ends).to_have_attribute("datetime", moved)
     expect(fjord.locator("[data-ends-moved]")).to_be_visible()
-    expect(fjord.locator(".bid-history tbody tr")).to_have_count(1, timeout=10_000)
+    expect(fjord.locator(".bid-history tbody tr")).to_have_count(1)
     snap(fjord, "market-bid-soft-close")
 
 

@@ -66,7 +66,7 @@ def open_print(live_server, new_page, locale: str, language: str):
     page = new_page(locale=locale)
     sign_in(page, "seller@demo.test")  # the sign-in page in English (the context's locale)
     page.goto(f"{demo_link(live_server)}?language={language}")
-    expect(page.locator("body")).to_have_attribute("data-ready", "true", timeout=15_000)
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
     return page
 
 
@@ -136,5 +136,5 @@ def test_the_module_pages_at_desktop_and_phone_width(live_server, new_page, snap
     expect(page.get_by_label("Registration number")).to_be_visible()
     snap(page, "purchase-create")
     page.goto(f"{demo_link(live_server)}?language=sv")
-    expect(page.locator("body")).to_have_attribute("data-ready", "true", timeout=15_000)
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
     snap(page, "purchase-print")

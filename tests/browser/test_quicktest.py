@@ -95,7 +95,7 @@ def test_the_seller_fills_in_a_quick_test_on_a_phone(new_page, live_server, clea
     expect(page.get_by_text("No connection.")).to_be_visible()
     expect(page.get_by_text("Step 2 of 4")).to_be_visible()
     page.context.set_offline(False)
-    expect(page.get_by_text("Saved").first).to_be_visible(timeout=10_000)
+    expect(page.get_by_text("Saved").first).to_be_visible()
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_text("Step 3 of 4")).to_be_visible()
     page.get_by_label("Mätarställning (km)").fill("48200")
@@ -206,4 +206,4 @@ def test_save_as_pdf_makes_the_pdf_in_the_browser_and_closes_the_window(new_page
     width, height = (float(v) for v in re.findall(r"[\d.]+", info["Page size"])[:2])
     assert (round(width), round(height)) == A4_POINTS
     assert test.identifier in pdf_text(target) or int(info["Pages"]) >= 1
-    preview.wait_for_event("close", timeout=5_000)  # closes itself 1 s after saving
+    preview.wait_for_event("close")  # closes itself 1 s after saving

@@ -2,6 +2,7 @@
 CI has one): they skip without it."""
 
 import os
+import time
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -38,10 +39,20 @@ def pg_elsewhere():
 @pytest.fixture
 def end_backend(pg_elsewhere):
     """end_backend(pid): end a server process from another connection, as a restart or an
-    administrator would."""
+    administrator would, and return once it has ended (it has sent its goodbye and left the
+    server's list of backends: a state, not a pause of some length)."""
 
     def end(pid: int) -> bool:
         with pg_elsewhere.connect() as connection:
-            return connection.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            ended = connection.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        while ended:
+            with pg_elsewhere.connect() as connection:
+                listed = connection.scalar(
+                    text("SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"), {"pid": pid}
+                )
+            if not listed:
+                break
+            time.sleep(0.05)
+        return ended
 
     return end

@@ -1,7 +1,8 @@
 """The fault and scale-out gates: real servers of their own, stopped, restarted and killed.
 
-A private Redis and a private PostgreSQL cluster (tests/faults/servers.py) on ports 5301-5302,
-gunicorn nodes on 5303-5306; the shared servers of the rest of the suite are never touched.
+A private Redis and a private PostgreSQL cluster (tests/faults/servers.py) and gunicorn nodes, on
+ports chosen free when each starts, stopped when the run ends however it ends
+(tests/processes.py); the shared servers of the rest of the suite are never touched.
 Without redis-server or PostgreSQL's binaries the gates are skipped with one line, except in CI
 (CI or REQUIRE_BROWSER set), where that is a failure.
 """
@@ -14,9 +15,6 @@ import pytest
 
 from tests.faults import servers
 
-REDIS_PORT, PG_PORT = 5301, 5302
-NODE_PORTS = (5303, 5304)  # each node's own address
-SHARED_PORT = 5305  # one address for every node (--reuse-port)
 SECRET = "faults-gate-secret"
 SELLER, ADMIN = servers.SELLER, servers.ADMIN
 
@@ -43,8 +41,8 @@ class Stack:
 
     def __init__(self, log_dir: Path):
         self.log_dir = log_dir
-        self.redis = servers.PrivateRedis(REDIS_PORT, log_dir)
-        self.pg = servers.PrivatePostgres(PG_PORT)
+        self.redis = servers.PrivateRedis(log_dir)
+        self.pg = servers.PrivatePostgres()
         self.app = None
 
     def env(self, **extra) -> dict:
@@ -74,9 +72,9 @@ class Stack:
 def stack():
     log_dir = Path(tempfile.mkdtemp(prefix="dc-faults-logs-"))
     made = Stack(log_dir)
-    made.redis.start()
-    made.pg.start()
-    try:
+    try:  # a set-up that fails half-way stops what it started too
+        made.redis.start()
+        made.pg.start()
         made.app = servers.seed(made.pg.url, SECRET)
         yield made
     finally:

@@ -1,5 +1,7 @@
 """Private, real servers for the fault and scale-out gates: a Redis and a PostgreSQL cluster of
-their own (on their own ports, in a temporary folder), gunicorn nodes and RQ workers.
+their own (on ports chosen free when they start, in a temporary folder), gunicorn nodes and RQ
+workers, each in a process group of its own and recorded by tests/processes.py until stopped
+(so an interrupted or killed run leaves none behind for long).
 
 The shared PostgreSQL and Redis that other test runs use are never stopped: only these private
 ones are, which is what the fault tests do to them. Used by tests/faults and bench/scale_out.py.
@@ -18,6 +20,8 @@ import time
 from contextlib import suppress
 from pathlib import Path
 from urllib.parse import urlencode
+
+from tests import processes
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PASSWORD = "demo-pass-1"
@@ -62,20 +66,26 @@ class PrivateRedis:
     """redis-server on its own port, persisting every write to its append-only file (as a
     production Redis for RQ must: README, "Scale-out"); stop() and start() at will."""
 
-    def __init__(self, port: int, folder: Path):
-        self.port = port
+    def __init__(self, folder: Path, port: int | None = None):
+        self.port = port or processes.free_port()
         self.folder = folder
-        self.url = f"redis://127.0.0.1:{port}/0"
+        self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen | None = None
+        self.marker: Path | None = None
 
     def start(self) -> None:
         self.proc = subprocess.Popen(  # noqa: S603
             [shutil.which("redis-server") or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.folder),
              "--loglevel", "warning"],
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
-        wait_for(self.ping, 15, f"redis-server on port {self.port}")
+        self.marker = processes.record("redis", self.proc.pid)
+        try:
+            wait_for(self.ping, 60, f"redis-server on port {self.port}")
+        except BaseException:
+            self.stop()
+            raise
 
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -93,21 +103,23 @@ class PrivateRedis:
         """Stop the server outright (SIGKILL): an outage, not a tidy shutdown."""
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=60)
         self.proc = None
+        processes.forget(self.marker)
 
 
 class PrivatePostgres:
     """A PostgreSQL cluster of its own in a temporary folder, run as the `postgres` user when
     we are root (initdb refuses root). Trust authentication on 127.0.0.1 only."""
 
-    def __init__(self, port: int):
-        self.port = port
+    def __init__(self, port: int | None = None):
+        self.port = port or processes.free_port()
         self.bin = postgres_bin()
-        self.base = Path(tempfile.mkdtemp(prefix=f"dc-pg-{port}-"))
+        self.base = Path(tempfile.mkdtemp(prefix=f"dc-pg-{self.port}-"))
         self.data = self.base / "data"
-        self.url = f"postgresql://postgres@127.0.0.1:{port}/dealercare"
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/dealercare"
         self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.marker: Path | None = None
 
     def _run(self, *args: str, **kwargs) -> None:
         subprocess.run([*self.as_postgres, *args], check=True, capture_output=True, **kwargs)  # noqa: S603
@@ -129,8 +141,11 @@ class PrivatePostgres:
             f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c full_page_writes=off -c synchronous_commit=off -c max_connections=60"
         )
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options,
-                  "-l", str(self.base / "log"), "-w", "-t", "60", "start")  # fmt: skip
+        try:
+            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options,
+                      "-l", str(self.base / "log"), "-w", "-t", "120", "start")  # fmt: skip
+        finally:
+            self._record()
         self.execute("SELECT 1", database="postgres")
         if not self.execute(
             "SELECT 1 FROM pg_database WHERE datname = 'dealercare'", database="postgres"
@@ -139,8 +154,22 @@ class PrivatePostgres:
 
     def restart(self) -> None:
         """A fast restart: every open connection is cut, as after a failover or an upgrade."""
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w",
-                  "-l", str(self.base / "log"), "restart")  # fmt: skip
+        try:
+            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w",
+                      "-t", "120", "-l", str(self.base / "log"), "restart")  # fmt: skip
+        finally:
+            self._record()
+
+    def _record(self) -> None:
+        """Record the postmaster (pg_ctl makes it a process group leader of its own) and the
+        cluster's folder, which a later run removes if this one is killed."""
+        processes.forget(self.marker)
+        self.marker = None
+        with suppress(OSError, ValueError, IndexError):
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+            self.marker = processes.record("postgres", pid, [self.base], stop=signal.SIGQUIT)
+        if self.marker is None:  # no server: the folder is still ours to remove
+            self.marker = processes.record("postgres-folder", 0, [self.base])
 
     def stop(self) -> None:
         with suppress(subprocess.CalledProcessError):
@@ -149,6 +178,8 @@ class PrivatePostgres:
     def destroy(self) -> None:
         self.stop()
         shutil.rmtree(self.base, ignore_errors=True)
+        processes.forget(self.marker)
+        self.marker = None
 
     def execute(self, sql: str, params: tuple = (), database: str = "dealercare"):
         """Run one statement in autocommit; return its rows (or None)."""
@@ -237,14 +268,16 @@ def app_env(database_url: str, redis_url: str | None, secret_key: str, **extra) 
 
 
 class Process:
-    """A server process of ours in its own process group (so that a kill reaches its children)."""
+    """A server process of ours in its own process group (so that a kill reaches its children),
+    recorded (tests/processes.py) until it is stopped."""
 
-    def __init__(self, cmd: list[str], env: dict, log: Path):
+    def __init__(self, cmd: list[str], env: dict, log: Path, kind: str = "server"):
         self.log = log
         with log.open("ab") as out:
             self.proc = subprocess.Popen(  # noqa: S603
                 cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
+        self.marker = processes.record(kind, self.proc.pid)
 
     def signal(self, sig: int) -> None:
         with suppress(ProcessLookupError):
@@ -254,10 +287,12 @@ class Process:
         if self.proc.poll() is None:
             self.signal(signal.SIGTERM)
             try:
-                self.proc.wait(timeout=15)
+                self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.signal(signal.SIGKILL)
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=30)
+        self.signal(signal.SIGKILL)  # whatever of its group outlived it
+        processes.forget(self.marker)
 
     @staticmethod
     def stop_all(processes) -> None:
@@ -275,21 +310,31 @@ class Process:
 def gunicorn_node(
     name: str, ports: list[int], env: dict, log_dir: Path, workers: int = 1, reuse_port=False
 ) -> Process:
-    """One gunicorn master (a 'node') bound to every port given; it names itself in X-Cc-Node."""
+    """One gunicorn master (a 'node') bound to every port given; it names itself in X-Cc-Node.
+    A node that does not come up is stopped before the error is raised."""
     cmd = [str(ROOT / ".venv/bin/gunicorn"), "--workers", str(workers), "--worker-class", "sync",
            "--log-level", "warning", "--timeout", "60"]  # fmt: skip
     if reuse_port:
         cmd.append("--reuse-port")
     for port in ports:
         cmd += ["--bind", f"127.0.0.1:{port}"]
-    proc = Process([*cmd, "wsgi:app"], env | {"NODE_NAME": name}, log_dir / f"{name}.log")
-    wait_for(lambda: get(ports[0], "/login")[0] == 200, 60, f"gunicorn node {name}")
+    proc = Process(
+        [*cmd, "wsgi:app"], env | {"NODE_NAME": name}, log_dir / f"{name}.log", "gunicorn"
+    )
+    try:
+        wait_for(lambda: get(ports[0], "/login")[0] == 200, 120, f"gunicorn node {name}")
+    except BaseException:
+        proc.stop()
+        raise
     return proc
 
 
 def rq_worker(name: str, env: dict, log_dir: Path) -> Process:
     return Process(
-        [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "worker"], env, log_dir / f"{name}.log"
+        [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "worker"],
+        env,
+        log_dir / f"{name}.log",
+        "rq-worker",
     )
 
 

@@ -3,8 +3,8 @@ one PostgreSQL and one Redis; whatever a person does on one node holds on the ot
 
 import pytest
 
+from tests import processes
 from tests.faults import scale, servers
-from tests.faults.conftest import NODE_PORTS, SHARED_PORT
 
 LIMIT = 8
 
@@ -13,16 +13,18 @@ LIMIT = 8
 def cluster(stack):
     stack.ensure_up()
     env = stack.env(PUBLIC_RATE_LIMIT=f"{LIMIT}/3600")
-    names = ("node-a", "node-b")
-    nodes = [
-        servers.gunicorn_node(name, [port, SHARED_PORT], env, stack.log_dir, reuse_port=True)
-        for name, port in zip(names, NODE_PORTS, strict=True)
-    ]
-    worker = stack.worker("scale-worker")
+    own = {"node-a": processes.free_port(), "node-b": processes.free_port()}
+    shared = processes.free_port()
+    started = []
     try:
-        yield scale.Cluster(dict(zip(names, NODE_PORTS, strict=True)), SHARED_PORT, stack)
+        for name, port in own.items():
+            started.append(
+                servers.gunicorn_node(name, [port, shared], env, stack.log_dir, reuse_port=True)
+            )
+        started.append(stack.worker("scale-worker"))
+        yield scale.Cluster(own, shared, stack)
     finally:
-        servers.Process.stop_all([worker, *nodes])
+        servers.Process.stop_all(started)
 
 
 def test_one_address_reaches_every_node(cluster):
