@@ -30,7 +30,7 @@ _TIME_ZONE_CHOICES = JSONFragment(
 
 def settings_props() -> dict:
     """What the preferences island of My settings shows and saves."""
-    from app.shell.viewer import viewer
+    from app.auth.viewer import viewer
 
     options = current_user.options or {}
     country_zone = remembered_country_time_zone(current_user)

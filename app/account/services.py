@@ -71,7 +71,7 @@ def _landing_choices(v) -> list[Choice]:
 def landing_target(v) -> str | None:
     """Spec 01 landing rule: the user's landing page while they may still open it, else the
     first available module (None: stay on the start page)."""
-    from app.shell.viewer import KEBAB
+    from app.auth.viewer import KEBAB
 
     first = f"/{KEBAB[v.modules[0]]}" if v.modules else None
     # Through the same check as `next`: a stored value that is not a path of this site (browsers

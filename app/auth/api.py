@@ -291,7 +291,7 @@ def me():
 def update_options(body: OptionsBody):
     """Change the signed-in user's language, landing page and time zone."""
     from app.account.services import landing_choices
-    from app.shell.viewer import viewer
+    from app.auth.viewer import viewer
 
     if body.landing_page and body.landing_page not in {c.value for c in landing_choices(viewer())}:
         # Only the user's own menu destinations (custom lists included) are landing pages.

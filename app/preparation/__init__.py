@@ -5,11 +5,12 @@ from flask import Blueprint
 bp = Blueprint("preparation", __name__)
 api_bp = Blueprint("preparation_api", __name__, url_prefix="/api")
 
-# Each area of the feature keeps its views in its own module.
+# Each area of the feature keeps its views in its own module; viewer_parts adds to the viewer.
 from app.preparation import (  # noqa: E402,F401
     admin,
     routes_items,
     routes_lists,
     routes_manage,
     routes_statistics,
+    viewer_parts,
 )

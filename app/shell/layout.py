@@ -9,13 +9,12 @@ from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 from werkzeug.local import LocalProxy
 
+from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.cache import LRUCache
 from app.preparation.services import state_counts
-from app.shell import versions  # noqa: F401 - registers the menu-version listener
 from app.shell.menu import Node, main_menu, mark_active, user_menu
 from app.shell.menu_island import island_props_json
-from app.shell.viewer import Viewer, viewer
 
 
 def _once(v: Viewer, key: str, build):

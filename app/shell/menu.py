@@ -9,10 +9,10 @@ from dataclasses import dataclass, field, replace
 
 from flask_babel import lazy_gettext as _l
 
+from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.modules import MODULE_NAMES
 from app.preparation.states import STATES
-from app.shell.viewer import Viewer
 
 Rule = Callable[[Viewer], bool]
 

@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from app.auth import impersonation
 from app.auth.session import safe_next
+from app.auth.viewer import DIVISION_SESSION_KEY, KEBAB, viewer
 from app.core import fragments
 from app.core.api import openapi_document
 from app.core.i18n import current_locale, to_locale
@@ -28,7 +29,6 @@ from app.extensions import db
 from app.shell import bp
 from app.shell.layout import current_shell
 from app.shell.menu import can_administer
-from app.shell.viewer import DIVISION_SESSION_KEY, KEBAB, viewer
 
 
 @bp.get("/")

@@ -1,0 +1,46 @@
+"""What preparation adds to the viewer (app.auth.viewer): the user's custom and dynamic lists."""
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from app.auth.viewer import menu_sources, snapshot_part
+from app.extensions import db
+from app.preparation.models import CustomList, DynamicList
+
+
+@dataclass(frozen=True)
+class ListRef:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class DynamicListRef:
+    uuid: str
+    title: str
+
+
+@snapshot_part("custom_lists", empty=())
+def custom_lists(user, instance) -> tuple[ListRef, ...]:
+    """The user's custom lists by name (`v.custom_lists`)."""
+    rows = db.session.execute(
+        select(CustomList.id, CustomList.name)
+        .where(CustomList.user_id == user.id)
+        .order_by(CustomList.name)
+    ).all()
+    return tuple(ListRef(i, n) for i, n in rows)
+
+
+@snapshot_part("dynamic_lists", empty=())
+def dynamic_lists(user, instance) -> tuple[DynamicListRef, ...]:
+    """The user's dynamic lists by title (`v.dynamic_lists`)."""
+    rows = db.session.execute(
+        select(DynamicList.uuid, DynamicList.title)
+        .where(DynamicList.user_id == user.id)
+        .order_by(DynamicList.title)
+    ).all()
+    return tuple(DynamicListRef(u, t) for u, t in rows)
+
+
+menu_sources(CustomList, DynamicList)
