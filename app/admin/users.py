@@ -24,10 +24,10 @@ from app.admin.fields import (
     role_sections,
     text,
 )
+from app.admin.role_catalogue import PRESETS, Preset, name_of
 from app.auth import privileges as P
 from app.auth.impersonation import may_act_as
 from app.auth.models import MODULES, Group, PasswordResetToken, User, user_divisions, user_instances
-from app.auth.role_catalogue import PRESETS, Preset, name_of
 from app.auth.services import _token_hash, normalise_email
 from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
