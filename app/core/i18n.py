@@ -99,8 +99,8 @@ DEFAULT_TIME_ZONE = "UTC"
 def country_time_zone(user) -> str | None:
     """The zone of the user's country: the country of their first division, else of their
     company's first country (the first zone pytz lists for it)."""
-    # The users' divisions as the user's own mapping has them (app.auth sits above core).
-    user_divisions = type(user).divisions.property.secondary
+    # The users' divisions, by the table's name: app.auth (which maps it) sits above core.
+    user_divisions = db.metadata.tables["user_division"]
     instance_id = user.active_instance_id or user.home_instance_id
     if instance_id is None:
         return None
