@@ -113,16 +113,16 @@ def _register_blueprints(app: Flask) -> None:
     from app.mail import bp as mail_bp
     from app.market import api_bp as market_api_bp
     from app.market import bp as market_bp
-    from app.messages.views import api_bp as messages_api_bp
-    from app.messages.views import bp as messages_bp
+    from app.messages import api_bp as messages_api_bp
+    from app.messages import bp as messages_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
     from app.purchase import api_bp as purchase_api_bp
     from app.purchase import bp as purchase_bp
     from app.quicktest import api_bp as quicktest_api_bp
     from app.quicktest import bp as quicktest_bp
-    from app.ranking.views import api_bp as ranking_api_bp
-    from app.ranking.views import bp as ranking_bp
+    from app.ranking import api_bp as ranking_api_bp
+    from app.ranking import bp as ranking_bp
     from app.shell import bp as shell_bp
     from app.shell.api import bp as shell_api_bp
     from app.shell.planned import bp as planned_bp

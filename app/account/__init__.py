@@ -4,4 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("account", __name__)
 
-from app.account import routes  # noqa: E402, F401
+from app.account import api, routes  # noqa: E402, F401

@@ -1,7 +1,7 @@
 """admin/general/configuration: the instance's flags and module options, in one place.
 
 They are stored where the product reads them (Instance.options, read through
-Instance.configuration and Instance.module_option by app.shell.viewer and the menus): one source.
+Instance.configuration and Instance.module_option by app.auth.viewer and the menus): one source.
 Today the menus read enable_my_events, leads, soldFlow and showApprovalRequestsList, and the
 purchase analysis' approval reads allowOwnApproval (app.purchase.services.may_approve); pool, flow
 and measureToDelivered are kept for the screens that will read them (spec 01 section 3). A module

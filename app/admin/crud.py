@@ -19,12 +19,12 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import String, func, inspect, or_, select
 
+from app.auth.viewer import Viewer, viewer
 from app.core import audit
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.extensions import db
 from app.shell.menu import ADMIN_MENU, Entry, can_administer
-from app.shell.viewer import Viewer, viewer
 
 PER_PAGE = 25
 OPS = {

@@ -13,7 +13,7 @@ from wtforms import (
 from wtforms.validators import InputRequired, Length, Optional
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from app.auth.role_catalogue import by_area
+from app.admin.role_catalogue import by_area
 from app.core.messages import KEYS
 
 

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from app.admin.models import SettingRow
 from app.extensions import db
+from app.mail.services import mail_override
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 ALLOWED_TAGS = {"p", "br", "strong", "em", "a", "ul", "ol", "li", "h2", "h3"}
@@ -159,6 +160,7 @@ def render_subject(subject: str, values: dict) -> str:
     return " ".join(fill(subject, values, html=False).split())
 
 
+@mail_override
 def override(template: str, language: str, instance_id: int | None, ctx: dict):
     """(subject, html, text) of the instance's active text for this e-mail, or None."""
     if instance_id is None:

@@ -15,12 +15,12 @@ from app.admin.fields import choice, described, flag, role_sections, text
 from app.admin.users import writer_reach
 from app.auth import privileges as P
 from app.auth.models import Group
+from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.i18n import LOCALES
 from app.core.models import Country, Division, Instance, Region
 from app.extensions import db
 from app.preparation.models import PreparationItem
-from app.shell.viewer import Viewer
 
 
 def slugify(name: str) -> str:

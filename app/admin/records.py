@@ -19,6 +19,7 @@ from app.admin.fields import choice, flag, long_text, many, optional_int, text
 from app.admin.mail_templates import ALLOWED_TAGS, links_in, misplaced_links, render
 from app.admin.models import Address, ApiUser, Holiday, SettingRow, Tag
 from app.auth.models import User
+from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.division_settings import own_division_ids
@@ -26,7 +27,6 @@ from app.core.i18n import LOCALES
 from app.core.messages import KEYS
 from app.core.models import Country, Division, utcnow
 from app.extensions import db
-from app.shell.viewer import Viewer
 
 # --- tags, holidays, addresses --------------------------------------------------------------
 

@@ -11,9 +11,9 @@ from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
 from app.auth import impersonation
+from app.auth.viewer import DIVISION_SESSION_KEY, viewer
 from app.core import audit
 from app.extensions import db
-from app.shell.viewer import DIVISION_SESSION_KEY, viewer
 
 bp = Blueprint("admin", __name__)
 

@@ -13,13 +13,13 @@ from wtforms.validators import Length, NumberRange, Optional
 from app.admin.crud import Column, Screen, admin_only
 from app.admin.fields import flag, long_text, text
 from app.admin.models import GlobalSettingRow, SettingRow
+from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.messages import KEYS
 from app.core.models import Division
 from app.core.numbers import coerce_id
 from app.extensions import db
-from app.shell.viewer import Viewer
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,12 @@ from app.admin.fields import (
     role_sections,
     text,
 )
+from app.admin.role_catalogue import PRESETS, Preset, name_of
 from app.auth import privileges as P
 from app.auth.impersonation import may_act_as
 from app.auth.models import MODULES, Group, PasswordResetToken, User, user_divisions, user_instances
-from app.auth.role_catalogue import PRESETS, Preset, name_of
 from app.auth.services import _token_hash, normalise_email
+from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.i18n import DEFAULT_LOCALE, LOCALES
 from app.core.messages import KEYS
@@ -36,7 +37,6 @@ from app.core.models import Division, Instance, utcnow
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
 from app.mail.services import send_mail
-from app.shell.viewer import Viewer, viewer
 
 INVITE_DAYS = 7
 

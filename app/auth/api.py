@@ -1,5 +1,6 @@
 """Sign-in JSON calls (the spec's "user service") and the signed-in user's own record."""
 
+from collections.abc import Callable
 from typing import Annotated
 
 from flask import request
@@ -160,38 +161,23 @@ def throttled(exc: services.TooManyAttempts) -> ApiError:
     )
 
 
-def _lists(user) -> tuple[list[NamedRef], list[DynamicListMenuItem]]:
-    """The user's custom lists and saved filters in their active instance (global users have
-    none: spec 01 section 6). Read directly, not from the shell's snapshot: the sign-in call
-    answers before the request's tenancy is set."""
-    from sqlalchemy import select
+# What features add to /api/me: `read(user)` gives some of MeOut's fields by name (the user's
+# lists: app.preparation.viewer_parts). Read from the database, not from the viewer's snapshot:
+# the sign-in call answers before the request's tenancy is set.
+ME_FIELDS: list[Callable] = []
 
-    from app.preparation.models import CustomList, DynamicList
 
-    if user.is_global or user.active_instance_id is None:
-        return [], []
-    scope = {"all_instances": True}
-    custom = db.session.execute(
-        select(CustomList.id, CustomList.name)
-        .where(CustomList.user_id == user.id, CustomList.instance_id == user.active_instance_id)
-        .order_by(CustomList.name)
-        .execution_options(**scope)
-    ).all()
-    dynamic = db.session.execute(
-        select(DynamicList.title, DynamicList.uuid)
-        .where(DynamicList.user_id == user.id, DynamicList.instance_id == user.active_instance_id)
-        .order_by(DynamicList.title)
-        .execution_options(**scope)
-    ).all()
-    return (
-        [NamedRef(id=i, name=n) for i, n in custom],
-        [DynamicListMenuItem(dynamic_list=DynamicListRefOut(title=t, uuid=u)) for t, u in dynamic],
-    )
+def me_fields(read: Callable) -> Callable:
+    """Register `read(user) -> {field: value}` as fields of /api/me."""
+    ME_FIELDS.append(read)
+    return read
 
 
 def me_out(user) -> MeOut:
     """Serialise the signed-in user as spec 01 section 3 names it."""
-    custom_lists, dynamic_items = _lists(user)
+    fields = {"custom_lists": [], "dynamic_list_menu_items": []}
+    for read in ME_FIELDS:
+        fields.update(read(user))
     return MeOut(
         id=user.id,
         username=user.username,
@@ -201,8 +187,7 @@ def me_out(user) -> MeOut:
         options=user.options or {},
         login_type=user.login_type,
         modules=list(user.modules or []),
-        custom_lists=custom_lists,
-        dynamic_list_menu_items=dynamic_items,
+        **fields,
         is_authenticated_fully=True,
         is_logged_in=True,
     )
@@ -284,31 +269,4 @@ def change_password(token: str):
 @api_call(api_bp, "/me", "GET", response=MeOut)
 def me():
     """The signed-in user."""
-    return me_out(current_user)
-
-
-@api_call(api_bp, "/me/options", "PATCH", body=OptionsBody, response=MeOut)
-def update_options(body: OptionsBody):
-    """Change the signed-in user's language, landing page and time zone."""
-    from app.account.services import landing_choices
-    from app.shell.viewer import viewer
-
-    if body.landing_page and body.landing_page not in {c.value for c in landing_choices(viewer())}:
-        # Only the user's own menu destinations (custom lists included) are landing pages.
-        raise ApiError(
-            422,
-            message("INVALID_VALUE"),
-            errors={"landingPage": message("INVALID_VALUE")},
-            keys={"landingPage": "INVALID_VALUE"},
-        )
-    options = dict(current_user.options or {})
-    fields = (("language", "language"), ("landingPage", "landing_page"), ("timeZone", "time_zone"))
-    for key, field in fields:
-        if field in body.model_fields_set:
-            if value := getattr(body, field):
-                options[key] = value
-            else:
-                options.pop(key, None)
-    current_user.options = options
-    db.session.commit()
     return me_out(current_user)

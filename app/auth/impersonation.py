@@ -72,7 +72,7 @@ def init_app(app: Flask) -> None:
             return
         g.impersonator = impersonator
         # The acting session holds the intersection of both people's reach in the instance it
-        # works in: roles here, modules and divisions in app.shell.viewer.
+        # works in: roles here, modules and divisions in app.auth.viewer.
         reach = privileges.acting_reach(current_user, impersonator, current_user.active_instance_id)
         g.acting_reach = reach
         g.role_ceiling = (reach.roles | reach.platform) - {IS_IMPERSONATOR}

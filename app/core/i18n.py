@@ -13,8 +13,11 @@ from babel.messages.pofile import read_po
 from flask import current_app, g, has_request_context, request
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
+from sqlalchemy import select
 
 from app.config import ROOT
+from app.core.models import Country, Division, Region
+from app.extensions import db
 
 LOCALES: dict[str, str] = {
     "sv-SE": "Svenska",
@@ -96,12 +99,8 @@ DEFAULT_TIME_ZONE = "UTC"
 def country_time_zone(user) -> str | None:
     """The zone of the user's country: the country of their first division, else of their
     company's first country (the first zone pytz lists for it)."""
-    from sqlalchemy import select
-
-    from app.auth.models import user_divisions
-    from app.core.models import Country, Division, Region
-    from app.extensions import db
-
+    # The users' divisions, by the table's name: app.auth (which maps it) sits above core.
+    user_divisions = db.metadata.tables["user_division"]
     instance_id = user.active_instance_id or user.home_instance_id
     if instance_id is None:
         return None

@@ -7,13 +7,13 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from pydantic import Field
 
+from app.auth.viewer import viewer
 from app.core.api import ApiError, Schema, api_call
 from app.dashboard import api_bp
 from app.dashboard import services as svc
 from app.extensions import db
 from app.preparation import lists as list_svc
 from app.preparation.queries import ItemFilters
-from app.shell.viewer import viewer
 
 HEX_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 MAX_CONDITIONS = 10

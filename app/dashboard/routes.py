@@ -8,6 +8,7 @@ from sqlalchemy import select
 from wtforms import BooleanField, DecimalField, SelectField, StringField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
+from app.auth.viewer import viewer
 from app.core import roles as R
 from app.core.models import Country
 from app.core.modules import MODULE_NAMES
@@ -16,7 +17,6 @@ from app.dashboard import services as svc
 from app.dashboard.models import Goal
 from app.extensions import db
 from app.preparation.states import MODULES, STATES
-from app.shell.viewer import viewer
 
 
 def _me(allow_global: bool = False):

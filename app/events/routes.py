@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from app.auth.models import User
+from app.auth.viewer import _division_tree, viewer
 from app.core import audit
 from app.core.i18n import DEFAULT_LOCALE, babel_name, force_time_zone, to_locale, user_time_zone
 from app.core.models import utcnow
@@ -27,7 +28,6 @@ from app.core.tenancy import activate
 from app.events import bp, feeds, ical
 from app.events import services as svc
 from app.extensions import db
-from app.shell.viewer import _division_tree, viewer
 
 _FRESH_LINK = "calendar_feed_link"  # shown once, right after it was made
 FEED_PAST_DAYS, FEED_FUTURE_DAYS = 30, 90

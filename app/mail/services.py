@@ -22,6 +22,17 @@ from app.mail.models import EmailMessage
 MAX_ATTEMPTS = 5
 FIRST_BACKOFF = timedelta(minutes=5)
 
+# What may replace a mail's rendered texts: `override(template, language, instance_id, ctx)` is
+# (subject, html, text) or None. The administration adds its edited templates with
+# `@mail_override` (app.admin.mail_templates); mail sits below it.
+OVERRIDES: list = []
+
+
+def mail_override(override):
+    """Register a source of edited mail texts (see OVERRIDES)."""
+    OVERRIDES.append(override)
+    return override
+
 
 def send_mail(
     *,
@@ -59,10 +70,10 @@ def send_mail(
         mail.subject = render_template(f"emails/{template}.subject.txt", **ctx).strip()
         mail.body_text = render_template(f"emails/{template}.txt", **ctx)
         mail.body_html = render_template(f"emails/{template}.html", **ctx)
-    from app.admin.mail_templates import override  # the template engine's own texts (admin)
-
-    if (custom := override(template, language, instance_id, ctx)) is not None:
-        mail.subject, mail.body_html, mail.body_text = custom
+    for override in OVERRIDES:
+        if (custom := override(template, language, instance_id, ctx)) is not None:
+            mail.subject, mail.body_html, mail.body_text = custom
+            break
     jobs.enqueue("app.mail.services:deliver", mail.id)
     return mail
 

@@ -5,7 +5,7 @@ from flask import Blueprint
 bp = Blueprint("market", __name__)
 api_bp = Blueprint("market_api", __name__, url_prefix="/api")
 
-# Each area of the feature keeps its views in its own module.
+# Each area of the feature keeps its views in its own module; viewer_parts adds to the viewer.
 from app.market import (  # noqa: E402,F401
     public_bid,
     public_invite,
@@ -13,4 +13,5 @@ from app.market import (  # noqa: E402,F401
     routes_admin,
     routes_adverts,
     routes_watch,
+    viewer_parts,
 )

@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    exists,
     false,
     true,
 )
@@ -27,6 +28,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.models import InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
+from app.preparation.items import ACTIVE_ADVERT_STATUSES, advertised_items
 
 CURRENCIES = ("SEK", "NOK", "DKK", "EUR")
 COUNTRIES = ("SE", "NO", "FI", "DE", "DK")
@@ -347,3 +349,9 @@ class SavedSearchHit(InstanceScoped, db.Model):
     advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"), index=True)
     mail_id: Mapped[int | None] = mapped_column(ForeignKey("email_message.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+@advertised_items
+def has_active_advert(item_id):
+    """An item's row is a blue callout while it has an active advert (spec 02)."""
+    return exists().where(Advert.item_id == item_id, Advert.status.in_(ACTIVE_ADVERT_STATUSES))

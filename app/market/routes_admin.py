@@ -10,6 +10,7 @@ from flask_babel import format_date, format_datetime, format_decimal, format_tim
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from app.auth.viewer import Viewer, viewer
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import admin as A
@@ -26,7 +27,6 @@ from app.market.invites import create_invite
 from app.market.models import InstanceGroup
 from app.market.routes_adverts import advert_money
 from app.shell.menu import MAIN_MENU, Entry, market_seller
-from app.shell.viewer import Viewer, viewer
 
 MARKET = next(e for e in MAIN_MENU if e.key == "market")
 FORM_METHODS = ["GET", "POST"]

@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
+from app.auth.viewer import Viewer, viewer
 from app.core import file_access
 from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
@@ -34,7 +35,6 @@ from app.market.groups import current_group
 from app.market.models import Advert, AdvertImage, InstanceGroup
 from app.preparation.files import SMALL_CONTENT_TYPE, UploadError, check_upload
 from app.shell.menu import MAIN_MENU
-from app.shell.viewer import Viewer, viewer
 
 TITLES = {
     "list": _l("Adverts"),

@@ -21,8 +21,8 @@ def can_write(v, path: str) -> bool:
 def guard(path: str, write: bool = False):
     """The viewer when the admin menu shows them `path` (and with `write` or a POST, when they
     may change it); otherwise 403."""
+    from app.auth.viewer import viewer
     from app.shell.menu import can_administer
-    from app.shell.viewer import viewer
 
     v = viewer()
     group, entry = global_entry(path)

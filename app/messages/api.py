@@ -5,13 +5,13 @@ from datetime import datetime
 from flask import abort, jsonify, request
 from flask_babel import gettext as _
 
+from app.auth.viewer import viewer
 from app.core.api import ApiError, api_call
 from app.extensions import db
 from app.messages import api_bp
 from app.messages import services as S
 from app.messages.access import get_row
 from app.messages.models import SystemMessage
-from app.shell.viewer import viewer
 
 
 def _reader() -> S.Reader:

@@ -5,11 +5,14 @@ from flask import Blueprint
 bp = Blueprint("preparation", __name__)
 api_bp = Blueprint("preparation_api", __name__, url_prefix="/api")
 
-# Each area of the feature keeps its views in its own module.
+# Each area of the feature keeps its views in its own module; menu and viewer_parts add
+# to the shell's menu and the viewer.
 from app.preparation import (  # noqa: E402,F401
     admin,
+    menu,
     routes_items,
     routes_lists,
     routes_manage,
     routes_statistics,
+    viewer_parts,
 )

@@ -14,6 +14,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
 
+from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.modules import MODULE_NAMES
@@ -30,7 +31,6 @@ from app.preparation.admin_forms import (
 )
 from app.preparation.states import BY_ID
 from app.shell.menu import ADMIN_MENU
-from app.shell.viewer import Viewer, viewer
 
 PREFIX = "/admin/<any(begcare, newcare):module>"
 FORM_METHODS = ["GET", "POST"]

@@ -14,7 +14,7 @@ from functools import cache, lru_cache
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import Row, Select, bindparam, exists, func, select
+from sqlalchemy import Row, Select, bindparam, false, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
@@ -377,17 +377,27 @@ def item_path(module: str, state: int, item_id: int) -> str:
 ACTIVE_ADVERT_STATUSES = ("published", "closed", "provisional", "allocated")
 
 
+# Whether an item has an active advert: `condition(item_id_column)` is a SQL condition. The
+# market adds it with `@advertised_items` (app.market.models): it builds on items, not the
+# other way.
+ADVERTISED: list = []
+
+
+def advertised_items(condition):
+    """Register the market's condition for an item with an active advert (see ADVERTISED)."""
+    ADVERTISED.append(condition)
+    return condition
+
+
+def _advertised(item_id):
+    return or_(*(condition(item_id) for condition in ADVERTISED)) if ADVERTISED else false()
+
+
 @cache
 def _active_adverts_query():
-    from app.market.models import Advert  # the market builds on items, not the other way
-
-    return (
-        select(Advert.item_id)
-        .where(
-            Advert.item_id.in_(bindparam("ids", expanding=True)),
-            Advert.status.in_(ACTIVE_ADVERT_STATUSES),
-        )
-        .distinct()
+    item = PreparationItem
+    return select(item.id).where(
+        item.id.in_(bindparam("ids", expanding=True)), _advertised(item.id)
     )
 
 
@@ -404,8 +414,6 @@ def active_advert_ids(item_ids: list[int]) -> set[int]:
 def _table_columns() -> tuple:
     """What an item table's row shows, with its station progress and whether it has an active
     advert as correlated subqueries (built once, as the queries above)."""
-    from app.market.models import Advert
-
     item, task = PreparationItem, ItemStationTask
     tasks = select(func.count()).where(task.item_id == item.id)
     return (
@@ -414,8 +422,7 @@ def _table_columns() -> tuple:
         item.mileage, item.sales_price,
         tasks.where(task.status == "done").scalar_subquery().label("done"),
         tasks.scalar_subquery().label("total"),
-        exists().where(Advert.item_id == item.id, Advert.status.in_(ACTIVE_ADVERT_STATUSES))
-        .label("advert"),
+        _advertised(item.id).label("advert"),
     )  # fmt: skip
 
 

@@ -30,6 +30,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 from wtforms.widgets import TextInput
 
 from app.auth.session import safe_next
+from app.auth.viewer import viewer
 from app.core import fragments
 from app.core import roles as R
 from app.core.api import Schema, api_call
@@ -59,7 +60,6 @@ from app.preparation.queries import (
 )
 from app.preparation.states import BY_ID, BY_SEGMENT, STATES
 from app.shell.layout import COUNTS, shell_counts
-from app.shell.viewer import viewer
 
 PER_PAGE = 25
 MODULE_RULE = "<any(begcare, newcare):module>"

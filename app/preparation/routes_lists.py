@@ -7,6 +7,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from pydantic import Field, WithJsonSchema
 
+from app.auth.viewer import viewer
 from app.core.api import ApiError, Schema, api_call
 from app.core.numbers import is_int, request_int
 from app.extensions import db
@@ -14,7 +15,6 @@ from app.preparation import api_bp, bp
 from app.preparation import lists as svc
 from app.preparation.queries import ItemFilters, item_query, paginate
 from app.preparation.states import BY_ID
-from app.shell.viewer import viewer
 
 PER_PAGE = 50
 

@@ -17,6 +17,7 @@ from wtforms import StringField, TextAreaField
 from wtforms.validators import Length
 
 from app.auth.session import safe_next
+from app.auth.viewer import viewer
 from app.core import file_access
 from app.core.api import Schema, api_call
 from app.core.messages import KEYS
@@ -28,7 +29,6 @@ from app.preparation import api_bp, bp, files, manage, tasks
 from app.preparation.items import days_in_state, manage_path
 from app.preparation.models import FileObject, ItemFile, PreparationItem
 from app.preparation.states import BY_ID
-from app.shell.viewer import viewer
 
 VEHICLE_MODULES = "<any(begcare, newcare):module>"
 

@@ -4,10 +4,10 @@ from flask import abort, render_template
 from flask_babel import format_date, format_decimal
 from flask_babel import gettext as _
 
+from app.auth.viewer import viewer
 from app.core.roles import ROLE_STATISTICS
 from app.preparation import bp
 from app.preparation import statistics as stats
-from app.shell.viewer import viewer
 
 
 def _month_label(day) -> str:

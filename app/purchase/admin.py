@@ -12,13 +12,13 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
+from app.auth.viewer import viewer
 from app.core import roles as R
 from app.core.audit import record
 from app.extensions import db
 from app.purchase import bp
 from app.purchase.models import FIELD_TYPES, Calculator, PurchaseDynamicField, PurchasePriority
 from app.purchase.services import as_id
-from app.shell.viewer import viewer
 
 SCREENS = {
     "fields": {

@@ -6,6 +6,7 @@ from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
 from werkzeug.datastructures import MultiDict
 
+from app.auth.viewer import viewer
 from app.core import audit
 from app.core import roles as R
 from app.core.models import Division, utcnow
@@ -22,7 +23,6 @@ from app.purchase.models import (
     PurchaseValuation,
 )
 from app.purchase.services import digits as svc_digits
-from app.shell.viewer import viewer
 
 PER_PAGE = 25
 TEXT_MAX = {"brand": 60, "model": 80, "model_series": 80, "color": 40, "regno": 20}

@@ -14,6 +14,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
+from app.auth.viewer import viewer
 from app.core import audit, file_access
 from app.core.messages import KeyedText as _k
 from app.core.models import Instance, utcnow
@@ -30,7 +31,6 @@ from app.purchase.models import (
     PurchaseValuation,
 )
 from app.purchase.rules import calculate
-from app.shell.viewer import viewer
 
 # The spec's message keys of these screens (spec 02 section 8), translated in every catalogue.
 KEYS = {

@@ -2,10 +2,10 @@
 
 from flask import abort
 
+from app.auth.viewer import Viewer, viewer
 from app.core import file_access
 from app.quicktest import services
 from app.quicktest.models import StorageContainer
-from app.shell.viewer import Viewer, viewer
 
 MODULE = "quickTest"
 

@@ -23,6 +23,7 @@ from wtforms import (
 )
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
+from app.auth.viewer import Viewer, viewer
 from app.core import audit
 from app.core import roles as R
 from app.core.messages import KEYS
@@ -40,7 +41,6 @@ from app.quicktest.models import (
     StorageGroupInformation,
 )
 from app.shell.menu import ADMIN_MENU
-from app.shell.viewer import Viewer, viewer
 
 TITLE_MAX = 100
 TYPE_LABELS = {

@@ -5,12 +5,12 @@ from flask import jsonify, request
 from flask_babel import gettext as _
 from pydantic import Field
 
+from app.auth.viewer import viewer
 from app.core.api import ApiError, Schema, api_call, parse_body
 from app.extensions import db
 from app.quicktest import api_bp, services
 from app.quicktest.access import test_or_404
 from app.quicktest.routes import image_url
-from app.shell.viewer import viewer
 
 
 class ValueBody(Schema):

@@ -10,6 +10,7 @@ from flask_wtf import FlaskForm
 from wtforms import HiddenField, SelectField, StringField
 from wtforms.validators import Length
 
+from app.auth.viewer import viewer
 from app.core.models import Division
 from app.extensions import db
 from app.preparation import files
@@ -17,7 +18,6 @@ from app.preparation.models import PreparationItem
 from app.quicktest import bp, services
 from app.quicktest.access import division_ids, module_viewer, test_or_404
 from app.quicktest.models import StorageContainer
-from app.shell.viewer import viewer
 
 # html2pdf.js options of spec 02 section 2 (quick test print): margins top, left, bottom,
 # right in mm; image quality 1; scale 2.

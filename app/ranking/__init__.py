@@ -16,3 +16,7 @@ def refresh_command(every_season: bool) -> None:
 
     for season, count in refresh_rankings(every_season).items():
         click.echo(f"{season}: {count} divisions ranked")
+
+
+# Each area of the feature keeps its views in its own module.
+from app.ranking import admin, api, routes  # noqa: E402,F401

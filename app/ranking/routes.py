@@ -4,12 +4,12 @@ from flask import render_template
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from app.auth.viewer import viewer
 from app.core.models import Division
 from app.extensions import db
 from app.ranking import bp
 from app.ranking import services as S
 from app.ranking.admin import chosen_season
-from app.shell.viewer import viewer
 
 
 @bp.get("/ranking")

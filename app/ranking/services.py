@@ -291,7 +291,7 @@ def _visible_ids() -> Iterable[int] | None:
 
     if not has_request_context():
         return None
-    from app.shell.viewer import viewer
+    from app.auth.viewer import viewer
 
     v = viewer()
     return None if v is None else {d.id for d in v.visible_divisions}

@@ -7,12 +7,12 @@ from sqlalchemy import func, select
 
 from app.auth import impersonation
 from app.auth.models import User, user_instances
+from app.auth.viewer import DIVISION_SESSION_KEY
 from app.core import audit
 from app.core.api import ApiError, Schema, api_call
 from app.core.messages import message
 from app.core.roles import IS_IMPERSONATOR, ROLE_MANAGER_ADMIN, global_read
 from app.extensions import db
-from app.shell.viewer import DIVISION_SESSION_KEY
 
 bp = Blueprint("shell_api", __name__, url_prefix="/api")
 

@@ -1,6 +1,7 @@
 """The shell around every signed-in page: menus, counts, breadcrumb, selectors, banners."""
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Flask, current_app, g, get_template_attribute, request
@@ -9,13 +10,11 @@ from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup
 from werkzeug.local import LocalProxy
 
+from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.cache import LRUCache
-from app.preparation.services import state_counts
-from app.shell import versions  # noqa: F401 - registers the menu-version listener
 from app.shell.menu import Node, main_menu, mark_active, user_menu
 from app.shell.menu_island import island_props_json
-from app.shell.viewer import Viewer, viewer
 
 
 def _once(v: Viewer, key: str, build):
@@ -52,19 +51,36 @@ def with_counts(nodes: list[Node], counts) -> list[Node]:
 
 COUNTS = LRUCache(4096)
 
+# The counts the menu's entries show (Entry.count): `count(viewer)` is {module: {id: n}} for the
+# selected divisions, read when `applies(viewer)`. Features add theirs with `@menu_counts` (the
+# vehicle counts: app.preparation.menu).
+COUNTERS: list[tuple[Callable, Callable]] = []
+
+
+def menu_counts(applies: Callable):
+    """Register `count(viewer)` as counts for the menu, read for viewers `applies` accepts."""
+
+    def register(count: Callable) -> Callable:
+        COUNTERS.append((applies, count))
+        return count
+
+    return register
+
 
 def shell_counts(v: Viewer) -> dict[str, dict[int, int]]:
-    """Vehicle counts per module and state for the selected divisions: one grouped query over
-    the maintained counters, cached per instance, counts version and division selection."""
+    """The menu's counts for the selected divisions, cached per instance, counts version and
+    division selection (Instance.counts_version changes with every count)."""
     if "shell_counts" in g:
         return g.shell_counts
     counts: dict = {}
-    if v.instance is not None and {"begcare", "newcare"} & set(v.modules):
+    if v.instance is not None and (counters := [c for applies, c in COUNTERS if applies(v)]):
         key = (v.instance.id, v.instance.counts_version, tuple(v.selected_division_ids))
         g.shell_counts_key = key
         counts = COUNTS.get(key)
         if counts is None:
-            counts = dict(state_counts(v.selected_division_ids))
+            counts = {}
+            for counter in counters:
+                counts.update(counter(v))
             COUNTS.put(key, counts)
     g.shell_counts = counts
     return counts

@@ -9,10 +9,9 @@ from dataclasses import dataclass, field, replace
 
 from flask_babel import lazy_gettext as _l
 
+from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.modules import MODULE_NAMES
-from app.preparation.states import STATES
-from app.shell.viewer import Viewer
 
 Rule = Callable[[Viewer], bool]
 
@@ -95,59 +94,10 @@ class Node:
 # --- the main menu ---------------------------------------------------------------------------
 
 
-def vehicle_module(name: str) -> Entry:
-    base = f"/{name}"
-    items = tuple(
-        Entry(
-            f"{name}.items.{s.segment}",
-            s.title,
-            f"{base}/items/{s.segment}",
-            rule=option(name, "leads")
-            if s.key == "leads"
-            else option(name, "soldFlow")
-            if s.key == "deliveryflow"
-            else always,
-            count=(name, s.id),
-        )  # fmt: skip
-        for s in STATES
-    )
-    return Entry(
-        name,
-        MODULE_NAMES[name],
-        base,
-        rule=module(name),
-        icon="car",
-        children=(
-            Entry(f"{name}.dashboard", _l("Dashboard"), f"{base}/dashboard"),
-            *items,
-            Entry(
-                f"{name}.statistics",
-                _l("Statistics"),
-                f"{base}/statistics",
-                rule=has(R.ROLE_STATISTICS),
-            ),
-            Entry(
-                f"{name}.add",
-                _l("Add vehicle"),
-                f"{base}/manage/vehicle?action=add",
-                rule=any_role_prefix(R.add_vehicle(name)),
-            ),  # fmt: skip
-            Entry(f"{name}.overview", _l("Overview"), f"{base}/overview"),
-            Entry(
-                f"{name}.admin",
-                _l("Module administration"),
-                f"{base}/admin",
-                rule=any_of(has(R.ROLE_ADMIN), lambda v: v.is_division_admin),
-            ),  # fmt: skip
-        ),
-    )
-
-
-MAIN_MENU: tuple[Entry, ...] = (
+# Features add their own entries with `main_entry` (the vehicle modules: app.preparation.menu).
+MAIN_MENU: list[Entry] = [
     Entry("my-dashboard", _l("My dashboard"), "/my-dashboard", rule=not_global, icon="gauge"),
     Entry("my-lists", _l("My lists"), "/my-lists", rule=not_global, icon="list"),
-    vehicle_module("begcare"),
-    vehicle_module("newcare"),
     Entry(
         "purchase-analysis",
         MODULE_NAMES["purchaseAnalysis"],
@@ -253,7 +203,15 @@ MAIN_MENU: tuple[Entry, ...] = (
         rule=has(R.ROLE_STATION_USER),
         icon="wrench",
     ),  # fmt: skip
-)
+]
+
+
+def main_entry(entry: Entry, after: str) -> Entry:
+    """Add a feature's entry to the main menu after the entry keyed `after` (once per key)."""
+    if all(e.key != entry.key for e in MAIN_MENU):
+        at = next(i for i, e in enumerate(MAIN_MENU) if e.key == after)
+        MAIN_MENU.insert(at + 1, entry)
+    return entry
 
 
 # --- the administration menu ---------------------------------------------------------------

@@ -12,10 +12,10 @@ from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 from pydantic import Field
 
+from app.auth.viewer import viewer
 from app.core.api import Schema, api_call
 from app.shell.api import bp
 from app.shell.menu import Node
-from app.shell.viewer import viewer
 
 
 def count_label(count: int) -> str:

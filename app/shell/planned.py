@@ -5,8 +5,8 @@ says so. Feature blueprints register before this one, so a built screen always w
 from flask import Blueprint, abort, render_template
 from flask_babel import lazy_gettext as _l
 
+from app.auth.viewer import viewer
 from app.shell.menu import ADMIN_MENU, can_administer
-from app.shell.viewer import viewer
 
 bp = Blueprint("planned", __name__)
 

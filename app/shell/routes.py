@@ -1,4 +1,4 @@
-"""Shell pages: the start page, my settings, error and not-found; config and catalogues."""
+"""Shell pages: the start page, error and not-found; config and catalogues."""
 
 from urllib.parse import urlencode
 
@@ -15,27 +15,23 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext as _
-from flask_login import current_user
-from markupsafe import Markup
 
 from app.auth import impersonation
 from app.auth.session import safe_next
-from app.core import fragments
+from app.auth.viewer import DIVISION_SESSION_KEY, KEBAB, viewer
 from app.core.api import openapi_document
 from app.core.i18n import current_locale, to_locale
 from app.core.pages import public_page
 from app.extensions import db
 from app.shell import bp
+from app.shell.landing import landing_target
 from app.shell.layout import current_shell
 from app.shell.menu import can_administer
-from app.shell.viewer import DIVISION_SESSION_KEY, KEBAB, viewer
 
 
 @bp.get("/")
 def root():
     """Spec 01 landing rule: the user's landing page, else the first available module."""
-    from app.account.services import landing_target
-
     target = landing_target(viewer())
     if target:
         return redirect(target)
@@ -118,36 +114,6 @@ def stop_impersonating():
 def unknown_path(unknown: str):
     """Any unknown path goes to not-found (signed-in users only)."""
     abort(404)
-
-
-@bp.get("/user")
-def settings(password_form=None):
-    """My settings: language, landing page, time zone and password (default login type)."""
-    from app.account.forms import ChangePasswordForm
-    from app.account.routes import settings_props
-
-    if current_user.login_type != "default":
-        abort(404)
-    if password_form is not None:  # sent back with its errors
-        password_html = Markup(  # noqa: S704 - our template's output
-            render_template("account/_password.html", password_form=password_form)
-        )
-    else:  # the empty form: the same for everyone of a language but the CSRF token
-        key = (
-            "password-form",
-            current_locale(),
-            request.script_root,
-            viewer().impersonator is None,
-        )
-        password_html = fragments.with_csrf(
-            key,
-            lambda: render_template(
-                "account/_password.html", password_form=ChangePasswordForm(formdata=None)
-            ),
-        )
-    return render_template(
-        "shell/settings.html", props=settings_props(), password_html=password_html
-    )
 
 
 @bp.get("/error")

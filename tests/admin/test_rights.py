@@ -5,9 +5,9 @@ import pytest
 
 import app.preparation  # noqa: F401  (first: the menu's imports form a cycle otherwise)
 from app.auth.models import MODULES
+from app.auth.viewer import Snapshot, Viewer
 from app.core import roles as R
 from app.shell.menu import ADMIN_MENU
-from app.shell.viewer import Snapshot, Viewer
 from tests.factories import make_instance, make_user
 from tests.helpers import sign_in
 
@@ -29,9 +29,7 @@ class _User:
 
 
 def _viewer(roles) -> Viewer:
-    return Viewer(
-        user=_User(), instance=None, snapshot=Snapshot(frozenset(roles), (), (), None, (), ())
-    )
+    return Viewer(user=_User(), instance=None, snapshot=Snapshot(frozenset(roles)))
 
 
 def _leaves(entries, trail=()):

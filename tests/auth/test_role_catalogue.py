@@ -6,8 +6,8 @@ import re
 import pytest
 from flask_babel import force_locale
 
+from app.admin.role_catalogue import AREAS, PRESETS, WRITTEN, by_area, describe
 from app.auth import privileges as P
-from app.auth.role_catalogue import AREAS, PRESETS, WRITTEN, by_area, describe
 from app.core import roles as R
 from app.core.i18n import LOCALES
 
@@ -19,7 +19,7 @@ CODE = re.compile(r"\b(ROLE|IS)_[A-Z_]+\b")
 def test_every_role_has_an_entry_with_a_readable_name_and_description(app, code):
     with app.test_request_context(), force_locale("en_GB"):
         info = describe(code)
-        assert info is not None, f"{code} has no entry in app/auth/role_catalogue.py"
+        assert info is not None, f"{code} has no entry in app/admin/role_catalogue.py"
         assert info.area in dict(AREAS)
         assert info.name and info.description and not CODE.search(info.name + info.description)
 

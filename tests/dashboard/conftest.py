@@ -2,9 +2,9 @@
 
 import pytest
 
+from app.auth.viewer import SNAPSHOTS
 from app.dashboard.services import AVERAGES, VALUES
 from app.shell.layout import COUNTS
-from app.shell.viewer import SNAPSHOTS
 from tests.shell.conftest import as_demo, demo_user  # noqa: F401
 
 

@@ -9,12 +9,12 @@ import pytest
 from PIL import Image
 from sqlalchemy import event, select
 
+from app.auth.viewer import SNAPSHOTS
 from app.core.models import Division, utcnow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
 from app.shell.layout import COUNTS
-from app.shell.viewer import SNAPSHOTS
 from tests.shell.conftest import demo_user
 
 

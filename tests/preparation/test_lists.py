@@ -6,11 +6,11 @@ from html import unescape
 import pytest
 from sqlalchemy import event, func, select
 
+from app.auth.viewer import SNAPSHOTS
 from app.core.models import Division
 from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation.models import CustomList, CustomListItem, DynamicList, PreparationItem
-from app.shell.viewer import SNAPSHOTS
 from tests.helpers import page_text
 from tests.shell.conftest import demo_user
 

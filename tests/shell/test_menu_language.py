@@ -4,6 +4,7 @@
 import pytest
 from sqlalchemy import select
 
+from app.auth.viewer import SNAPSHOTS
 from app.extensions import db
 from app.mail.models import EmailMessage
 from tests.helpers import sign_in
@@ -17,8 +18,6 @@ PAGES = ("/begcare", "/user", "/begcare/items/incoming", "/my-dashboard")
 def test_an_invitation_mailed_in_another_language_leaves_the_menus_in_the_pages(
     demo_app, demo_client, page_locale, mail_locale
 ):
-    from app.shell.viewer import SNAPSHOTS  # after the app (a cycle of its imports)
-
     address = f"inbox-{mail_locale.lower()}@sprakbil.example"
     token = sign_in(demo_client, demo_user("seller@demo.test"))
     headers = {"Accept-Language": page_locale}

@@ -15,6 +15,7 @@ from flask_babel import lazy_gettext as _l
 
 from app.core import roles as R
 from app.core.modules import MODULE_NAMES
+from app.shell.menu import ADMIN_MENU
 
 AREAS = (
     ("general", _l("Everyday work")),
@@ -134,8 +135,6 @@ class _Probe:
 @cache
 def _screens_of(role: str) -> tuple[tuple[str, tuple[object, ...]], ...]:
     """The admin entries a holder of only `role` sees: (area, titles of the trail) each."""
-    from app.shell.menu import ADMIN_MENU
-
     probe, found = _Probe(role), []
     for top in ADMIN_MENU:
         area, keep_top = ADMIN_TOPS.get(top.key, ("administration", False))

@@ -1,11 +1,17 @@
-"""What the shell needs to know about the signed-in user.
+"""Who is looking: the signed-in user as every view, the menus and the shell see them.
 
-Every signed-in page shows the menus, so their inputs (roles, modules, lists, divisions, market
-flags) are read once into a `Snapshot` and kept in a small per-process cache. The cache key holds
-the user's `modified_at`, the instance's `menu_version` (bumped by app.shell.versions whenever
-something the menus show changes) and the locale, so a change anywhere is seen on the next page.
+Every signed-in page shows the menus, so their inputs (roles, modules, divisions and the parts
+features add: lists, market flags) are read once into a `Snapshot` and kept in a small
+per-process cache. The cache key holds the user's `modified_at`, the instance's `menu_version`
+(bumped below whenever something the menus show changes) and the locale, so a change anywhere is
+seen on the next page.
+
+It sits in auth, below the features and the shell: a feature adds what it knows about the viewer
+with `@snapshot_part(name)` (read once per snapshot, then `v.<name>`), and names the rows whose
+change alters it with `menu_sources(...)`, as `@file_access.rule` lets features add access rules.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -13,14 +19,14 @@ from flask import g, request, session
 from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user
-from sqlalchemy import select
+from sqlalchemy import event, select, update
+from sqlalchemy.orm import Session
 
+from app.auth.models import Group, User
 from app.core.cache import LRUCache
-from app.core.models import Country, Division, Instance, Region
+from app.core.models import Country, Division, Instance, Region, new_version, utcnow
 from app.core.roles import ROLE_USER_DIVISION_ADMIN
 from app.extensions import db
-from app.market.models import InstanceGroup
-from app.preparation.models import CustomList, DynamicList
 
 # The order in which modules are "first available" (spec 01: landing and search).
 MODULE_ORDER = ("begcare", "newcare", "purchaseAnalysis", "quickTest", "market")
@@ -50,22 +56,25 @@ class DivisionRef:
 
 
 @dataclass(frozen=True)
-class ListRef:
-    id: int
-    name: str
+class SnapshotPart:
+    """Something a feature knows about the viewer: read once per snapshot by `read(user,
+    instance)` (instance is never None), `empty` without an instance."""
+
+    read: Callable
+    empty: object = None
 
 
-@dataclass(frozen=True)
-class DynamicListRef:
-    uuid: str
-    title: str
+SNAPSHOT_PARTS: dict[str, SnapshotPart] = {}
 
 
-@dataclass(frozen=True)
-class MarketFlags:
-    buyer: bool
-    seller: bool
-    enable_vehicle_request: bool
+def snapshot_part(name: str, empty=None):
+    """Register `read(user, instance)` as the snapshot's part `name`, shown as `viewer.<name>`."""
+
+    def register(read: Callable) -> Callable:
+        SNAPSHOT_PARTS[name] = SnapshotPart(read, empty)
+        return read
+
+    return register
 
 
 @dataclass
@@ -73,12 +82,14 @@ class Snapshot:
     """The menus' inputs for one user, instance and locale."""
 
     roles: frozenset[str]
-    custom_lists: tuple[ListRef, ...]
-    dynamic_lists: tuple[DynamicListRef, ...]
-    market_group: MarketFlags | None
-    divisions: tuple[DivisionRef, ...]
-    division_choices: tuple[DivisionChoice, ...]
+    divisions: tuple[DivisionRef, ...] = ()
+    division_choices: tuple[DivisionChoice, ...] = ()
+    parts: dict = field(default_factory=dict)  # the features' parts by name (SNAPSHOT_PARTS)
     derived: dict = field(default_factory=dict)  # e.g. the resolved menu tree
+
+    def part(self, name: str):
+        """A feature's part; its empty value when it was not read (no instance)."""
+        return self.parts[name] if name in self.parts else SNAPSHOT_PARTS[name].empty
 
     def latest(self, kind: str, counts_key, variant, build):
         """Something built from this snapshot and the vehicle counts of `counts_key`, once;
@@ -133,28 +144,10 @@ def _division_tree(
 def build_snapshot(user, instance: Instance | None, roles: frozenset[str], acting=None) -> Snapshot:
     """Read the menus' inputs from the database."""
     if instance is None:
-        return Snapshot(roles, (), (), None, (), ())
-    lists = db.session.execute(
-        select(CustomList.id, CustomList.name)
-        .where(CustomList.user_id == user.id)
-        .order_by(CustomList.name)
-    ).all()
-    dynamic = db.session.execute(
-        select(DynamicList.uuid, DynamicList.title)
-        .where(DynamicList.user_id == user.id)
-        .order_by(DynamicList.title)
-    ).all()
-    group = db.session.scalars(select(InstanceGroup).order_by(InstanceGroup.id)).first()
-    market = MarketFlags(group.buyer, group.seller, group.enable_vehicle_request) if group else None
+        return Snapshot(roles)
     divisions, choices = _division_tree(user, instance, acting)
-    return Snapshot(
-        roles=roles,
-        custom_lists=tuple(ListRef(i, n) for i, n in lists),
-        dynamic_lists=tuple(DynamicListRef(u, t) for u, t in dynamic),
-        market_group=market,
-        divisions=divisions,
-        division_choices=choices,
-    )
+    parts = {name: part.read(user, instance) for name, part in SNAPSHOT_PARTS.items()}
+    return Snapshot(roles, divisions, choices, parts)
 
 
 @dataclass
@@ -197,17 +190,11 @@ class Viewer:
         """ROLE_USER_DIVISION_ADMIN or its module, region or division scoped variants."""
         return self.has_prefix(ROLE_USER_DIVISION_ADMIN)
 
-    @property
-    def market_group(self) -> MarketFlags | None:
-        return self.snapshot.market_group
-
-    @property
-    def custom_lists(self) -> tuple[ListRef, ...]:
-        return self.snapshot.custom_lists
-
-    @property
-    def dynamic_lists(self) -> tuple[DynamicListRef, ...]:
-        return self.snapshot.dynamic_lists
+    def __getattr__(self, name: str):
+        """A feature's snapshot part, e.g. `v.market_group` (app.market.viewer_parts)."""
+        if name in SNAPSHOT_PARTS:
+            return self.snapshot.part(name)
+        raise AttributeError(name)
 
     def module_option(self, module: str, name: str, default: bool = True) -> bool:
         return self.instance.module_option(module, name, default) if self.instance else default
@@ -291,3 +278,32 @@ def viewer() -> Viewer | None:
             acting=g.get("acting_reach"),
         )
     return g.viewer
+
+
+# --- keeping the cache honest ----------------------------------------------------------------
+
+# Rows whose change alters some user's menu, division selector or snapshot parts.
+MENU_SOURCES: list[type] = [Division, Region, Country, Group]
+
+
+def menu_sources(*models: type) -> None:
+    """Name rows (with an instance_id) whose change alters a feature's snapshot part."""
+    MENU_SOURCES.extend(m for m in models if m not in MENU_SOURCES)
+
+
+@event.listens_for(Session, "before_flush")
+def _bump_menu_versions(session: Session, flush_context, instances) -> None:
+    changed = set()
+    sources = tuple(MENU_SOURCES)
+    for obj in (*session.new, *session.dirty, *session.deleted):
+        if isinstance(obj, sources) and getattr(obj, "instance_id", None) is not None:
+            changed.add(obj.instance_id)
+        elif isinstance(obj, Instance) and obj in session.dirty and session.is_modified(obj):
+            obj.menu_version = new_version()
+        elif isinstance(obj, User) and obj in session.dirty:
+            obj.modified_at = utcnow()  # also for changes to its groups, divisions, instances
+    if changed:
+        table = Instance.__table__
+        session.execute(
+            update(table).where(table.c.id.in_(changed)).values(menu_version=new_version())
+        )

@@ -1,0 +1,97 @@
+"""The house's layers (issue 29, docs/decisions.md): every import inside app/, at module level or
+inside a function, goes downwards. The composition root (app/__init__.py: create_app) may import
+everything; nothing imports it back."""
+
+import ast
+from pathlib import Path
+
+APP = Path(__file__).resolve().parent.parent / "app"
+
+# Lowest first; a package may import its own layer's lower neighbours' packages and any lower
+# layer, never a higher one. Features are one layer; their imports among themselves must not
+# make a cycle (checked below).
+LAYERS = (
+    {"config", "extensions"},
+    {"core"},
+    {"mail"},
+    {"auth"},
+    {"demo"},  # the demo data's registry; features add their records to it
+    {"shell"},
+    {
+        "account",
+        "dashboard",
+        "events",
+        "market",
+        "messages",
+        "preparation",
+        "purchase",
+        "quicktest",
+        "ranking",
+        "schedule",
+    },  # fmt: skip
+    {"admin"},
+    {"__init__"},  # the composition root
+)
+LAYER = {package: n for n, layer in enumerate(LAYERS) for package in layer}
+FEATURES = LAYERS[6] | {"admin"}
+
+
+def package_imports() -> dict[tuple[str, str], list[str]]:
+    """(importer's package, imported package) -> where, for every `app.` import in app/."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(APP.rglob("*.py")):
+        rel = path.relative_to(APP)
+        package = rel.parts[0].removesuffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                target = name.split(".")[1] if name.startswith("app.") else None
+                if target and target != package:
+                    edges.setdefault((package, target), []).append(f"{rel}:{node.lineno}")
+    return edges
+
+
+def test_every_package_has_a_layer():
+    packages = {p.name.removesuffix(".py") for p in APP.iterdir() if p.suffix == ".py" or (
+        p.is_dir() and (p / "__init__.py").exists())}  # fmt: skip
+    assert packages - set(LAYER) == set()
+
+
+def test_core_and_shell_import_no_feature():
+    upward = {
+        edge: where
+        for edge, where in package_imports().items()
+        if edge[0] in ("core", "shell") and edge[1] in FEATURES
+    }
+    assert upward == {}
+
+
+def test_imports_go_downwards():
+    upward = {
+        edge: where for edge, where in package_imports().items() if LAYER[edge[1]] > LAYER[edge[0]]
+    }
+    assert upward == {}
+
+
+def test_no_cycle_between_packages():
+    edges = package_imports()
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for b in graph.get(todo.pop(), ()):
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        return seen
+
+    cycles = {tuple(sorted((a, b))) for a in graph for b in reach(a) if a != b and a in reach(b)}
+    assert cycles == set()
