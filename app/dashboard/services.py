@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import Float, cast, func, literal, or_, select
 
+from app.admin.holidays import day_counter
 from app.core.cache import LRUCache
 from app.core.i18n import current_locale
 from app.core.models import Division, Region, UTCDateTime, utcnow
@@ -367,7 +368,7 @@ def custom_list_value(widget: DashboardWidget, v, rows_limit: int) -> dict:
     if custom_list is None:
         raise NotAllowed
     visible = [d.id for d in v.visible_divisions]
-    rows = list_svc.list_rows(custom_list, v.user.id, visible)
+    rows = list_svc.list_rows(custom_list, v.user.id, visible, day_counter(v.instance))
     shown = rows[:rows_limit]
     objects = (
         list(db.session.scalars(select(PreparationItem).where(PreparationItem.id.in_([r.id for r in shown]))))

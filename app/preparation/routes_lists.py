@@ -7,6 +7,7 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from pydantic import Field, WithJsonSchema
 
+from app.admin.holidays import day_counter
 from app.core.api import ApiError, Schema, api_call
 from app.core.numbers import is_int, request_int
 from app.extensions import db
@@ -144,7 +145,7 @@ def custom_list(list_id: int):
     """The vehicles of one of the user's lists, unseen ones highlighted."""
     v = _me()
     chosen = _own_list(v, list_id)
-    rows = svc.list_rows(chosen, v.user.id, _visible(v))
+    rows = svc.list_rows(chosen, v.user.id, _visible(v), day_counter(v.instance))
     props = {
         "listIri": f"/preparation-custom-lists/{chosen.id}",
         "caption": _("Vehicles of the list %(name)s", name=chosen.name),
@@ -329,7 +330,7 @@ def my_list(uuid: str):
         stmt = item_query(dynamic.module, v.selected_division_ids, filters=filters)
         page = paginate(stmt, request_int("page", 1, low=1), PER_PAGE)
     names = {d.id: d.name for d in v.visible_divisions}
-    rows = svc.item_rows(page.items, names) if page else []
+    rows = svc.item_rows(page.items, names, day_counter(v.instance)) if page else []
     return render_template(
         "preparation/lists/dynamic_list.html", dynamic=dynamic, page=page, rows=rows,
         filters=filters,

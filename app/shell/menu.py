@@ -11,7 +11,7 @@ from flask_babel import lazy_gettext as _l
 
 from app.core import roles as R
 from app.core.modules import MODULE_NAMES
-from app.preparation.states import STATES
+from app.preparation.states import STATES, state_enabled
 from app.shell.viewer import Viewer
 
 Rule = Callable[[Viewer], bool]
@@ -102,11 +102,7 @@ def vehicle_module(name: str) -> Entry:
             f"{name}.items.{s.segment}",
             s.title,
             f"{base}/items/{s.segment}",
-            rule=option(name, "leads")
-            if s.key == "leads"
-            else option(name, "soldFlow")
-            if s.key == "deliveryflow"
-            else always,
+            rule=(lambda state: lambda v: state_enabled(v, name, state))(s),
             count=(name, s.id),
         )  # fmt: skip
         for s in STATES

@@ -28,13 +28,13 @@ def test_configuration_switches_my_events_and_module_options(client):
     assert client.get("/my-events").status_code == 404
     page = page_text(client.get("/admin/general/configuration"))
     assert "My events" in page and "Measure to delivered" in page
-    data = {"csrf_token": token, "configuration__enable_my_events": "y", "begcare__flow": "y"}
+    data = {"csrf_token": token, "configuration__enable_my_events": "y", "begcare__soldFlow": "y"}
     assert client.post("/admin/general/configuration", data=data).status_code == 302
     assert client.get("/my-events").status_code == 200  # read where the product reads it
     instance = db.session.get(Instance, admin.active_instance_id)
     db.session.refresh(instance)
     assert instance.module_option("begcare", "leads") is False
-    assert instance.module_option("begcare", "flow") is True
+    assert instance.module_option("begcare", "soldFlow") is True
     menu = page_text(client.get("/begcare/items/incoming"))
     assert "/begcare/items/leads" not in menu  # leads switched off: no menu entry
     entry = db.session.scalars(
