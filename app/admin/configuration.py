@@ -1,11 +1,13 @@
 """admin/general/configuration: the instance's flags and module options, in one place.
 
 They are stored where the product reads them (Instance.options, read through
-Instance.configuration and Instance.module_option by app.auth.viewer and the menus): one source.
-Today the menus read enable_my_events, leads, soldFlow and showApprovalRequestsList, and the
-purchase analysis' approval reads allowOwnApproval (app.purchase.services.may_approve); pool, flow
-and measureToDelivered are kept for the screens that will read them (spec 01 section 3). A module
-option is on by default unless its entry ends with its default.
+Instance.configuration and Instance.module_option): one source, and only flags something reads
+(docs/decisions.md, "Configuration flags act"). enable_my_events: the user menu and /my-events;
+workingDays: every days figure (app.core.workdays); leads and soldFlow: the state's menu entry
+and pages (app.preparation.states.state_enabled); measureToDelivered: stock days
+(app.preparation.statistics.stock_days); showApprovalRequestsList and allowOwnApproval: the
+purchase analysis. A module option is on by default unless its entry ends with its default. A
+save drops the keys of these sections that no entry has (the retired pool and flow).
 """
 
 from flask import flash, redirect, request
@@ -18,7 +20,9 @@ from app.admin.crud import admin_only, guard, page_title
 from app.core import audit
 from app.core.models import Instance
 from app.core.modules import MODULE_NAMES
+from app.core.workdays import FLAG as WORKING_DAYS
 from app.extensions import db
+from app.preparation.statistics import MEASURE_TO_DELIVERED
 from app.purchase.services import OWN_APPROVAL
 
 PATH = "general/configuration"
@@ -32,13 +36,20 @@ FLAGS = (
         _l("Users see My events in their menu."),
         False,
     ),
+    (
+        "configuration",
+        WORKING_DAYS,
+        _l("Count working days"),
+        _l(
+            "Stock days and days in a state count Monday to Friday without the holidays of the vehicle's country (admin: Holidays)."
+        ),
+        False,
+    ),
 )
 MODULE_OPTIONS = {
     "begcare": (
         ("leads", _l("Leads"), _l("Vehicles can start as leads, before they come in.")),
-        ("pool", _l("Pool"), _l("Vehicles can be shared in a pool between the divisions.")),
-        ("flow", _l("Flow"), _l("Vehicles go through the preparation flow of stations.")),
-        ("measureToDelivered", _l("Measure to delivered"), _l("Stock days are counted until delivery, not until sale.")),
+        (MEASURE_TO_DELIVERED, _l("Measure to delivered"), _l("Stock days are counted until delivery, not until sale."), False),
         ("soldFlow", _l("Delivery flow"), _l("Sold vehicles go through a delivery flow before they are archived.")),
     ),
     "purchaseAnalysis": (
@@ -100,9 +111,11 @@ def view():
             options = {
                 section: dict(values) for section, values in (instance.options or {}).items()
             }
+            for section in {name.split("__", 1)[0] for name in before}:
+                options[section] = {}  # only what the screen offers: nothing stored unread
             for name in before:
                 section, key = name.split("__", 1)
-                options.setdefault(section, {})[key] = bool(form[name].data)
+                options[section][key] = bool(form[name].data)
             instance.options = options  # a new dict: the change is seen and the menus renewed
             after = current_values(instance)
             changed = sorted(k for k in after if after[k] != before[k])

@@ -3,15 +3,38 @@ empty, and one Swedish text of the invitation in the template engine (Nordbil)."
 
 from datetime import date
 
-from app.admin.models import GlobalSettingRow, Holiday, SettingRow, Tag
+from app.admin.models import Tag
+from app.core.settings import GlobalSettingRow, Holiday, SettingRow
 from app.core.tenancy import activate
+from app.core.workdays import FLAG
 from app.demo import seeder
 from app.extensions import db
 
+# The public holidays of the demo year (and the Christmas of the year before, which the demo's
+# year of history reaches), from the Swedish and Norwegian calendars; the Swedish eves are the
+# days off of Swedish dealers. Weekend days are kept as the calendars list them.
 HOLIDAYS = {
-    "SE": [(date(2026, 12, 24), "Julafton"), (date(2026, 12, 25), "Juldagen"),
-           (date(2026, 6, 19), "Midsommarafton")],
-    "NO": [(date(2026, 12, 25), "1. juledag"), (date(2026, 5, 17), "Grunnlovsdag")],
+    "SE": [
+        (date(2025, 12, 24), "Julafton"), (date(2025, 12, 25), "Juldagen"),
+        (date(2025, 12, 26), "Annandag jul"), (date(2025, 12, 31), "Nyårsafton"),
+        (date(2026, 1, 1), "Nyårsdagen"), (date(2026, 1, 6), "Trettondedag jul"),
+        (date(2026, 4, 3), "Långfredagen"), (date(2026, 4, 5), "Påskdagen"),
+        (date(2026, 4, 6), "Annandag påsk"), (date(2026, 5, 1), "Första maj"),
+        (date(2026, 5, 14), "Kristi himmelsfärdsdag"), (date(2026, 5, 24), "Pingstdagen"),
+        (date(2026, 6, 6), "Sveriges nationaldag"), (date(2026, 6, 19), "Midsommarafton"),
+        (date(2026, 6, 20), "Midsommardagen"), (date(2026, 10, 31), "Alla helgons dag"),
+        (date(2026, 12, 24), "Julafton"), (date(2026, 12, 25), "Juldagen"),
+        (date(2026, 12, 26), "Annandag jul"), (date(2026, 12, 31), "Nyårsafton"),
+    ],
+    "NO": [
+        (date(2025, 12, 25), "1. juledag"), (date(2025, 12, 26), "2. juledag"),
+        (date(2026, 1, 1), "1. nyttårsdag"), (date(2026, 4, 2), "Skjærtorsdag"),
+        (date(2026, 4, 3), "Langfredag"), (date(2026, 4, 5), "1. påskedag"),
+        (date(2026, 4, 6), "2. påskedag"), (date(2026, 5, 1), "Offentlig høytidsdag"),
+        (date(2026, 5, 14), "Kristi himmelfartsdag"), (date(2026, 5, 17), "Grunnlovsdag"),
+        (date(2026, 5, 24), "1. pinsedag"), (date(2026, 5, 25), "2. pinsedag"),
+        (date(2026, 12, 25), "1. juledag"), (date(2026, 12, 26), "2. juledag"),
+    ],
 }  # fmt: skip
 INVITE_SV = (
     "<p>Hej {user_name}!</p><p>Välkommen till {company}. Välj ditt lösenord här:</p>"
@@ -25,16 +48,22 @@ def seed_admin(ctx: dict) -> None:
     shared vehicle properties and a service interval."""
     for instance in ctx["instances"]:
         activate(instance.id)
-        country = instance_country(instance)
+        country, country_id = instance_country(instance)
+        # Days are counted as the dealers count them: working days of their country.
+        instance.options = {
+            **(instance.options or {}),
+            "configuration": {**(instance.options or {}).get("configuration", {}), FLAG: True},
+        }
         db.session.add_all(
             [
                 Tag(name="Kampanj" if country == "SE" else "Kampanje", color="#c0392b"),
                 Tag(name="Export" if country == "SE" else "Eksport", color="#2c7a7b"),
-                *[Holiday(day=day, name=name) for day, name in HOLIDAYS.get(country, [])],
+                *[Holiday(day=day, name=name, country_id=country_id) for day, name in HOLIDAYS.get(country, [])],
                 SettingRow(kind="provider", name="Bilregistret", data={"url": "https://api.example.test/regno", "provider": "Registry"}),
                 SettingRow(kind="event", name="Såld bil: avisera anläggningen", data={"event": "vehicle_sold", "action": "notify", "target": ""}),
                 SettingRow(kind="seller", name="Kalle Säljare", data={"email": "kalle@example.test", "phone": "", "division": ""}),
                 SettingRow(kind="booking_calendar", name="Leveranser", data={"slot_minutes": 45, "division": ""}),
+                SettingRow(kind="action", name="Värdering" if country == "SE" else "Verdivurdering", data={"label": "Värdera bilen" if country == "SE" else "Verdivurder bilen", "url": "https://valuation.example.test/estimate?regno={regno}&vin={vin}&km={mileage}"}),
             ]
         )  # fmt: skip
         if country == "SE":
@@ -57,9 +86,13 @@ def seed_admin(ctx: dict) -> None:
     db.session.flush()
 
 
-def instance_country(instance) -> str:
+def instance_country(instance) -> tuple[str, int]:
+    """The code and id of the instance's country."""
     from sqlalchemy import select
 
     from app.core.models import Country
 
-    return db.session.scalar(select(Country.code).where(Country.instance_id == instance.id))
+    found = db.session.execute(
+        select(Country.code, Country.id).where(Country.instance_id == instance.id)
+    ).first()
+    return found.code, found.id

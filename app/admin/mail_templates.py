@@ -17,7 +17,7 @@ import nh3
 from markupsafe import escape
 from sqlalchemy import select
 
-from app.admin.models import SettingRow
+from app.core.settings import SettingRow
 from app.extensions import db
 from app.mail.services import mail_override
 

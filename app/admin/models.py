@@ -3,11 +3,10 @@ screens that have no model of their own elsewhere (tags, holidays, providers, ..
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.audit import MadeBy
-from app.core.division_settings import DivisionSetting
 from app.core.models import InstanceScoped, UTCDateTime, utcnow
 from app.extensions import db
 
@@ -54,13 +53,6 @@ class Tag(InstanceScoped, db.Model):
     color: Mapped[str] = mapped_column(String(7), default="#4a6fa5")
 
 
-class Holiday(InstanceScoped, db.Model):
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    day: Mapped[date] = mapped_column(Date)
-    name: Mapped[str] = mapped_column(String(100))
-    country_id: Mapped[int | None] = mapped_column(ForeignKey("country.id", ondelete="CASCADE"))
-
-
 class Address(InstanceScoped, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(100))
@@ -68,31 +60,6 @@ class Address(InstanceScoped, db.Model):
     postcode: Mapped[str] = mapped_column(String(20), default="")
     city: Mapped[str] = mapped_column(String(100), default="")
     division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="SET NULL"))
-
-
-class SettingRow(DivisionSetting, InstanceScoped, db.Model):
-    """A named, described setting of one of the instance's simpler admin screens (providers,
-    event rules, booking calendars, actions, ...): `kind` is the screen, `data` its details.
-    The module's rules, rule interaction and add wizards may be one division's."""
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(40), index=True)
-    name: Mapped[str] = mapped_column(String(120))
-    description: Mapped[str] = mapped_column(Text, default="")
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    data: Mapped[dict] = mapped_column(JSON, default=dict)
-
-
-class GlobalSettingRow(db.Model):
-    """The same for the global screens (properties, categories, service schedule): shared by
-    every instance, changed only by holders of the screen's global role."""
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(40), index=True)
-    name: Mapped[str] = mapped_column(String(120))
-    description: Mapped[str] = mapped_column(Text, default="")
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    data: Mapped[dict] = mapped_column(JSON, default=dict)
 
 
 class ExportRun(InstanceScoped, db.Model):

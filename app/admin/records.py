@@ -17,7 +17,7 @@ from wtforms.validators import InputRequired, Optional, Regexp
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import choice, flag, long_text, many, optional_int, text
 from app.admin.mail_templates import ALLOWED_TAGS, links_in, misplaced_links, render
-from app.admin.models import Address, ApiUser, Holiday, SettingRow, Tag
+from app.admin.models import Address, ApiUser, Tag
 from app.auth.models import User
 from app.auth.viewer import Viewer
 from app.core import roles as R
@@ -26,6 +26,7 @@ from app.core.division_settings import own_division_ids
 from app.core.i18n import LOCALES
 from app.core.messages import KEYS
 from app.core.models import Country, Division, utcnow
+from app.core.settings import Holiday, SettingRow
 from app.extensions import db
 
 # --- tags, holidays, addresses --------------------------------------------------------------

@@ -2,24 +2,26 @@
 (or GlobalSettingRow) kind with a name, a description, an active flag and a few fields of its
 own stored in `data`. docs/decisions.md says what each screen is for."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import select
 from wtforms import IntegerField, SelectField, StringField
-from wtforms.validators import Length, NumberRange, Optional
+from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from app.admin.crud import Column, Screen, admin_only
 from app.admin.fields import flag, long_text, text
-from app.admin.models import GlobalSettingRow, SettingRow
 from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.messages import KEYS
 from app.core.models import Division
 from app.core.numbers import coerce_id
+from app.core.settings import GlobalSettingRow, SettingRow
 from app.extensions import db
+from app.preparation import actions
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,8 @@ class Extra:
     choices: tuple = ()  # (value, label) for choice
     low: int = 0
     high: int = 100_000
+    check: Callable[[str | None], str | None] | None = None  # a text's refusal, translated
+    hint: object = None
 
     def field(self):
         if self.kind == "int":
@@ -47,11 +51,24 @@ class Extra:
             )
         if self.kind == "choice":
             return SelectField(self.label)  # choices: set by _prepare
+        validators = [Optional(), Length(max=300, message=KEYS["FIELD_TOO_LONG"])]
+        if self.check is not None:
+            validators.append(_refused_by(self.check))
         return StringField(
             self.label,
-            validators=[Optional(), Length(max=300, message=KEYS["FIELD_TOO_LONG"])],
+            validators=validators,
             render_kw={"maxlength": 300},
+            description=self.hint or "",
         )
+
+
+def _refused_by(check):
+    def validate(form, field) -> None:
+        message = check(field.data)
+        if message:
+            raise ValidationError(message)
+
+    return validate
 
 
 def _form(extras: tuple[Extra, ...], divisional: bool = False) -> type[FlaskForm]:
@@ -203,8 +220,11 @@ SETTING_SCREENS = [
     ),
     setting_screen(
         "general/actions", "action", _l("action"),
-        _l("Actions are the buttons users can run on a vehicle, such as ordering a valuation or a transport."),
-        (Extra("label", _l("Button text")), Extra("url", _l("Web address"))),
+        _l("Actions are buttons on the vehicle page that open a partner's page for the vehicle, such as a valuation or a transport order, in a new tab."),
+        (Extra("label", _l("Button text")),
+         Extra("url", _l("Web address"), check=actions.template_error,
+               hint=_l("http:// or https:// with the site's name, then placeholders for the vehicle's fields: %(placeholders)s.",
+                       placeholders=", ".join(f"{{{p}}}" for p in actions.PLACEHOLDERS)))),
     ),
     setting_screen(
         "global/properties", "property", _l("property"),

@@ -21,6 +21,7 @@ from app.core.i18n import current_locale
 from app.core.models import Division, Region, UTCDateTime, utcnow
 from app.core.modules import MODULE_NAMES
 from app.core.tenancy import active_instance_id
+from app.core.workdays import day_counter
 from app.dashboard.models import DashboardWidget, Goal
 from app.extensions import db
 from app.preparation import lists as list_svc
@@ -367,7 +368,7 @@ def custom_list_value(widget: DashboardWidget, v, rows_limit: int) -> dict:
     if custom_list is None:
         raise NotAllowed
     visible = [d.id for d in v.visible_divisions]
-    rows = list_svc.list_rows(custom_list, v.user.id, visible)
+    rows = list_svc.list_rows(custom_list, v.user.id, visible, day_counter(v.instance))
     shown = rows[:rows_limit]
     objects = (
         list(db.session.scalars(select(PreparationItem).where(PreparationItem.id.in_([r.id for r in shown]))))

@@ -8,7 +8,6 @@ changes as ItemStateEvent rows (services.move_item), edits as an audit row.
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from datetime import datetime
 from decimal import Decimal
 from functools import cache, lru_cache
 
@@ -352,13 +351,6 @@ def move_by_button(item: PreparationItem, to_state: int, user) -> StateButton:
 
 
 # --- what the tables show --------------------------------------------------------------------
-
-
-def days_in_state(changed_at: datetime | None, now: datetime | None = None) -> int:
-    """Whole days since the last state change."""
-    if changed_at is None:
-        return 0
-    return max(0, ((now or utcnow()) - changed_at).days)
 
 
 def manage_path(item: PreparationItem) -> str:

@@ -14,8 +14,9 @@ from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
 from app.core.models import Division, utcnow
+from app.core.workdays import DayCounter, calendar_days
 from app.extensions import db
-from app.preparation.items import active_advert_ids, days_in_state, manage_path
+from app.preparation.items import active_advert_ids, manage_path
 from app.preparation.models import (
     CustomList,
     CustomListItem,
@@ -233,7 +234,12 @@ class ListRow:
         return classes
 
 
-def list_rows(custom_list: CustomList, user_id: int, division_ids: list[int]) -> list[ListRow]:
+def list_rows(
+    custom_list: CustomList,
+    user_id: int,
+    division_ids: list[int],
+    count_days: DayCounter = calendar_days,
+) -> list[ListRow]:
     """The list's vehicles the user may see, with seen markers and station progress.
 
     Two queries whatever the number of vehicles: the items with their division and marker,
@@ -254,11 +260,12 @@ def list_rows(custom_list: CustomList, user_id: int, division_ids: list[int]) ->
         )
         .order_by(CustomListItem.created_at, CustomListItem.id)
     ).all()
-    return build_rows(rows)
+    return build_rows(rows, count_days)
 
 
-def build_rows(rows) -> list[ListRow]:
-    """ListRows from (item, division name, seen id) triples, with one query for the tasks."""
+def build_rows(rows, count_days: DayCounter = calendar_days) -> list[ListRow]:
+    """ListRows from (item, division name, seen id) triples, with one query for the tasks;
+    days in state as `count_days` counts them (app.core.workdays)."""
     ids = [item.id for item, _name, _seen in rows]
     progress, adverts = _station_progress(ids), active_advert_ids(ids)
     now = utcnow()
@@ -274,7 +281,7 @@ def build_rows(rows) -> list[ListRow]:
                 state=item.state,
                 state_title=str(BY_ID[item.state].title),
                 division=division_name,
-                days_in_state=days_in_state(item.state_changed_at, now),
+                days_in_state=count_days(item.state_changed_at, now, item.division_id),
                 stations_done=done,
                 stations_total=total,
                 active_station=active,
@@ -301,9 +308,14 @@ def manager_rows(user_id: int, division_ids: list[int]) -> list[tuple[int, ListR
     return [(list_id, row) for (list_id, _item, _name), row in zip(rows, built, strict=True)]
 
 
-def item_rows(items: list[PreparationItem], division_names: dict[int, str]) -> list[ListRow]:
+def item_rows(
+    items: list[PreparationItem],
+    division_names: dict[int, str],
+    count_days: DayCounter = calendar_days,
+) -> list[ListRow]:
     """Rows for items already loaded (a page of a dynamic list)."""
-    return build_rows([(item, division_names.get(item.division_id, ""), None) for item in items])
+    named = [(item, division_names.get(item.division_id, ""), None) for item in items]
+    return build_rows(named, count_days)
 
 
 def _station_progress(item_ids: list[int]) -> dict[int, tuple[int, int, str | None, bool]]:

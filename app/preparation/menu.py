@@ -5,9 +5,9 @@ from flask_babel import lazy_gettext as _l
 from app.core import roles as R
 from app.core.modules import MODULE_NAMES
 from app.preparation.services import state_counts
-from app.preparation.states import STATES
+from app.preparation.states import STATES, state_enabled
 from app.shell.layout import menu_counts
-from app.shell.menu import Entry, always, any_of, any_role_prefix, has, main_entry, module, option
+from app.shell.menu import Entry, any_of, any_role_prefix, has, main_entry, module
 
 
 def vehicle_module(name: str) -> Entry:
@@ -17,11 +17,7 @@ def vehicle_module(name: str) -> Entry:
             f"{name}.items.{s.segment}",
             s.title,
             f"{base}/items/{s.segment}",
-            rule=option(name, "leads")
-            if s.key == "leads"
-            else option(name, "soldFlow")
-            if s.key == "deliveryflow"
-            else always,
+            rule=(lambda state: lambda v: state_enabled(v, name, state))(s),
             count=(name, s.id),
         )  # fmt: skip
         for s in STATES

@@ -39,6 +39,7 @@ from app.core.i18n import current_locale
 from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
+from app.core.workdays import DayCounter, calendar_days, day_counter
 from app.extensions import db
 from app.preparation import api_bp, bp
 from app.preparation import items as svc
@@ -58,7 +59,7 @@ from app.preparation.queries import (
     paginate,
     parse_sort,
 )
-from app.preparation.states import BY_ID, BY_SEGMENT, STATES
+from app.preparation.states import BY_ID, BY_SEGMENT, STATES, state_enabled
 from app.shell.layout import COUNTS, shell_counts
 
 PER_PAGE = 25
@@ -334,12 +335,13 @@ class Table:
     divisions: dict = field(default_factory=dict)
     now: datetime = field(default_factory=utcnow)
     number: Callable[[object], str] = field(default_factory=lambda: decimal_format("#,##0"))
+    count_days: DayCounter = calendar_days  # the instance's days (app.core.workdays)
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
-        return cls(
-            page, sort, sorts, args, divisions={d.id: d.name for d in viewer().visible_divisions}
-        )
+        v = viewer()
+        divisions = {d.id: d.name for d in v.visible_divisions}
+        return cls(page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance))
 
     @cached_property
     def _prefix(self) -> str:
@@ -413,7 +415,7 @@ class Table:
                     model_year,
                     divisions.get(division_id, ""),
                     states[state],
-                    svc.days_in_state(changed_at, self.now),
+                    self.count_days(changed_at, self.now, division_id),
                     "" if mileage is None else number(mileage),
                     "" if price is None else number(price),
                     done,
@@ -454,6 +456,8 @@ def state_list(module: str, segment: str):
     _module(module)
     state = BY_SEGMENT[segment]
     v = viewer()
+    if not state_enabled(v, module, state):
+        abort(404)
     sort = parse_sort(request.args.get("sort"), "-days")
     if sort.lstrip("-") not in LIST_SORTS:
         sort = "-days"
@@ -602,7 +606,7 @@ def item_list_extended(item_id: int):
         mileage=item.mileage, purchase_price=_money(item.purchase_price),
         sales_price=_money(item.sales_price),
         division=DivisionOut(id=division.id, name=division.name), warning=item.warning,
-        days_in_state=svc.days_in_state(item.state_changed_at),
+        days_in_state=day_counter(v.instance)(item.state_changed_at, utcnow(), item.division_id),
         state_changed_at=_iso(item.state_changed_at),
         stations=[
             TaskOut(

@@ -10,6 +10,7 @@ from pydantic import Field, WithJsonSchema
 from app.auth.viewer import viewer
 from app.core.api import ApiError, Schema, api_call
 from app.core.numbers import is_int, request_int
+from app.core.workdays import day_counter
 from app.extensions import db
 from app.preparation import api_bp, bp
 from app.preparation import lists as svc
@@ -144,7 +145,7 @@ def custom_list(list_id: int):
     """The vehicles of one of the user's lists, unseen ones highlighted."""
     v = _me()
     chosen = _own_list(v, list_id)
-    rows = svc.list_rows(chosen, v.user.id, _visible(v))
+    rows = svc.list_rows(chosen, v.user.id, _visible(v), day_counter(v.instance))
     props = {
         "listIri": f"/preparation-custom-lists/{chosen.id}",
         "caption": _("Vehicles of the list %(name)s", name=chosen.name),
@@ -329,7 +330,7 @@ def my_list(uuid: str):
         stmt = item_query(dynamic.module, v.selected_division_ids, filters=filters)
         page = paginate(stmt, request_int("page", 1, low=1), PER_PAGE)
     names = {d.id: d.name for d in v.visible_divisions}
-    rows = svc.item_rows(page.items, names) if page else []
+    rows = svc.item_rows(page.items, names, day_counter(v.instance)) if page else []
     return render_template(
         "preparation/lists/dynamic_list.html", dynamic=dynamic, page=page, rows=rows,
         filters=filters,

@@ -24,9 +24,11 @@ from app.core.messages import KEYS
 from app.core.models import Instance, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.core.tenancy import activate
+from app.core.workdays import day_counter
 from app.extensions import db
 from app.preparation import api_bp, bp, files, manage, tasks
-from app.preparation.items import days_in_state, manage_path
+from app.preparation.actions import vehicle_actions
+from app.preparation.items import manage_path
 from app.preparation.models import FileObject, ItemFile, PreparationItem
 from app.preparation.states import BY_ID
 
@@ -129,7 +131,9 @@ def _render_item(item: PreparationItem, upload=None, comment=None, status: int =
             item=item,
             module=item.module,
             details=manage.item_details(item),
-            days_in_state=days_in_state(item.state_changed_at, now),
+            days_in_state=day_counter(viewer().instance)(
+                item.state_changed_at, now, item.division_id
+            ),
             state=BY_ID[item.state],
             tasks=task_rows,
             worker=worker,
@@ -140,6 +144,7 @@ def _render_item(item: PreparationItem, upload=None, comment=None, status: int =
             comments=manage.item_comments(item.id),
             history=manage.item_history(item),
             buttons=manage.state_buttons(item),
+            actions=vehicle_actions(item),
             upload=upload or UploadForm(formdata=None),
             comment=comment or CommentForm(formdata=None),
             accept=files.ACCEPT,

@@ -38,7 +38,7 @@ def module_statistics(module: str):
         abort(404)
     if not v.has(ROLE_STATISTICS):
         abort(403)
-    found = stats.figures(v.instance.id, v.instance.counts_version, module, v.selected_division_ids)
+    found = stats.figures(v.instance, module, v.selected_division_ids)
     flow, states, stations, stock = found.flow, found.states, found.stations, found.stock
 
     entered, sold = _("Entered the flow"), _("Sold")

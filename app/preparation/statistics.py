@@ -11,16 +11,19 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import Float, and_, case, cast, func, literal, select
+from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
 from app.core.models import UTCDateTime, utcnow
+from app.core.workdays import DayCounter, calendar_days, day_counter
 from app.extensions import db
 from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
 from app.preparation.states import STATES
 
 FLOW, SOLD = 4, 7
 IN_STOCK = (2, 3, 4, 5, 6)  # from incoming to showroom: bought, not yet sold
+MEASURE_TO_DELIVERED = "measureToDelivered"  # the module option (off unless switched on)
+UNTIL_DELIVERED = (7, 8)  # sold, not yet delivered: in stock when measureToDelivered is on
 # Stock-day buckets: (lowest day, highest day or None for open-ended).
 STOCK_BUCKETS = ((0, 30), (31, 60), (61, 90), (91, 120), (121, 180), (181, None))
 
@@ -253,43 +256,49 @@ class StockDays:
     average_days: float | None
 
 
-def stock_days(module: str, division_ids: list[int], now: datetime | None = None) -> StockDays:
+def stock_days(
+    module: str,
+    division_ids: list[int],
+    now: datetime | None = None,
+    *,
+    until_delivered: bool = False,
+    count_days: DayCounter = calendar_days,
+) -> StockDays:
     """Days since each vehicle entered the module (its first state event, else its creation),
-    for the vehicles bought and not yet sold: a distribution in buckets and the average."""
+    for the vehicles bought and not yet sold (`until_delivered`: not yet delivered, so sold and
+    in the delivery flow count too): a distribution in buckets and the average. The days are
+    `count_days`' (calendar or working days, app.core.workdays), one row per vehicle read."""
     now = now or utcnow()
     # add_item writes one event without a from-state per item. The plain table (not the scoped
     # entity) lets the database look the event up by item; the item itself is instance-scoped.
     first = ItemStateEvent.__table__.alias("first_event")
     entered = func.coalesce(first.c.created_at, PreparationItem.created_at)
-    days = cast(_days_between(literal(now, UTCDateTime), entered), Float)
-    whole = func.floor(days) if _dialect() == "postgresql" else cast(days, db.Integer)
-    bucket = case(
-        *[
-            (whole <= high, n)
-            for n, (_low, high) in enumerate(STOCK_BUCKETS)
-            if high is not None
-        ],
-        else_=len(STOCK_BUCKETS) - 1,
-    ).label("bucket")  # fmt: skip
     rows = db.session.execute(
-        select(bucket, func.count(), func.sum(days))
+        select(PreparationItem.division_id, type_coerce(entered, UTCDateTime))
         .select_from(PreparationItem)
         .outerjoin(first, and_(first.c.item_id == PreparationItem.id, first.c.from_state.is_(None)))
         .where(
             PreparationItem.module == module,
             PreparationItem.division_id.in_(division_ids),
-            PreparationItem.state.in_(IN_STOCK),
+            PreparationItem.state.in_(IN_STOCK + UNTIL_DELIVERED if until_delivered else IN_STOCK),
         )
-        .group_by(bucket)
     ).all()
     counts = [0] * len(STOCK_BUCKETS)
-    total_days = 0.0
-    for n, count, summed in rows:
-        counts[int(n)] += count
-        total_days += float(summed or 0)
-    vehicles = sum(counts)
+    total_days = 0
+    for division_id, since in rows:
+        days = count_days(since, now, division_id)
+        total_days += days
+        counts[_bucket(days)] += 1
+    vehicles = len(rows)
     average = round(total_days / vehicles, 1) if vehicles else None
     return StockDays(list(STOCK_BUCKETS), counts, vehicles, average)
+
+
+def _bucket(days: int) -> int:
+    return next(
+        (n for n, (_low, high) in enumerate(STOCK_BUCKETS) if high is not None and days <= high),
+        len(STOCK_BUCKETS) - 1,
+    )
 
 
 # --- all figures, cached ---------------------------------------------------------------------
@@ -307,17 +316,25 @@ class Figures:
 FIGURES = LRUCache(size=256, ttl=600.0)
 
 
-def figures(instance_id: int, version: int, module: str, division_ids: list[int]) -> Figures:
-    """Every figure of the statistics page; `version` is the instance's counts version, which
-    every added or moved vehicle changes, so a move shows on the next view."""
-    key = (instance_id, version, module, tuple(sorted(division_ids)), utcnow().date())
+def figures(instance, module: str, division_ids: list[int]) -> Figures:
+    """Every figure of the statistics page, as the instance's configuration counts them. The
+    key holds the instance's counts version, which every added or moved vehicle changes (a
+    move shows on the next view), and the configuration that changes the figures."""
+    until_delivered = instance.module_option(module, MEASURE_TO_DELIVERED, False)
+    count_days = day_counter(instance)
+    key = (
+        instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
+        utcnow().date(), until_delivered, getattr(count_days, "version", None),
+    )  # fmt: skip
     found = FIGURES.get(key)
     if found is None:
         found = Figures(
             throughput(module, division_ids),
             days_per_state(module, division_ids),
             minutes_per_station(module, division_ids),
-            stock_days(module, division_ids),
+            stock_days(
+                module, division_ids, until_delivered=until_delivered, count_days=count_days
+            ),
         )
         FIGURES.put(key, found)
     return found

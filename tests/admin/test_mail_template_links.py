@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import select
 
 import app.preparation  # noqa: F401  (first: the menu's imports form a cycle otherwise)
-from app.admin.models import SettingRow
 from app.core import roles as R
+from app.core.settings import SettingRow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.models import EmailMessage

@@ -7,11 +7,12 @@ from datetime import date
 from sqlalchemy import select
 
 import app.preparation  # noqa: F401  (first: the menu's imports form a cycle otherwise)
-from app.admin.models import ApiUser, SettingRow
+from app.admin.models import ApiUser
 from app.admin.records import api_user_for, hash_token
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
+from app.core.settings import SettingRow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation.models import PreparationItem
@@ -28,13 +29,13 @@ def test_configuration_switches_my_events_and_module_options(client):
     assert client.get("/my-events").status_code == 404
     page = page_text(client.get("/admin/general/configuration"))
     assert "My events" in page and "Measure to delivered" in page
-    data = {"csrf_token": token, "configuration__enable_my_events": "y", "begcare__flow": "y"}
+    data = {"csrf_token": token, "configuration__enable_my_events": "y", "begcare__soldFlow": "y"}
     assert client.post("/admin/general/configuration", data=data).status_code == 302
     assert client.get("/my-events").status_code == 200  # read where the product reads it
     instance = db.session.get(Instance, admin.active_instance_id)
     db.session.refresh(instance)
     assert instance.module_option("begcare", "leads") is False
-    assert instance.module_option("begcare", "flow") is True
+    assert instance.module_option("begcare", "soldFlow") is True
     menu = page_text(client.get("/begcare/items/incoming"))
     assert "/begcare/items/leads" not in menu  # leads switched off: no menu entry
     entry = db.session.scalars(

@@ -10,11 +10,12 @@ from sqlalchemy import func, select
 import app.admin.routes  # noqa: F401  (declares the screens)
 import app.preparation  # noqa: F401  (first: the menu's imports form a cycle otherwise)
 from app.admin.crud import SCREENS
-from app.admin.models import Address, ApiUser, Holiday, SettingRow, Tag
+from app.admin.models import Address, ApiUser, Tag
 from app.auth.models import MODULES, Group
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.models import Country, Division, InstanceScoped, Region
+from app.core.settings import Holiday, SettingRow
 from app.core.tenancy import activate
 from app.extensions import db
 from tests.factories import make_instance, make_user

@@ -5,9 +5,9 @@ instance's, and reads only their divisions' entries of the audit log."""
 import pytest
 from sqlalchemy import select
 
-from app.admin.models import SettingRow
 from app.core.audit import AuditLog, record
 from app.core.models import Division
+from app.core.settings import SettingRow
 from app.extensions import db
 from app.preparation.models import StateButton, Station, StationGroup, StationPackage
 from tests.helpers import page_text
