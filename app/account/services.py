@@ -11,6 +11,10 @@ from app.auth.session import revoke_all_sessions, safe_next
 from app.core import audit
 from app.core.islands import JSONFragment
 
+# Where a station user's day starts: the vehicles waiting at their stations (the main menu's
+# "Station vehicles"), not the module's state counts.
+STATION_LANDING = "/begcare/station/vehicles"
+
 # Main-menu entries that are no place to land on.
 _NOT_LANDING = ("logout", "user", "custom-list.manage")
 _CUSTOM_LIST = re.compile(r"/custom-list/(\d+)(/.*)?")
@@ -85,6 +89,15 @@ def landing_target(v) -> str | None:
     if landing not in {c.value for c in landing_choices(v)}:
         return first  # a page the user can no longer open (a role or module taken away)
     return landing
+
+
+def with_station_landing(options: dict | None) -> dict:
+    """The options of a user just made a station user: their station's vehicles as landing
+    page, unless they already have one."""
+    options = dict(options or {})
+    if not options.get("landingPage"):
+        options["landingPage"] = STATION_LANDING
+    return options
 
 
 class PasswordRefused(ValueError):
