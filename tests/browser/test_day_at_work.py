@@ -2,7 +2,7 @@
 at 375 px in Swedish, with the demo's news dialog, its maintenance alert and the ranking summary
 all unseen. One dialog at a time; Close remembered across pages (and the station's Start and
 Finish); the station user lands on their station's vehicles; no alert covers a control; a closed
-alert stays closed on the next page.
+alert stays closed on the next page; the desk's widget actions show only their verb.
 
 The viewed records the walks write for the demo users are deleted again at the end.
 """
@@ -131,6 +131,18 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
     settle(page)
     expect(dialogs(page)).to_have_count(0)
     snap(page, "day-desk-overview", widths=("1280",))
+    assert_nothing_covered(page)
+
+    page.goto("/my-dashboard")  # widget actions show their verb; the title is for screen readers
+    actions = page.locator(".widget-actions button")
+    expect(actions.first).to_be_visible()
+    shown = actions.evaluate_all(
+        """buttons => buttons.map(b => [...b.childNodes]
+            .filter(n => n.nodeType === Node.TEXT_NODE || n.getBoundingClientRect().width > 1)
+            .map(n => n.textContent.trim()).join(''))"""
+    )
+    assert set(shown) == {"Edit", "Copy", "Remove"}
+    expect(maintenance).to_be_visible()
     assert_nothing_covered(page)
 
     maintenance.get_by_role("button", name="Close").click()
