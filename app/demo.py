@@ -11,6 +11,7 @@ import click
 from flask import Flask
 from sqlalchemy import func, select
 
+from app.auth.landing import STATION_LANDING
 from app.auth.models import MODULES, Group, User
 from app.auth.services import hash_password
 from app.core import jobs, roles
@@ -167,6 +168,7 @@ def seed_users(ctx: dict) -> None:
             roles=["ROLE_USER", roles.ROLE_STATION_USER],
             modules=["begcare"],
             divisions=[divisions["Nordbil Solna"]],
+            options={"landingPage": STATION_LANDING},
         ),
         dict(
             email="divadmin@demo.test",

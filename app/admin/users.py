@@ -27,6 +27,7 @@ from app.admin.fields import (
 from app.admin.role_catalogue import PRESETS, Preset, name_of
 from app.auth import privileges as P
 from app.auth.impersonation import may_act_as
+from app.auth.landing import with_station_landing
 from app.auth.models import MODULES, Group, PasswordResetToken, User, user_divisions, user_instances
 from app.auth.services import _token_hash, normalise_email
 from app.auth.viewer import Viewer, viewer
@@ -218,11 +219,17 @@ def save_user(row: User, form: UserForm, v: Viewer) -> None:
         field = {"platform_roles": "roles"}.get(refused, refused)
         raise FormRefused({field: _("You can only grant what you hold yourself.")})
 
+    was_station = R.ROLE_STATION_USER in {
+        *(membership.roles if membership else []),
+        *(r for grp in row.groups or [] if grp.instance_id == instance_id for r in grp.roles or []),
+    }
     old_email = row.email
     row.email = email
     row.firstname, row.lastname = form.firstname.data, form.lastname.data
     row.phone_number = form.phone_number.data or None
     row.options = {**(row.options or {}), "language": form.language.data}
+    if R.ROLE_STATION_USER in after.roles and not was_station:
+        row.options = with_station_landing(row.options)  # their day starts at their station
     row.active = active
     row.is_global = bool(is_global)
     row.platform_roles = sorted(after.platform)

@@ -433,6 +433,16 @@ def _query(params: dict) -> str:
     return urlencode(items, safe=URL_SAFE)
 
 
+# What the search (spec 01: division and searchphrase) puts into the overview's URL.
+SEARCH_ARGS = {"division", "searchphrase"}
+
+
+def _is_search(args) -> bool:
+    """A search: a phrase with nothing beyond the search's own arguments (no other filter, sort
+    or page), so a list widget's or a saved filter's link still shows its one-row table."""
+    return bool(args.get("searchphrase")) and set(args) <= SEARCH_ARGS
+
+
 def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
     """`counter_total(...)`, kept per instance and counts version as the menu's counts are
     (every change of the counters renews the version)."""
@@ -474,8 +484,15 @@ def state_list(module: str, segment: str):
 
 @bp.get(f"/{MODULE_RULE}/overview")
 def overview(module: str):
-    """Every vehicle of the module with the search phrase and the filters a link can carry."""
+    """Every vehicle of the module with the search phrase and the filters a link can carry.
+    A filter URL carries no empty parameters (the filter form sends every field: the answer
+    is the same URL without them); a search with exactly one match opens the vehicle."""
     _module(module)
+    given = list(request.args.items(multi=True))
+    filled = [(k, a) for k, a in given if a.strip()]
+    if len(filled) != len(given):
+        path = url_for("preparation.overview", module=module)
+        return redirect(f"{path}?{_query(filled)}" if filled else path)
     v = viewer()
     error = error_field = None
     try:
@@ -500,6 +517,8 @@ def overview(module: str):
             )
             page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP, fetch=rows)
         table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
+        if _is_search(request.args) and page.total == 1:
+            return redirect(table.rows[0].href)
     # The form shows the arguments (and the error they make) in the module's and locale's
     # words with the viewer's division choices: the same HTML for every request with these.
     key = (

@@ -1,5 +1,7 @@
-// The alert stack at the bottom of every page. Server flash messages arrive as `initial`; the
-// rest comes from the alert store (lib/alerts.js).
+// The alert stack of every page, in the page flow above the content (it never covers a control).
+// Server flash messages arrive as `initial`; the rest comes from the alert store (lib/alerts.js).
+// A new alert that asks to be revealed brings the stack into view when the page is scrolled
+// past it.
 import { useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { dismissAlert, getAlerts, pushAlert, subscribe } from '../lib/alerts.js';
 import { useGettext } from '../lib/i18n.js';
@@ -56,9 +58,24 @@ function Alert({ alert }) {
   );
 }
 
+function useReveal(alerts) {
+  const ref = useRef(null);
+  const seen = useRef(new Set());
+  useEffect(() => {
+    const fresh = alerts.filter((a) => !seen.current.has(a.id));
+    for (const a of fresh) seen.current.add(a.id);
+    const stack = ref.current;
+    if (!stack || !fresh.some((a) => a.reveal)) return;
+    const header = document.querySelector('.shell-header')?.getBoundingClientRect().bottom || 0;
+    if (stack.getBoundingClientRect().top < header) stack.scrollIntoView({ block: 'start' });
+  }, [alerts]);
+  return ref;
+}
+
 export default function Alerts({ initial = [] }) {
   const alerts = useSyncExternalStore(subscribe, getAlerts, getAlerts);
   const seeded = useRef(false);
+  const ref = useReveal(alerts);
 
   // Before the first paint, so the server's no-JS copy of the flash messages does not flicker.
   useLayoutEffect(() => {
@@ -68,7 +85,7 @@ export default function Alerts({ initial = [] }) {
   }, [initial]);
 
   return (
-    <div className="alert-stack" role="status" aria-live="polite">
+    <div ref={ref} className="alert-stack" role="status" aria-live="polite">
       {alerts.map((alert) => (
         <Alert key={alert.id} alert={alert} />
       ))}

@@ -20,11 +20,21 @@ export function alertType(type) {
 }
 
 /**
- * Show an alert: {type, message, title?, link?, linkText?, timeout?}. A timeout of 0 keeps it
- * until closed; without one, success and info alerts close after AUTO_DISMISS_MS.
+ * Show an alert: {type, message, title?, link?, linkText?, timeout?, reveal?}. A timeout of 0
+ * keeps it until closed; without one, success and info alerts close after AUTO_DISMISS_MS.
+ * The stack is part of the page above its content: an alert the user's action caused scrolls it
+ * into view (`reveal`, default true); one that arrives by itself (a poll) does not move the page.
  * Returns the alert's id.
  */
-export function pushAlert({ type = 'info', message = '', title, link, linkText, timeout } = {}) {
+export function pushAlert({
+  type = 'info',
+  message = '',
+  title,
+  link,
+  linkText,
+  timeout,
+  reveal = true,
+} = {}) {
   const shownAs = alertType(type);
   const alert = {
     id: nextId++,
@@ -33,6 +43,7 @@ export function pushAlert({ type = 'info', message = '', title, link, linkText, 
     title: title || null,
     link: link || null,
     linkText: linkText || null,
+    reveal: Boolean(reveal),
     timeout:
       typeof timeout === 'number'
         ? timeout

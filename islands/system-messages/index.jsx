@@ -3,14 +3,16 @@
 // header drives the new-version banner (lib/api.js). After each poll it dispatches `dc:poll`
 // on window ({detail: {messages}}) for other islands (e.g. menu counts) to refresh with.
 // Alerts go to the alert stack; closing one records it viewed (persistent ones only hide).
-// Dialogs are shown one at a time from a queue: "Do not show again" records the message viewed,
-// closing only takes it off the queue for this page. Long descriptions open a read-more dialog.
+// Dialogs are shown one at a time from a queue, which waits for its turn among the page's
+// dialogs (lib/modal.js: never two at once): Close and "Do not show again" record the message
+// viewed (a persistent one only leaves the queue); Escape only takes it off the queue for this
+// page. Long descriptions open a read-more dialog.
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { pushAlert, subscribe as subscribeAlerts } from '../lib/alerts.js';
 import { api } from '../lib/api.js';
 import { useGettext } from '../lib/i18n.js';
-import { useModalHost } from '../lib/modal.js';
+import { useModalHost, useModalTurn } from '../lib/modal.js';
 import {
   alertTypeOf,
   isViewed,
@@ -21,14 +23,14 @@ import {
   versionKey,
 } from './store.js';
 
-function Dialog({ title, onClose, children, actions, className = '' }) {
+function Dialog({ title, onEscape, children, actions, className = '' }) {
   const ids = useId();
   const ref = useRef(null);
   const host = useModalHost(true, () => ref.current?.focus());
   const onKeyDown = (event) => {
     if (event.key === 'Escape') {
       event.preventDefault();
-      onClose();
+      onEscape();
     }
   };
   return createPortal(
@@ -108,6 +110,7 @@ export default function SystemMessages({ pollMs = POLL_MS }) {
           link: m.description ? `#system-message-${m.id}` : null,
           linkText: m.description ? gettext('Read more') : null,
           timeout: 0,
+          reveal: false, // it came with a poll: the page stays where the user is
         });
         shown.current.set(versionKey(m), alertId);
       }
@@ -164,21 +167,25 @@ export default function SystemMessages({ pollMs = POLL_MS }) {
   }, []);
 
   const current = queue[0];
+  const myTurn = useModalTurn(Boolean(readMore || current));
   const dequeue = (message) => {
     dismissed.current.add(versionKey(message));
     setQueue((q) => q.filter((m) => versionKey(m) !== versionKey(message)));
   };
-  const stopShowing = (message) => {
-    reportViewed(message);
+  // Close and "Do not show again" both record the view (spec 01 section 4); a persistent
+  // message is never recorded, so closing it only takes it off this page's queue.
+  const close = (message) => {
+    if (!message.options?.persistent) reportViewed(message);
     dequeue(message);
   };
 
+  if (!myTurn) return null;
   if (readMore) {
     return (
       <Dialog
         title={readMore.message}
         className="read-more-modal"
-        onClose={() => setReadMore(null)}
+        onEscape={() => setReadMore(null)}
         actions={
           <button type="button" className="btn btn-primary" onClick={() => setReadMore(null)}>
             {gettext('Close')}
@@ -196,7 +203,7 @@ export default function SystemMessages({ pollMs = POLL_MS }) {
       key={versionKey(current)}
       title={current.message}
       className={`system-message-${alertTypeOf(current.type)}`}
-      onClose={() => dequeue(current)}
+      onEscape={() => dequeue(current)}
       actions={
         <>
           {long && (
@@ -205,11 +212,11 @@ export default function SystemMessages({ pollMs = POLL_MS }) {
             </button>
           )}
           {!current.options?.persistent && (
-            <button type="button" className="btn btn-secondary" onClick={() => stopShowing(current)}>
+            <button type="button" className="btn btn-secondary" onClick={() => close(current)}>
               {gettext('Do not show again')}
             </button>
           )}
-          <button type="button" className="btn btn-primary" onClick={() => dequeue(current)}>
+          <button type="button" className="btn btn-primary" onClick={() => close(current)}>
             {gettext('Close')}
           </button>
         </>

@@ -45,3 +45,12 @@ test('subscribers hear every change; dismiss and clear remove alerts', () => {
   pushAlert({ message: 'unheard' });
   assert.deepEqual(heard, [1, 2, 1, 0]);
 });
+
+test('an alert reveals the stack unless it came by itself (a poll)', () => {
+  pushAlert({ type: 'success', message: 'saved' });
+  pushAlert({ type: 'info', message: 'maintenance', timeout: 0, reveal: false });
+  assert.deepEqual(
+    getAlerts().map((alert) => alert.reveal),
+    [true, false],
+  );
+});

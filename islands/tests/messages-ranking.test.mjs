@@ -75,3 +75,19 @@ test('summaries are viewed per division and season; marking all marks each', () 
   assert.equal(summaryViewed(3, '2026-Q4'), true);
   assert.equal(JSON.parse(localStorage.getItem('viewedTierSummaryMessages')).length, 3);
 });
+
+test('one dialog at a time: turns are given in the order asked, the next when one lets go', async () => {
+  const { currentTurn, requestTurn } = await import('../lib/modal.js');
+  const news = Symbol('news');
+  const summary = Symbol('summary');
+  const releaseNews = requestTurn(news);
+  const releaseSummary = requestTurn(summary);
+  requestTurn(news); // asking again keeps the place
+  assert.equal(currentTurn(), news);
+  releaseNews();
+  assert.equal(currentTurn(), summary);
+  releaseNews(); // letting go twice changes nothing
+  assert.equal(currentTurn(), summary);
+  releaseSummary();
+  assert.equal(currentTurn(), undefined);
+});

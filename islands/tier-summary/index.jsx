@@ -2,12 +2,13 @@
 // runs. GET tier-ranking-division-summary/{divisionId}: an answer without divisionData is
 // ignored; an empty list is marked viewed without a dialog; an error with retry=false stops
 // asking on this page. "Do not show again" marks all the user's divisions; closing marks the
-// current one; navigating away closes it.
+// current one; navigating away closes it. It waits for its turn behind the system-message
+// dialogs (lib/modal.js): never two dialogs at once.
 import { useEffect, useId, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { api } from '../lib/api.js';
 import { useGettext } from '../lib/i18n.js';
-import { useModalHost } from '../lib/modal.js';
+import { useModalHost, useModalTurn } from '../lib/modal.js';
 import { DIVISION_KEY, divisionToShow, isViewed, markViewed, seasonOf, WAIT_MS } from './rules.js';
 
 function SummaryDialog({ summary, onClose, onStop }) {
@@ -158,7 +159,8 @@ export default function TierSummary({ manageDivisionId = null, divisionIds = [] 
     };
   }, [manageDivisionId, divisionValue]);
 
-  if (!open) return null;
+  const myTurn = useModalTurn(Boolean(open));
+  if (!open || !myTurn) return null;
   const close = () => {
     markViewed([open.divisionId], open.season);
     setOpen(null);

@@ -310,3 +310,10 @@ def test_interactions_is_no_longer_a_route(client, as_demo):
     signed_in, _token = as_demo("seller")
     response = signed_in.get("/interactions")
     assert response.status_code == 404  # not-found, like any unknown path
+
+
+def test_the_demo_station_user_lands_on_the_vehicles_at_their_station(as_demo):
+    client, _token = as_demo("station")
+    assert client.get("/").headers["Location"] == "/begcare/station/vehicles"
+    page = client.get("/begcare/station/vehicles")
+    assert page.status_code == 200 and "Tvätt" in page_text(page)

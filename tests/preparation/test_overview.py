@@ -10,6 +10,7 @@ from sqlalchemy import select
 from app.core.models import Division, utcnow
 from app.core.tenancy import activate
 from app.extensions import db
+from app.preparation.items import manage_path
 from app.preparation.models import PreparationItem
 from app.preparation.queries import ItemFilters
 from app.shell.layout import COUNTS
@@ -63,8 +64,35 @@ def test_the_search_finds_a_registration_number_and_a_vin_in_part(as_demo):
     client, _ = as_demo("seller")
     item = seller_items(state=6)[0]
     for phrase in (item.regno.lower(), item.regno[1:5], item.vin[-8:]):
-        response = client.get(f"/begcare/overview?division=all&searchphrase={phrase}")
+        response = client.get(f"/begcare/overview?division=all&searchphrase={phrase}&sort=regno")
         assert item.id in [i.id for i in shown(response)], phrase
+
+
+def test_a_search_with_exactly_one_match_opens_the_vehicle(as_demo):
+    client, _ = as_demo("seller")
+    item = seller_items(state=6)[0]
+    search = client.get(f"/search?searchphrase={item.regno.lower()}&next=/begcare/items/list")
+    opened = client.get(search.headers["Location"])
+    assert opened.status_code == 302
+    assert opened.headers["Location"] == manage_path(item)
+    # The same phrase with a sort or another filter is a filtered table, not a search.
+    for more in ("&sort=regno", "&enum[state]=6"):
+        table = client.get(f"/begcare/overview?division=all&searchphrase={item.regno}{more}")
+        assert table.status_code == 200 and [i.id for i in shown(table)] == [item.id]
+    several = client.get("/begcare/overview?division=all&searchphrase=Volvo")
+    assert several.status_code == 200 and total_of(several) > 1
+
+
+def test_the_filter_url_carries_no_empty_parameters(as_demo):
+    client, _ = as_demo("seller")
+    sent = client.get(
+        "/begcare/overview?searchphrase=&enum[state]=6&division=&brand=+&model=&sort=regno"
+    )
+    assert sent.status_code == 302
+    assert sent.headers["Location"] == "/begcare/overview?enum%5Bstate%5D=6&sort=regno"
+    nothing = client.get("/begcare/overview?searchphrase=&division=")
+    assert nothing.headers["Location"] == "/begcare/overview"
+    assert client.get("/begcare/overview?enum[state]=6&sort=regno").status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -146,7 +174,7 @@ def test_unknown_filters_are_ignored(as_demo):
     client, _ = as_demo("seller")
     plain = client.get("/begcare/overview?division=all")
     noisy = client.get(
-        "/begcare/overview?division=all&colour=pink&advancedFilter[bogus]=1&enum[other]=3&x="
+        "/begcare/overview?division=all&colour=pink&advancedFilter[bogus]=1&enum[other]=3&x=1"
     )
     assert noisy.status_code == 200
     assert total_of(noisy) == total_of(plain) == len(seller_items())
