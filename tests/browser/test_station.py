@@ -95,13 +95,16 @@ def waiting_vehicle(live_server):
             task.status, task.started_at, task.finished_at = status, started, finished
             task.assigned_user_id = assigned
         db.session.get(PreparationItem, item_id).warning = warning
+        uploaded = list(
+            db.session.scalars(select(ItemFile.file_object_id).where(ItemFile.item_id == item_id))
+        )
         for model in (ItemComment, ItemFile):
             for row in db.session.scalars(select(model).where(model.item_id == item_id)):
                 db.session.delete(row)
         db.session.flush()
-        db.session.execute(
-            delete(FileObject).where(~FileObject.id.in_(select(ItemFile.file_object_id)))
-        )
+        # Only the files uploaded to this vehicle by the walk: the demo's other files (a
+        # purchase analysis' comment images, quick tests' images) are not ItemFiles but stay.
+        db.session.execute(delete(FileObject).where(FileObject.id.in_(uploaded)))
         db.session.commit()
 
 
