@@ -28,6 +28,7 @@ from app.auth.models import MODULES, User
 from app.core import roles
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
+from app.core.settings import SettingRow
 from app.core.tenancy import activate
 from app.dashboard.models import DashboardWidget, Goal
 from app.extensions import db
@@ -506,10 +507,10 @@ def add_missing_rows() -> None:
         ]
     )
     for screen in SCREENS.values():  # a row for each instance screen that has none yet
-        if screen.model is admin_models.SettingRow:
+        if screen.model is SettingRow:
             kind = screen.where[0].right.value
             if db.session.scalars(select(screen.model).where(*screen.where)).first() is None:
-                db.session.add(admin_models.SettingRow(kind=kind, name=f"Sweep {kind}"))
+                db.session.add(SettingRow(kind=kind, name=f"Sweep {kind}"))
     db.session.flush()
     activate(None)
 
