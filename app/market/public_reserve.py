@@ -18,7 +18,9 @@ from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bidder_mail, bp, reserve
 from app.market.bidding import MarketError, resolve_link
-from app.market.public_bid import PUBLIC, _link_missing, _refused, advert_summary
+from app.market.link_view import advert_summary
+from app.market.public_bid import link_missing
+from app.market.public_bid_calls import PUBLIC, refused
 
 
 class CounterAnswerBody(Schema):
@@ -47,7 +49,7 @@ def market_counter_answer(group_hash: str, advert_hash: str, user_hash: str):
         advert = reserve.bidder_answers(advert.id, group.id, body.answer, link.user_id)
     except MarketError as exc:
         db.session.rollback()
-        return _refused(exc)
+        return refused(exc)
     db.session.commit()
     text = (
         _("You have bought the vehicle. The seller will contact you about payment and collection.")
@@ -65,7 +67,7 @@ def bidder_unsubscribe(group_hash: str, advert_hash: str, user_hash: str):
     check_public_rate()
     found = resolve_link("bid", group_hash, advert_hash, user_hash)
     if found is None:
-        return _link_missing()
+        return link_missing()
     link, advert, group = found
     done = None
     if request.method == "POST":
