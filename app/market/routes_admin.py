@@ -1,6 +1,6 @@
 """The market's pages for signed-in users: dashboard, statistics, settings, invites and
 vehicle requests. Each page is guarded by its main-menu entry's rule (app.shell.menu): a user
-who does not see the entry gets 403. Views load, authorise, call app.market.admin and commit
+who does not see the entry gets 403. Views load, authorise, call the market's services and commit
 once."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from flask_babel import lazy_gettext as _l
 from app.auth.viewer import Viewer, viewer
 from app.core.models import utcnow
 from app.extensions import db
-from app.market import admin as A
 from app.market import bp, reserve
 from app.market.admin_forms import (
     ADVERT_DEFAULTS,
@@ -22,10 +21,28 @@ from app.market.admin_forms import (
     SettingsForm,
     VehicleRequestForm,
 )
+from app.market.figures import buyer_ending, buyer_numbers, seller_ending, seller_numbers
 from app.market.groups import current_group
 from app.market.invites import create_invite
 from app.market.models import InstanceGroup
+from app.market.partners import (
+    invitable_companies,
+    invitable_group,
+    open_invite_exists,
+    partners,
+    sent_invites,
+)
 from app.market.routes_adverts import advert_money
+from app.market.settings import exchange_rates, save_settings
+from app.market.statistics import buyer_statistics, seller_statistics
+from app.market.vehicle_requests import (
+    add_request,
+    known_brands,
+    own_request,
+    own_requests,
+    partner_requests,
+    set_request_active,
+)
 from app.shell.menu import MAIN_MENU, Entry, market_seller
 
 MARKET = next(e for e in MAIN_MENU if e.key == "market")
@@ -134,9 +151,9 @@ def dashboard():
     group = current_group()
     seller = buyer = None
     if group is not None and group.seller:
-        seller = {"numbers": A.seller_numbers(group), "ending": A.seller_ending(group)}
+        seller = {"numbers": seller_numbers(group), "ending": seller_ending(group)}
     if group is not None and group.buyer:
-        buyer = {"numbers": A.buyer_numbers(group), "ending": A.buyer_ending(group)}
+        buyer = {"numbers": buyer_numbers(group), "ending": buyer_ending(group)}
     return _render(
         "market/dashboard.html", group=group, seller=seller, buyer=buyer, links=_links(v)
     )
@@ -165,14 +182,14 @@ def statistics():
     group = _group()
     seller = buyer = seller_chart = buyer_chart = None
     if group.seller:
-        seller = A.seller_statistics(group)
+        seller = seller_statistics(group)
         seller_chart = _chart(
             _("Adverts published and sold per month"),
             seller.months,
             [(_("Published"), "published"), (_("Sold"), "sold")],
         )
     if group.buyer:
-        buyer = A.buyer_statistics(group)
+        buyer = buyer_statistics(group)
         buyer_chart = _chart(
             _("Bids placed and adverts won per month"),
             buyer.months,
@@ -198,7 +215,7 @@ def settings():
     group = current_group()
     if group is None:
         return _render("market/settings.html", group=None, form=None, rates={}, links=_links(v))
-    rates = A.exchange_rates(group)
+    rates = exchange_rates(group)
     form = SettingsForm(group.currency)
     if request.method == "GET":
         for f in form.rate_fields:
@@ -211,7 +228,7 @@ def settings():
         form.reserve_percent.data = group.reserve_percent
         form.decision_hours.data = group.decision_hours
     elif form.validate_on_submit():
-        A.save_settings(
+        save_settings(
             group, form.rates, form.bid_step.data, form.invite_terms.data,
             **{name: form[name].data for name in ADVERT_DEFAULTS},
         )  # fmt: skip
@@ -235,14 +252,14 @@ def invites():
     v = _guard(INVITES.path)
     group = _group()
     form = InviteForm()
-    form.set_companies(A.invitable_companies(group, v.user))
+    form.set_companies(invitable_companies(group, v.user))
     if form.validate_on_submit():
         invited = None
         if form.existing_group.data is not None:
-            invited = A.invitable_group(group, v.user, form.existing_group.data)
+            invited = invitable_group(group, v.user, form.existing_group.data)
         if form.existing_group.data is not None and invited is None:
             form.existing_group.errors = [_("Choose a company from the list.")]
-        elif A.open_invite_exists(group, form.email.data):
+        elif open_invite_exists(group, form.email.data):
             form.email.errors = [
                 _("An invitation to this e-mail address is already open. It is still valid.")
             ]
@@ -269,8 +286,8 @@ def invites():
         status,
         group=group,
         form=form,
-        invites=A.invites(group),
-        partners=A.partners(group),
+        invites=sent_invites(group),
+        partners=partners(group),
         language_names=LANGUAGE_NAMES,
         links=_links(v),
         entry=INVITES,
@@ -288,8 +305,8 @@ def vehicle_requests():
     return _render(
         "market/vehicle_requests.html",
         group=group,
-        own=A.own_requests(group) if group.buyer else None,
-        partner=A.partner_requests(group) if group.seller else None,
+        own=own_requests(group) if group.buyer else None,
+        partner=partner_requests(group) if group.seller else None,
         links=_links(v),
     )
 
@@ -301,7 +318,7 @@ def vehicle_request_add():
     group = _group()
     form = VehicleRequestForm(group.currency)
     if form.validate_on_submit():
-        A.add_request(group, v.user.id, **form.values)
+        add_request(group, v.user.id, **form.values)
         db.session.commit()
         flash(_("Your vehicle request is saved. Your sellers can see it now."), "success")
         return redirect(url_for("market.vehicle_requests"))
@@ -311,7 +328,7 @@ def vehicle_request_add():
         status,
         group=group,
         form=form,
-        brands=A.known_brands(group),
+        brands=known_brands(group),
     )
 
 
@@ -322,10 +339,10 @@ def vehicle_request_state(request_id: int, action: str):
     group = _group()
     if not (group.buyer and _allowed(v, _entry("/market/vehicle-request/add"))):
         abort(403)
-    found = A.own_request(group, request_id)
+    found = own_request(group, request_id)
     if found is None:
         abort(404)
-    A.set_request_active(found, action == "reopen")
+    set_request_active(found, action == "reopen")
     db.session.commit()
     if action == "close":
         flash(_("The request is closed. Sellers no longer see it."), "success")

@@ -797,7 +797,7 @@ def test_queries_do_not_grow_with_the_market(as_demo):
 def test_statistics_put_each_advert_in_its_utc_month(as_user):
     """Grouping by month happens in the database (SQLite and PostgreSQL alike): an advert sold
     at 23:30 UTC on the last day of a month counts in that month, not the next."""
-    from app.market.admin import seller_statistics, twelve_months
+    from app.market.statistics import seller_statistics, twelve_months
 
     assert twelve_months(datetime(2026, 1, 15).date())[0] == datetime(2025, 2, 1).date()
     assert twelve_months(datetime(2026, 1, 15).date())[-1] == datetime(2026, 1, 1).date()
