@@ -103,7 +103,7 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     holder deactivated meanwhile). Run again after it was cut off (an RQ retry of the same
     job), it finds the mail it stored and queues its delivery again if that may never have
     been queued, instead of storing a second mail."""
-    from app.market.adverts import recipient_language
+    from app.market.bid_links import recipient_language
     from app.market.bidding import convert_up, next_bid, rates_from
     from app.market.notices import mail_about, names
 

@@ -19,8 +19,8 @@ from app.core import file_access
 from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
 from app.extensions import db
+from app.market import advert_editing, bid_links, bp, reserve, watch
 from app.market import adverts as svc
-from app.market import bp, reserve, watch
 from app.market.bidding import (
     ALLOCATABLE,
     STATUS_LABELS,
@@ -179,8 +179,8 @@ def adverts_list():
         foreign = [a for a in adverts if a.seller_group_id != group.id]
         if group.buyer and foreign:
             result.own_best = svc.own_best_bids([a.id for a in foreign], group.id)
-            links = svc.links_for(foreign, v.user.id, group, "bid")
-            result.links = svc.public_paths(foreign, links, group.hash, "bid")
+            links = bid_links.links_for(foreign, v.user.id, group, "bid")
+            result.links = bid_links.public_paths(foreign, links, group.hash, "bid")
             watched = watch.watched_ids(v.user.id, [a.id for a in foreign])
     return _render(
         "market/adverts/list.html",
@@ -198,7 +198,7 @@ def seller_list(name: str):
     result = svc.seller_page(group, name, q, page)
     adverts = [r.advert for r in result.rows]
     if name != "my-sold" and adverts:
-        links = svc.links_for(adverts, v.user.id, group, "seller")
+        links = bid_links.links_for(adverts, v.user.id, group, "seller")
         result.links = {
             a.id: link_path(links[a.id], "allocate", group.hash, a.hash)
             for a in adverts
@@ -280,16 +280,16 @@ def _advert_detail(advert_id: int, status: int = 200, counter: dict | None = Non
     seller_group = advert.seller_group if not own else group
     links = {}
     if own:
-        link = svc.links_for([advert], v.user.id, group, "seller")[advert.id]
+        link = bid_links.links_for([advert], v.user.id, group, "seller")[advert.id]
         if advert.status in ALLOCATABLE and advert.bid_count:
             links["allocate"] = link_path(link, "allocate", group.hash, advert.hash)
         if allowed_statuses(advert):
             links["change"] = link_path(link, "change-status", group.hash, advert.hash)
     elif group.buyer and advert.status == "published" and svc.aware(advert.ends_at) > utcnow():
-        link = svc.links_for([advert], v.user.id, group, "bid")[advert.id]
+        link = bid_links.links_for([advert], v.user.id, group, "bid")[advert.id]
         links["bid"] = link_path(link, "bid", group.hash, advert.hash)
     elif advert.status == "provisional" and advert.provisional_group_id == group.id:
-        link = svc.links_for([advert], v.user.id, group, "bid")[advert.id]
+        link = bid_links.links_for([advert], v.user.id, group, "bid")[advert.id]
         links["answer"] = link_path(link, "bid", group.hash, advert.hash)
     bids = svc.bid_lines(advert, group)
     best = max((b.bid.advert_amount for b in bids if b.bid.group_id == group.id), default=None)
@@ -299,7 +299,7 @@ def _advert_detail(advert_id: int, status: int = 200, counter: dict | None = Non
         commit=True,
         advert=advert, group=group, own=own, seller_name=seller_group.name, links=links,
         bids=bids, images=svc.advert_images(advert.id),
-        sent_links=svc.sent_bid_links(advert) if own else [],
+        sent_links=bid_links.sent_bid_links(advert) if own else [],
         leads=best is not None and best == advert.highest_bid, allocated_in=allocated_in,
         can_watch=watch.may_watch(advert, group),
         watched=advert.id in watch.watched_ids(v.user.id, [advert.id]),
@@ -377,7 +377,7 @@ def send_bid_links(advert_id: int):
     if advert.status != "published":
         flash(_("Bid links can only be sent for a published advert."), "warning")
         return redirect(back)
-    sent = svc.send_bid_links(advert, group)
+    sent = bid_links.send_bid_links(advert, group)
     db.session.commit()
     if sent:
         flash(_("Bid links were sent to %(count)s people.", count=sent), "success")
@@ -393,14 +393,14 @@ def _uploads(form: AdvertForm, kept: int = 0) -> list[tuple[bytes, str]]:
     """The chosen image files, each checked by its content; errors go under the field. With the
     `kept` images the advert already has, it holds at most MAX_IMAGES."""
     files = [f for f in (form.images.data or []) if getattr(f, "filename", "")]
-    if kept + len(files) > svc.MAX_IMAGES:
+    if kept + len(files) > advert_editing.MAX_IMAGES:
         form.images.errors = [
             _(
                 "An advert holds at most %(count)s images: remove some or choose fewer.",
-                count=svc.MAX_IMAGES,
+                count=advert_editing.MAX_IMAGES,
             )
             if kept
-            else _("Choose at most %(count)s images.", count=svc.MAX_IMAGES)
+            else _("Choose at most %(count)s images.", count=advert_editing.MAX_IMAGES)
         ]
         return []
     uploads, errors = [], []
@@ -419,9 +419,9 @@ def _uploads(form: AdvertForm, kept: int = 0) -> list[tuple[bytes, str]]:
     return uploads
 
 
-def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> svc.AdvertData:
+def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert_editing.AdvertData:
     description = (form.description.data or "").strip()
-    return svc.AdvertData(
+    return advert_editing.AdvertData(
         regno=form.regno.data,
         brand=form.stripped("brand"),
         model=form.stripped("model"),
@@ -478,7 +478,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
             form.proxy_bidding.data = group.proxy_bidding
             form.soft_close_seconds.data = group.soft_close_seconds
             raw = request.args.get("item_id", "")
-            item = svc.stock_item(int(raw), divisions) if is_int(raw) else None
+            item = advert_editing.stock_item(int(raw), divisions) if is_int(raw) else None
             if item is not None:
                 _prefill(form, item)
         else:
@@ -486,7 +486,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
             form.item_id.data = str(advert.item_id or "")
     raw_item = form.item_id.data or ""
     if item is None and is_int(raw_item):
-        item = svc.stock_item(int(raw_item), divisions)
+        item = advert_editing.stock_item(int(raw_item), divisions)
     # A draft keeps its vehicle even if that has since been archived.
     kept_item = advert.item_id if advert is not None and raw_item == str(advert.item_id) else None
     images = svc.advert_images(advert.id) if advert else []
@@ -501,9 +501,11 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
             data = _data(form, item.id if item else kept_item, group)
             try:
                 if advert is None:
-                    advert, sent = svc.create_advert(group, data, uploads, v.user, publish_now)
+                    advert, sent = advert_editing.create_advert(
+                        group, data, uploads, v.user, publish_now
+                    )
                 else:
-                    sent = svc.update_draft(
+                    sent = advert_editing.update_draft(
                         advert, group, data, uploads, v.user, publish_now, removing
                     )
             except UploadError as exc:
@@ -541,13 +543,13 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         status = 422
         if form.images.data and any(getattr(f, "filename", "") for f in form.images.data):
             form.images.description = _("Choose the images again before you save.")
-    stock = svc.stock_items(q, divisions) if q else []
+    stock = advert_editing.stock_items(q, divisions) if q else []
     return _render(
         "market/adverts/form.html",
         status,
         form=form, group=group, advert=advert, item=item, item_q=q, stock=stock,
-        images=images, removing=removing, max_images=svc.MAX_IMAGES,
-        stale_rates=svc.stale_rates(group), rate_max_age=group.rate_max_age_days,
+        images=images, removing=removing, max_images=advert_editing.MAX_IMAGES,
+        stale_rates=advert_editing.stale_rates(group), rate_max_age=group.rate_max_age_days,
         title=_("Edit advert") if advert else _("New advert"),
         time_zone=str(get_timezone()),
     )  # fmt: skip

@@ -17,7 +17,7 @@ from app.core.models import utcnow
 from app.core.pages import public_page
 from app.extensions import db
 from app.market import adverts as svc
-from app.market import bp, watch
+from app.market import bid_links, bp, watch
 from app.market.filters import FilterForm
 from app.market.public_invite import rate_limited_page
 from app.market.routes_adverts import _access
@@ -78,11 +78,11 @@ def watchlist():
         for r in rows
         if r.advert.status == "published" and svc.aware(r.advert.ends_at) > utcnow()
     ]
-    links = svc.links_for(open_adverts, v.user.id, group, "bid")
+    links = bid_links.links_for(open_adverts, v.user.id, group, "bid")
     html = render_template(
         "market/watchlist.html",
         rows=rows, gone=gone, group=group, own_best=watch.own_best(rows, group),
-        links=svc.public_paths(open_adverts, links, group.hash, "bid"), now=utcnow(),
+        links=bid_links.public_paths(open_adverts, links, group.hash, "bid"), now=utcnow(),
         title=_("Watchlist"),
     )  # fmt: skip
     db.session.commit()  # the bid links made for the page

@@ -29,10 +29,9 @@ from app.market.adverts import (
     Seller,
     market_condition,
     own_best_bids,
-    recipient_language,
     visible_condition,
-    writing_across_instances,
 )
+from app.market.bid_links import recipient_language, writing_across_instances
 from app.market.bidding import convert_up, rates_from
 from app.market.filters import Criteria
 from app.market.groups import partner_buyers

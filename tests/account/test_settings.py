@@ -272,7 +272,7 @@ def test_a_bid_link_mail_gives_the_end_of_bidding_in_the_buyers_zone(demo_app):
     """The buyer (Fjordauto, Norway, no zone chosen) reads Oslo time; the mail names it."""
     from app.core.tenancy import activate
     from app.mail.models import EmailMessage
-    from app.market.adverts import send_bid_links
+    from app.market.bid_links import send_bid_links
     from app.market.models import Advert, InstanceGroup
 
     seller = demo_user("seller@demo.test")

@@ -585,7 +585,7 @@ def test_a_drafts_images_can_be_removed_and_the_rest_keep_their_order(as_demo):
 
 
 def test_a_draft_holds_at_most_twenty_images(as_demo, monkeypatch):
-    monkeypatch.setattr("app.market.adverts.MAX_IMAGES", 2)
+    monkeypatch.setattr("app.market.advert_editing.MAX_IMAGES", 2)
     client, token = as_demo("seller")
     data = form_values(token, action="draft")
     data["images"] = [(io.BytesIO(png()), "a.png"), (io.BytesIO(png()), "b.png")]
