@@ -22,6 +22,7 @@ from app.market.admin_forms import (
     VehicleRequestForm,
 )
 from app.market.figures import buyer_ending, buyer_numbers, seller_ending, seller_numbers
+from app.market.formatting import advert_money
 from app.market.groups import current_group
 from app.market.invites import create_invite
 from app.market.models import InstanceGroup
@@ -32,7 +33,6 @@ from app.market.partners import (
     partners,
     sent_invites,
 )
-from app.market.routes_adverts import advert_money
 from app.market.settings import exchange_rates, save_settings
 from app.market.statistics import buyer_statistics, seller_statistics
 from app.market.vehicle_requests import (

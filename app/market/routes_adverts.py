@@ -1,15 +1,14 @@
 """The signed-in advert screens (spec 01 section 2): the market list, the seller's and the
-buyer's own lists, an advert's page, and adding or editing an advert.
+buyer's own lists and an advert's page.
 
 Every page sits behind its main-menu entry's rule (app.shell.menu), so a user who does not see
-the entry gets 403; a user without the market module gets 404.
+the entry gets 403; a user without the market module gets 404. Adding and editing an advert is
+app.market.routes_advert_form; the filters that write amounts and times app.market.formatting.
 """
 
 import io
-from datetime import datetime
 
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_datetime, format_decimal, get_timezone, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
@@ -19,21 +18,18 @@ from app.core import file_access
 from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
 from app.extensions import db
-from app.market import advert_editing, bid_links, bp, reserve, watch
 from app.market import adverts as svc
+from app.market import bid_links, bp, reserve, watch
 from app.market.bidding import (
     ALLOCATABLE,
-    STATUS_LABELS,
     MarketError,
     allowed_statuses,
-    format_amount,
     link_path,
 )
 from app.market.filters import FILTER_NAMES, FilterForm
-from app.market.forms import AdvertForm
 from app.market.groups import current_group
 from app.market.models import Advert, AdvertImage, InstanceGroup
-from app.preparation.files import SMALL_CONTENT_TYPE, UploadError, check_upload
+from app.preparation.files import SMALL_CONTENT_TYPE
 from app.shell.menu import MAIN_MENU
 
 TITLES = {
@@ -84,50 +80,6 @@ def _page_number() -> int:
 
 def _search() -> str:
     return " ".join(request.args.get("q", "").split())[: svc.SEARCH_MAX]
-
-
-# --- formatting --------------------------------------------------------------------------------
-
-
-@bp.app_template_filter("advert_time")
-def advert_time(value: datetime | None) -> str:
-    """A moment as spec 02 section 9 writes it (y-MM-dd HH:mm), in the user's time zone."""
-    return format_datetime(value, "y-MM-dd HH:mm") if value is not None else ""
-
-
-@bp.app_template_filter("advert_money")
-def advert_money(amount: int | None, currency: str = "") -> str:
-    """A whole amount grouped as the user's language writes numbers, with its currency."""
-    if amount is None:
-        return ""
-    number = format_amount(amount)
-    return f"{number}\u00a0{currency}" if currency else number
-
-
-@bp.app_template_filter("advert_rate")
-def advert_rate(rate) -> str:
-    """An exchange rate as the user's language writes decimals (1,024 in Norwegian)."""
-    return format_decimal(rate, format="#,##0.######")
-
-
-@bp.app_template_filter("advert_left")
-def advert_left(ends_at: datetime | None) -> str:
-    """How long bidding still runs: days and hours, or hours and minutes on the last day."""
-    if ends_at is None:
-        return ""
-    seconds = int((svc.aware(ends_at) - utcnow()).total_seconds())
-    if seconds <= 0:
-        return _("Ended")
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    if days:
-        return _("%(days)s d %(hours)s h left", days=days, hours=hours)
-    return _("%(hours)s h %(minutes)s min left", hours=hours, minutes=max(1, rest // 60))
-
-
-@bp.app_template_global("advert_status")
-def advert_status(status: str) -> str:
-    return str(STATUS_LABELS.get(status, status))
 
 
 def _link(**changes) -> str:
@@ -384,189 +336,3 @@ def send_bid_links(advert_id: int):
     else:
         flash(_("No buyer has users to send bid links to yet. Invite companies first."), "warning")
     return redirect(back)
-
-
-# --- adding and editing ------------------------------------------------------------------------
-
-
-def _uploads(form: AdvertForm, kept: int = 0) -> list[tuple[bytes, str]]:
-    """The chosen image files, each checked by its content; errors go under the field. With the
-    `kept` images the advert already has, it holds at most MAX_IMAGES."""
-    files = [f for f in (form.images.data or []) if getattr(f, "filename", "")]
-    if kept + len(files) > advert_editing.MAX_IMAGES:
-        form.images.errors = [
-            _(
-                "An advert holds at most %(count)s images: remove some or choose fewer.",
-                count=advert_editing.MAX_IMAGES,
-            )
-            if kept
-            else _("Choose at most %(count)s images.", count=advert_editing.MAX_IMAGES)
-        ]
-        return []
-    uploads, errors = [], []
-    for file in files:
-        data = file.read()
-        try:
-            kind, name = check_upload(data, file.filename)
-            if kind.pillow_format is None:
-                raise UploadError(_("Only JPEG, PNG and WebP images can be added to an advert."))
-        except UploadError as exc:
-            errors.append(f"{file.filename}: {exc}")
-            continue
-        uploads.append((data, name))
-    if errors:
-        form.images.errors = errors
-    return uploads
-
-
-def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert_editing.AdvertData:
-    description = (form.description.data or "").strip()
-    return advert_editing.AdvertData(
-        regno=form.regno.data,
-        brand=form.stripped("brand"),
-        model=form.stripped("model"),
-        model_year=form.model_year.data,
-        mileage=form.mileage.data,
-        fuel_type=form.fuel_type.data or None,
-        color=form.stripped("color"),
-        description=description or None,
-        start_price=form.start_price.data,
-        bid_step=form.bid_step.data,
-        reserve_price=form.reserve_price.data,
-        ends_at=form.ends_at_utc(),
-        item_id=item_id,
-        proxy_bidding=form.proxy_bidding.data,
-        soft_close_seconds=form.soft_close_seconds.data
-        if form.soft_close_seconds.data is not None
-        else group.soft_close_seconds,
-        buy_now_price=form.buy_now_price.data,
-    )
-
-
-def _prefill(form: AdvertForm, item) -> None:
-    form.item_id.data = str(item.id)
-    form.regno.data, form.brand.data, form.model.data = item.regno, item.brand, item.model
-    form.model_year.data, form.mileage.data = item.model_year, item.mileage
-    form.fuel_type.data = item.fuel_type if item.fuel_type in dict(form.fuel_type.choices) else ""
-    form.color.data = item.color
-
-
-def _division_ids(v: Viewer) -> list[int]:
-    return [d.id for d in v.visible_divisions]
-
-
-def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
-    """The add page (advert None) and a draft's edit page."""
-    saved = None
-    if advert is not None and request.method == "GET":
-        saved = {
-            name: getattr(advert, name)
-            for name in (
-                "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
-                "description", "start_price", "bid_step", "proxy_bidding", "soft_close_seconds",
-                "buy_now_price", "reserve_price",
-            )
-        }  # fmt: skip
-        saved["fuel_type"] = saved["fuel_type"] or ""
-    form = AdvertForm(data=saved, currency=group.currency)
-    divisions = _division_ids(v)
-    q = " ".join(request.args.get("item_q", "").split())[:20]
-    item = None
-    if request.method == "GET":
-        if advert is None:
-            form.bid_step.data = group.bid_step
-            form.proxy_bidding.data = group.proxy_bidding
-            form.soft_close_seconds.data = group.soft_close_seconds
-            raw = request.args.get("item_id", "")
-            item = advert_editing.stock_item(int(raw), divisions) if is_int(raw) else None
-            if item is not None:
-                _prefill(form, item)
-        else:
-            form.ends_at.data = to_user_timezone(advert.ends_at).replace(tzinfo=None)
-            form.item_id.data = str(advert.item_id or "")
-    raw_item = form.item_id.data or ""
-    if item is None and is_int(raw_item):
-        item = advert_editing.stock_item(int(raw_item), divisions)
-    # A draft keeps its vehicle even if that has since been archived.
-    kept_item = advert.item_id if advert is not None and raw_item == str(advert.item_id) else None
-    images = svc.advert_images(advert.id) if advert else []
-    # Images of this draft ticked for removal (another advert's ids are ignored).
-    removing = {i.id for i in images if str(i.id) in request.form.getlist("remove_image")}
-    status = 200
-    if request.method == "POST":
-        valid = form.validate()
-        uploads = _uploads(form, kept=len(images) - len(removing))
-        if valid and not form.images.errors:
-            publish_now = request.form.get("action") == "publish"
-            data = _data(form, item.id if item else kept_item, group)
-            try:
-                if advert is None:
-                    advert, sent = advert_editing.create_advert(
-                        group, data, uploads, v.user, publish_now
-                    )
-                else:
-                    sent = advert_editing.update_draft(
-                        advert, group, data, uploads, v.user, publish_now, removing
-                    )
-            except UploadError as exc:
-                db.session.rollback()
-                form.images.errors = [str(exc)]
-            else:
-                db.session.commit()
-                vehicle = f"{advert.title} {advert.regno}"
-                if publish_now and sent:
-                    flash(
-                        _(
-                            "%(vehicle)s is on the market. Bid links were sent to %(count)s people.",
-                            vehicle=vehicle,
-                            count=sent,
-                        ),
-                        "success",
-                    )
-                elif publish_now:
-                    flash(
-                        _(
-                            "%(vehicle)s is on the market. No partner buyer has users to send bid links to yet.",
-                            vehicle=vehicle,
-                        ),
-                        "warning",
-                    )
-                else:
-                    flash(
-                        _(
-                            "%(vehicle)s was saved as a draft.",
-                            vehicle=f"{advert.title} {advert.regno}",
-                        ),
-                        "success",
-                    )
-                return redirect(url_for("market.advert_page", advert_id=advert.id))
-        status = 422
-        if form.images.data and any(getattr(f, "filename", "") for f in form.images.data):
-            form.images.description = _("Choose the images again before you save.")
-    stock = advert_editing.stock_items(q, divisions) if q else []
-    return _render(
-        "market/adverts/form.html",
-        status,
-        form=form, group=group, advert=advert, item=item, item_q=q, stock=stock,
-        images=images, removing=removing, max_images=advert_editing.MAX_IMAGES,
-        stale_rates=advert_editing.stale_rates(group), rate_max_age=group.rate_max_age_days,
-        title=_("Edit advert") if advert else _("New advert"),
-        time_zone=str(get_timezone()),
-    )  # fmt: skip
-
-
-@bp.route("/market/advert/add", methods=["GET", "POST"])
-def advert_add():
-    """A new advert, typed in or started from a vehicle in stock."""
-    v, group = _access("add")
-    return _advert_form(v, group, None)
-
-
-@bp.route("/market/adverts/<int:advert_id>/edit", methods=["GET", "POST"])
-def advert_edit(advert_id: int):
-    """Edit a draft (an advert on the market changes only through its status)."""
-    v, group, advert = _own_advert(advert_id)
-    if advert.status != "draft":
-        flash(_("Only a draft can be edited."), "warning")
-        return redirect(url_for("market.advert_page", advert_id=advert.id))
-    return _advert_form(v, group, advert)
