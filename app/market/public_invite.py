@@ -18,20 +18,17 @@ from app.core.messages import message
 from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
-from app.market import api_bp, bp, invites
+from app.market import api_bp, bp, invite_answer
 from app.market.filters import country_names
-from app.market.invites import (
-    COUNTRY_DEFAULTS,
-    DEFAULT_LANGUAGE,
+from app.market.invite_answer import (
     INVITE_FIELD,
     INVITE_FIELDS,
-    INVITE_LANGUAGES,
     InviteError,
     Registration,
     RegistrationInvalid,
-    find_invite,
     invite_group,
 )
+from app.market.invites import COUNTRY_DEFAULTS, DEFAULT_LANGUAGE, INVITE_LANGUAGES, find_invite
 from app.market.models import COUNTRIES, CURRENCIES, MarketInvite
 
 INVALID = "MODULES.CCMARKET.ALERTS.INVALID_INVITATION"
@@ -181,7 +178,7 @@ def _api_error(exc: InviteError) -> ApiError:
 def _invalid(keys: dict[str, str]) -> ApiError:
     paths = {FIELD_PATHS[name]: key for name, key in keys.items()}
     errors = {
-        FIELD_PATHS[name]: invites.message_for(key, INVITE_FIELD[name].max_length)
+        FIELD_PATHS[name]: invite_answer.message_for(key, INVITE_FIELD[name].max_length)
         for name, key in keys.items()
     }
     return ApiError(422, next(iter(errors.values())), errors=errors, keys=paths)
@@ -245,7 +242,7 @@ def invite_page(invite_hash: str):
     existing = invite_group(invite)
     if existing is not None and invite.is_open:
         # A company on the platform answers through its administrator, signed in.
-        flash(invites.existing_company_text(existing.name), "info")
+        flash(invite_answer.existing_company_text(existing.name), "info")
         return redirect(url_for("market.accept_invite_page", invite_hash=invite.hash))
     countries = [(code, country_name(code)) for code in COUNTRIES]
     return render_template(
@@ -330,7 +327,7 @@ def accept_instance_invite(invite_hash: str):
     invite_locale(invite)
     body = parse_body(AcceptBody)
     try:
-        user = invites.register_from_invite(invite_hash, _registration(body))
+        user = invite_answer.register_from_invite(invite_hash, _registration(body))
         db.session.commit()
     except InviteError as exc:
         db.session.rollback()
@@ -360,7 +357,7 @@ def deny_instance_invite(invite_hash: str):
     check_public_rate()
     invite_locale(find_invite(invite_hash))
     try:
-        invites.decline_invite(invite_hash)
+        invite_answer.decline_invite(invite_hash)
         db.session.commit()
     except InviteError as exc:
         db.session.rollback()
@@ -377,13 +374,13 @@ def _signed_in_invite(invite_hash: str):
     """The invite for the signed-in page, or the answer to give instead (403 for someone who
     may not answer it, the root with the invalid-invitation alert for an answered invite)."""
     invite = invite_or_404(invite_hash)
-    refusal = invites.may_answer(invite, current_user)
+    refusal = invite_answer.may_answer(invite, current_user)
     if refusal is not None:
         page = render_template(
             "market/accept_invite.html",
             invite=None,
             wrong_user=True,
-            refusal=invites.refusal_text(refusal),
+            refusal=invite_answer.refusal_text(refusal),
         )
         return None, (page, 403)
     if not invite.is_open:
@@ -400,7 +397,7 @@ def accept_invite_page(invite_hash: str):
     invite, answer = _signed_in_invite(invite_hash)
     if answer is not None:
         return answer
-    allowed = invites.can_accept(current_user)
+    allowed = invite_answer.can_accept(current_user)
     group = invite_group(invite)
     return render_template(
         "market/accept_invite.html",
@@ -409,7 +406,9 @@ def accept_invite_page(invite_hash: str):
         company_name=group.name if group is not None else None,
         seller_name=invite.seller_group.name,
         terms=terms_of(invite),
-        needs_admin=None if allowed else invites.needs_admin_text(current_user.active_instance_id),
+        needs_admin=None
+        if allowed
+        else invite_answer.needs_admin_text(current_user.active_instance_id),
     )
 
 
@@ -423,13 +422,13 @@ def accept_invite_answer(invite_hash: str):
     if answer_given not in ("accept", "decline"):
         abort(400)
     accept = answer_given == "accept"
-    if not invites.can_accept(current_user):
+    if not invite_answer.can_accept(current_user):
         abort(403)
     try:
         if accept:
-            invites.accept_as_user(invite_hash, current_user)
+            invite_answer.accept_as_user(invite_hash, current_user)
         else:
-            invites.decline_invite(invite_hash)
+            invite_answer.decline_invite(invite_hash)
         db.session.commit()
     except InviteError as exc:
         db.session.rollback()

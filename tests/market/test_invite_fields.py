@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from app.market.invites import CHOICES, INVITE_FIELDS
+from app.market.invite_answer import CHOICES, INVITE_FIELDS
 from tests.helpers import translated
 from tests.market._invite import PASSWORD, accept_payload, counts, make_invite
 from tests.market.test_invites import _fresh_rate_limit, put, reload  # noqa: F401

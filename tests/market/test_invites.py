@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.auth.services import verify_password
 from app.core import ratelimit
 from app.extensions import db
-from app.market import invites
+from app.market import invite_answer, invites
 from app.market.models import InstanceGroup, MarketInvite, MarketPartner
 from tests.helpers import page_text, sign_in, translated
 from tests.market._invite import (
@@ -348,7 +348,7 @@ def test_an_address_taken_while_registering_leaves_nothing_made(demo_app, demo_c
     """The early check misses a user registered in parallel; the unique address catches it
     after the company was made, and all of it is rolled back."""
     invite = make_invite(demo_app, email="seller@demo.test")
-    monkeypatch.setattr(invites, "find_user", lambda email: None)
+    monkeypatch.setattr(invite_answer, "find_user", lambda email: None)
     before = counts()
     body = accept_payload(invite.email)
     response = put(demo_client, invite.hash, "accept-invite", body)
@@ -364,7 +364,7 @@ def test_a_failing_last_step_leaves_nothing_half_made(demo_app, demo_client, mon
     def broken(seller_group_id, buyer_group_id):
         raise RuntimeError("the partnership could not be stored")
 
-    monkeypatch.setattr(invites, "add_partner", broken)
+    monkeypatch.setattr(invite_answer, "add_partner", broken)
     before = counts()
     response = put(demo_client, invite.hash, "accept-invite", accept_payload(invite.email))
     assert response.status_code == 500
