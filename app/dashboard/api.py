@@ -9,7 +9,7 @@ from pydantic import Field
 
 from app.auth.viewer import viewer
 from app.core.api import ApiError, Schema, api_call
-from app.dashboard import api_bp
+from app.dashboard import api_bp, values
 from app.dashboard import services as svc
 from app.extensions import db
 from app.preparation import lists as list_svc
@@ -153,7 +153,7 @@ def validate_widget(body: WidgetIn, v, dashboard: str) -> dict:
         refuse("divisions")
     elif "all" in divisions and len(divisions) > 1:
         refuse("divisions", _("'All divisions' cannot be combined with other divisions."))
-    if kind == "number" and body.metric not in svc.METRICS:
+    if kind == "number" and body.metric not in values.METRICS:
         refuse("metric")
     if kind == "chart" and body.metric not in svc.CHART_METRICS:
         refuse("metric", _("Choose the figure the chart shows."), "FIELD_REQUIRED")

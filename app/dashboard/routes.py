@@ -12,7 +12,7 @@ from app.auth.viewer import viewer
 from app.core import roles as R
 from app.core.models import Country
 from app.core.modules import MODULE_NAMES
-from app.dashboard import bp
+from app.dashboard import bp, values
 from app.dashboard import services as svc
 from app.dashboard.models import Goal
 from app.extensions import db
@@ -41,10 +41,10 @@ def _props(v, dashboard: str, widgets) -> dict:
                 {"value": c.value, "label": c.label, "level": c.level} for c in v.division_choices
             ],
             "metrics": [
-                {"value": k, "label": str(t), "unit": u} for k, (t, u) in svc.METRICS.items()
+                {"value": k, "label": str(t), "unit": u} for k, (t, u) in values.METRICS.items()
             ],
             "chartMetrics": [
-                {"value": k, "label": str(svc.METRICS[k][0])} for k in svc.CHART_METRICS
+                {"value": k, "label": str(values.METRICS[k][0])} for k in svc.CHART_METRICS
             ],
             "periods": [{"value": k, "label": str(t)} for k, t in svc.PERIODS.items()],
             "groups": [{"value": k, "label": str(t)} for k, t in svc.LIST_GROUPS.items()],
@@ -107,7 +107,7 @@ class GoalForm(FlaskForm):
 
 def _goal_form(v) -> GoalForm:
     form = GoalForm()
-    form.name.choices = [(k, str(t)) for k, (t, _u) in svc.METRICS.items()]
+    form.name.choices = [(k, str(t)) for k, (t, _u) in values.METRICS.items()]
     form.module.choices = [(m, str(MODULE_NAMES[m])) for m in MODULES]
     form.site.choices = [(f"{k}-{i}", n) for k, i, n in svc.division_sites()]
     form.time_period.choices = [(k, str(t)) for k, t in svc.PERIODS.items()]
@@ -142,7 +142,7 @@ def goals():
     sites = {f"{k}-{i}": n for k, i, n in svc.division_sites()}
     return (
         render_template(
-            "dashboard/goals.html", form=form, goals=rows, sites=sites, metrics=svc.METRICS,
+            "dashboard/goals.html", form=form, goals=rows, sites=sites, metrics=values.METRICS,
             periods=svc.PERIODS,
         ),
         status,

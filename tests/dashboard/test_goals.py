@@ -9,7 +9,8 @@ from sqlalchemy import select
 from app.core.models import Division, utcnow
 from app.core.tenancy import activate
 from app.dashboard.models import Goal
-from app.dashboard.services import find_goal, goal_site, period_since
+from app.dashboard.services import find_goal, goal_site
+from app.dashboard.values import period_since
 from app.extensions import db
 from tests.helpers import page_text
 from tests.shell.conftest import demo_user
