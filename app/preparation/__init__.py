@@ -13,6 +13,7 @@ from app.preparation import (  # noqa: E402,F401
     routes_items,
     routes_lists,
     routes_manage,
+    routes_overview,
     routes_statistics,
     viewer_parts,
 )

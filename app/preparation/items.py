@@ -427,7 +427,7 @@ def table_rows(limited: Select, sort: str) -> list[Row]:
     """One page of an item table in one statement: the ids of the page that `limited`
     selects, then those items' columns, station progress (done, total) and active advert,
     worked out for the page's rows only, in the same order. Each row holds the values in the
-    order of `_table_columns` (routes_items.Table.rows unpacks them)."""
+    order of `_table_columns` (routes_overview.Table.rows unpacks them)."""
     return list(db.session.execute(_table_statement(limited, sort)))
 
 

@@ -238,7 +238,7 @@ def test_the_overview_costs_the_same_queries_with_few_or_many_items(client):
 
 
 def test_a_broad_search_counts_up_to_a_cap_and_says_more_than(as_demo, monkeypatch):
-    monkeypatch.setattr("app.preparation.routes_items.COUNT_CAP", 25)
+    monkeypatch.setattr("app.preparation.routes_overview.COUNT_CAP", 25)
     client, _ = as_demo("seller")
     volvos = [i for i in seller_items() if i.brand == "Volvo"]
     assert len(volvos) > 25
