@@ -8,7 +8,7 @@ from sqlalchemy import select
 from app.core.api import Schema, api_call
 from app.core.messages import message
 from app.extensions import db
-from app.purchase import api_bp
+from app.purchase import api_bp, comparison
 from app.purchase import services as svc
 from app.purchase.models import PurchaseAnalysis, PurchaseDynamicField
 
@@ -44,7 +44,7 @@ def full_payload(analysis: PurchaseAnalysis, milage_unit: str | None = None) -> 
         "division": {"id": division.id, "name": division.name, "milageUnit": unit},
         "data": {
             "summary": {
-                "mileage": svc.mileage_in(analysis.mileage, unit),
+                "mileage": comparison.mileage_in(analysis.mileage, unit),
                 "milageUnit": unit,
                 "currency": country.currency,
                 "locale": country.locale,
@@ -161,8 +161,8 @@ def _divisions(raw) -> list[int]:
 def model_analysis(query: ModelAnalysisQuery):
     """The instance's own sold vehicles of one model, oldest sale first, with running averages."""
     svc.require_module()
-    key = svc.parse_model_id(query.model_id) or ("", "")  # blank: a model with no sales
-    result = svc.model_analysis(key, _divisions(query.division))
+    key = comparison.parse_model_id(query.model_id) or ("", "")  # blank: a model with no sales
+    result = comparison.model_analysis(key, _divisions(query.division))
     if not result["vehicles"]:
         return jsonify({**result, "message": message("NO_MODEL_ANALYSIS_DATA"),
                         "error": "NO_MODEL_ANALYSIS_DATA"})  # fmt: skip
@@ -181,9 +181,11 @@ class InventoryQuery(Schema):
 def current_inventory(query: InventoryQuery):
     """Vehicles of the model in stock now, paged, as a JSON-LD (Hydra) collection."""
     svc.require_module()
-    key = svc.parse_model_id(query.model_id)
+    key = comparison.parse_model_id(query.model_id)
     members, total = (
-        svc.current_inventory(key, svc.visible_division_ids(), query.page, query.items_per_page)
+        comparison.current_inventory(
+            key, svc.visible_division_ids(), query.page, query.items_per_page
+        )
         if key
         else ([], 0)
     )

@@ -19,7 +19,7 @@ from app.core.security import content_security_policy
 from app.extensions import db
 from app.market.models import ExchangeRate
 from app.preparation.models import FileObject
-from app.purchase import bp
+from app.purchase import bp, comparison
 from app.purchase import services as svc
 from app.purchase.api import full_payload
 from app.purchase.models import PurchaseAnalysis, PurchaseInputImage
@@ -144,7 +144,7 @@ def date(value, with_time: bool = False) -> str:
     """Spec 02 section 9: y-MM-dd, with HH:mm for times."""
     if not value:
         return ""
-    from app.purchase.services import _aware
+    from app.purchase.comparison import _aware
 
     return format_datetime(_aware(value), "y-MM-dd HH:mm" if with_time else "y-MM-dd")
 
@@ -197,8 +197,8 @@ def pdf_purchase_analysis(analysis_id: int):
             for k in ("priceMin", "priceMax", "priceAvg", "pricePrediction")
         }
     )
-    model = svc.model_analysis(
-        svc.parse_model_id(analysis.model_id), params.divisions, params.milage_unit
+    model = comparison.model_analysis(
+        comparison.parse_model_id(analysis.model_id), params.divisions, params.milage_unit
     )
     series = []
     for vehicle in model["vehicles"]:
@@ -210,8 +210,8 @@ def pdf_purchase_analysis(analysis_id: int):
             {"label": date(at_sale["soldAt"]), "value": float(value) if value is not None else None}
         )
     axis = axis_suggestions([p["value"] for p in series])
-    inventory, inventory_total = svc.current_inventory(
-        svc.parse_model_id(analysis.model_id), params.divisions, 1, params.items_per_page,
+    inventory, inventory_total = comparison.current_inventory(
+        comparison.parse_model_id(analysis.model_id), params.divisions, 1, params.items_per_page,
         params.milage_unit,
     )  # fmt: skip
     y_labels = {
