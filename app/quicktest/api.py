@@ -8,7 +8,7 @@ from pydantic import Field
 from app.auth.viewer import viewer
 from app.core.api import ApiError, Schema, api_call, parse_body
 from app.extensions import db
-from app.quicktest import api_bp, services
+from app.quicktest import api_bp, display, services
 from app.quicktest.access import test_or_404
 from app.quicktest.routes import image_url
 
@@ -34,7 +34,7 @@ def _refused(exc: services.Refused) -> ApiError:
 def storage_container(test_id: int):
     """A quick test with its storage, values and division."""
     test = test_or_404(test_id)
-    return jsonify(services.container_json(test, image_url(test)))
+    return jsonify(display.container_json(test, image_url(test)))
 
 
 @api_call(
@@ -56,13 +56,13 @@ def save_value(test_id: int):
     except services.Refused as exc:
         raise _refused(exc) from None
     db.session.commit()
-    fmt = services.DivisionFormat.of(test.division_id)
+    fmt = display.DivisionFormat.of(test.division_id)
     return jsonify(
         {
             "group": group.id,
             "information": information.id,
             "value": row.value if row else None,
-            "text": services.display(information, row.value if row else None, fmt),
+            "text": display.display(information, row.value if row else None, fmt),
         }
     )
 

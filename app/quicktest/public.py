@@ -12,7 +12,7 @@ from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.core.tenancy import activate
 from app.extensions import db
-from app.quicktest import api_bp, bp, services
+from app.quicktest import api_bp, bp, display, services
 from app.quicktest.models import StorageContainer
 from app.quicktest.routes import image_url, stream_image
 
@@ -43,11 +43,11 @@ def public_view(uuid: str | None = None):
     test = _shared(uuid)
     if test is None:
         return render_template("quicktest/public_invalid.html", text=message("INVALID_URL")), 404
-    fmt = services.DivisionFormat.of(test.division_id)
+    fmt = display.DivisionFormat.of(test.division_id)
     return render_template(
         "quicktest/public.html",
         test=test,
-        groups=services.shown_groups(test, fmt),
+        groups=display.shown_groups(test, fmt),
         image_url=image_url(test, public=True),
     )
 
@@ -76,4 +76,4 @@ def public_test(uuid: str):
     test = _shared(uuid)
     if test is None:
         raise ApiError(404, message("INVALID_URL"), error="INVALID_URL")
-    return jsonify(services.container_json(test, image_url(test, public=True)))
+    return jsonify(display.container_json(test, image_url(test, public=True)))

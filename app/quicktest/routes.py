@@ -15,7 +15,7 @@ from app.core.models import Division
 from app.extensions import db
 from app.preparation import files
 from app.preparation.models import PreparationItem
-from app.quicktest import bp, services
+from app.quicktest import bp, display, services
 from app.quicktest.access import division_ids, module_viewer, test_or_404
 from app.quicktest.models import StorageContainer
 
@@ -138,11 +138,11 @@ def _steps(test: StorageContainer) -> list[services.GroupNode]:
 @bp.get("/quick-test/<int:test_id>")
 def show(test_id: int):
     test = test_or_404(test_id)
-    fmt = services.DivisionFormat.of(test.division_id)
+    fmt = display.DivisionFormat.of(test.division_id)
     return render_template(
         "quicktest/show.html",
         test=test,
-        groups=services.shown_groups(test, fmt),
+        groups=display.shown_groups(test, fmt),
         image_url=image_url(test),
         item=db.session.get(PreparationItem, test.item_id) if test.item_id else None,
         public_url=url_for("quicktest.public_view", uuid=test.uuid, _external=True),
@@ -179,7 +179,7 @@ def fill(test_id: int):
                 return redirect(url_for(".review", test_id=test.id))
             return redirect(url_for(".fill", test_id=test.id, step=step + 1))
         db.session.rollback()
-    fmt = services.DivisionFormat.of(test.division_id)
+    fmt = display.DivisionFormat.of(test.division_id)
     values = services.container_values(test.id)
     return render_template(
         "quicktest/fill.html",
@@ -237,12 +237,12 @@ def review(test_id: int):
     test = test_or_404(test_id)
     if test.reported_at is not None:
         return redirect(url_for(".show", test_id=test.id))
-    fmt = services.DivisionFormat.of(test.division_id)
+    fmt = display.DivisionFormat.of(test.division_id)
     return render_template(
         "quicktest/review.html",
         test=test,
         steps=_steps(test),
-        groups=services.shown_groups(test, fmt),
+        groups=display.shown_groups(test, fmt),
         image_url=image_url(test),
         form=FlaskForm(),
     )
@@ -275,11 +275,11 @@ def staff_image(test_id: int, file_uuid: str):
 def print_view(test_id: int):
     """Spec 02: the quick test as an A4 portrait page, printed or saved as PDF in the browser."""
     test = test_or_404(test_id)
-    fmt = services.DivisionFormat.of(test.division_id)
+    fmt = display.DivisionFormat.of(test.division_id)
     return render_template(
         "quicktest/print.html",
         test=test,
-        groups=services.shown_groups(test, fmt),
+        groups=display.shown_groups(test, fmt),
         image_url=image_url(test),
         pdf_options=PRINT_OPTIONS,
         pdf_name=f"{_('Quick test')} {test.identifier}.pdf",
