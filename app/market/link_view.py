@@ -212,6 +212,7 @@ def bid_request(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         }
         if closed is None:
             data |= _bidder_options(advert, link, group)
+        data["highestBidOwn"] = _in_own_currency(advert, group)
         data |= {
             "reserveNotMet": reserve.reserve_not_met(advert),
             "provisional": reserve.counter_view(
@@ -278,6 +279,17 @@ def _bidder_options(advert: Advert, link: MarketLink, group: InstanceGroup) -> d
                 "currency": group.currency,
             }
     return options
+
+
+def _in_own_currency(advert: Advert, group: InstanceGroup) -> dict | None:
+    """The highest bid in the bidder's currency (rounded up, as the next bid is), when theirs
+    is not the advert's and a rate is set: a bidder reads prices in their own money."""
+    if advert.highest_bid is None or group.currency == advert.currency:
+        return None
+    rate = rates_from(advert.instance_id, advert.currency).get(group.currency)
+    if rate is None:
+        return None
+    return {"amount": convert_up(advert.highest_bid, rate), "currency": group.currency}
 
 
 def _decision_elsewhere(advert: Advert) -> dict:

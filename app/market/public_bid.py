@@ -80,6 +80,24 @@ def page_texts(action: str) -> dict[str, str]:
             "yourMaximum": _("Your maximum is %(amount)s %(currency)s."),
             "setMaximum": _("Set maximum"),
             "raiseMaximum": _("Raise maximum"),
+            "highestOwn": _("%(amount)s %(currency)s in the advert's currency"),
+            "confirmBidTitle": _("Place a binding bid?"),
+            "confirmBid": _("Your company bids %(amount)s %(currency)s."),
+            "confirmBidConverted": _(
+                "Your company bids %(amount)s %(currency)s, which is %(advertAmount)s "
+                "%(advertCurrency)s in the advert's currency."
+            ),
+            "confirmBidBinds": _(
+                "The bid binds your company and cannot be withdrawn: if it is the highest when "
+                "bidding ends, the seller can sell the vehicle to your company for this amount."
+            ),
+            "confirmBidButton": _("Place binding bid of %(amount)s %(currency)s"),
+            "confirmMaximumTitle": _("Set a binding maximum?"),
+            "confirmMaximum": _(
+                "The system bids for your company, one step at a time, up to %(amount)s "
+                "%(currency)s. Every bid it places binds your company like a bid of your own."
+            ),
+            "confirmMaximumButton": _("Set maximum of %(amount)s %(currency)s"),
             "softClose": _(
                 "A bid in the last %(seconds)s seconds moves the end %(seconds)s seconds after "
                 "that bid."
@@ -99,6 +117,20 @@ def page_texts(action: str) -> dict[str, str]:
             "notesLabel": _("Notes to the buyer (optional)"),
             "submitAllocate": _("Allocate"),
             "allocatedTo": _("Allocated to %(company)s for %(amount)s %(currency)s."),
+            "confirmAllocateTitle": _("Allocate the vehicle?"),
+            "confirmAllocate": _(
+                "You allocate the vehicle to %(company)s for %(amount)s %(currency)s."
+            ),
+            "confirmAllocateConverted": _(
+                "You allocate the vehicle to %(company)s for %(amount)s %(currency)s, which is "
+                "%(buyerAmount)s %(buyerCurrency)s in the buyer's currency."
+            ),
+            "confirmAllocateBinds": _(
+                "The allocation binds: the buyer is told by e-mail at once that the vehicle is "
+                "theirs for this price."
+            ),
+            "confirmAllocateButton": _("Allocate for %(amount)s %(currency)s"),
+            "cancel": _("Cancel"),
         }
     else:
         texts |= {

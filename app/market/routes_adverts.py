@@ -319,16 +319,27 @@ def advert_image(advert_id: int, image_id: int):
     return response
 
 
-@bp.post("/market/adverts/<int:advert_id>/send-bid-links")
+@bp.route("/market/adverts/<int:advert_id>/send-bid-links", methods=["GET", "POST"])
 def send_bid_links(advert_id: int):
-    """E-mail every partner buyer's users their personal bid link to a published advert."""
+    """E-mail every partner buyer's users their personal bid link to a published advert; the
+    GET shows who gets one (names and companies) and asks first."""
     _v, group, advert = _own_advert(advert_id)
+    from_list = request.values.get("next") == "list"
     back = url_for("market.advert_page", advert_id=advert.id)
-    if request.form.get("next") == "list":
+    if from_list:
         back = url_for("market.seller_list", name="my-adverts")
     if advert.status != "published":
         flash(_("Bid links can only be sent for a published advert."), "warning")
         return redirect(back)
+    if request.method == "GET":
+        return _render(
+            "market/adverts/send_bid_links.html",
+            advert=advert,
+            recipients=bid_links.bid_link_recipients(group),
+            back=back,
+            from_list=from_list,
+            title=_("Send bid links"),
+        )
     sent = bid_links.send_bid_links(advert, group)
     db.session.commit()
     if sent:

@@ -42,11 +42,21 @@ export function setEndsAt(card, iso) {
   return true;
 }
 
-/** Highest bid, start price and number of bids (in the advert's currency) into the card's list. */
+/**
+ * Highest bid, start price and number of bids into the card's list, in the advert's currency; a
+ * bidder whose currency is another reads the highest bid in theirs first, the advert's beside it.
+ */
 export function fillPrices(card, data) {
   const field = (name) => card.querySelector(`[data-price="${name}"]`);
   if (!field('highest')) return;
-  field('highest').textContent = data.highestBid === null ? t.noBids : money(data.highestBid, data.currency);
+  const own = data.highestBidOwn;
+  if (data.highestBid === null) field('highest').textContent = t.noBids;
+  else if (own) {
+    field('highest').replaceChildren(
+      h('span', { className: 'nowrap' }, money(own.amount, own.currency)),
+      h('span', { className: 'bid-price-secondary' }, format(t.highestOwn, { amount: amount(data.highestBid), currency: data.currency })),
+    );
+  } else field('highest').textContent = money(data.highestBid, data.currency);
   field('start').textContent = money(data.startPrice, data.currency);
   field('count').textContent = data.bidCount;
 }

@@ -6,7 +6,9 @@
 // invalid or saving and hands its call to `page.send`, which shows the green or red result.
 import { createElement as h, useState } from 'react';
 import { amount, format, requestKey, t } from '../public/core.js';
+import { useConfirm } from '../lib/dialog.js';
 import { parseAmount } from './amounts.js';
+import { convertBack } from './convert.js';
 import { ProvisionalPart } from './counter.js';
 
 /** A green, red, yellow or blue box; success is announced politely, the others at once. */
@@ -29,14 +31,17 @@ export function SubmitButton({ label, disabled, busy }) {
 
 /**
  * One call at a time: `submit(event)` sends `call()` ([method, path, body], or null while there
- * is nothing to send) through page.send; `busy` is true meanwhile.
+ * is nothing to send) through page.send; `busy` is true meanwhile. With `confirm` (a function
+ * of the request that resolves to true or false: useConfirm's question), nothing is sent
+ * until it says yes.
  */
-export function useSending(page, call) {
+export function useSending(page, call, confirm = null) {
   const [busy, setBusy] = useState(false);
   const submit = async (event) => {
     event.preventDefault();
     const request = call();
     if (busy || !request) return;
+    if (confirm && !(await confirm(request))) return;
     setBusy(true);
     try {
       await page.send(...request);
@@ -106,6 +111,26 @@ export function bidState(typed, minimum, busy = false) {
   return { text, value, low, disabled: busy || value === null || minimum === null || low };
 }
 
+/**
+ * The confirmation of a bid of `value` in the bidder's `currency`: the amount, in the advert's
+ * currency too when it is another (at the advert's `rate` there, as the server books it), and
+ * that the bid binds.
+ */
+export function bidQuestion(value, currency, advertCurrency, rate) {
+  const params = { amount: amount(value), currency };
+  const advertAmount = currency !== advertCurrency && rate ? convertBack(value, rate) : null;
+  const first =
+    advertAmount === null
+      ? format(t.confirmBid, params)
+      : format(t.confirmBidConverted, { ...params, advertAmount: amount(advertAmount), advertCurrency });
+  return {
+    title: t.confirmBidTitle,
+    lines: [first, t.confirmBidBinds],
+    confirm: format(t.confirmBidButton, params),
+    cancel: t.cancel,
+  };
+}
+
 /** Bid: the amount in the bidder's currency, prefilled with the next bid there. */
 export function BidForm({ data, currencies, page, texts }) {
   const currency = data.activeGroupCurrency;
@@ -116,7 +141,9 @@ export function BidForm({ data, currencies, page, texts }) {
     const value = parseAmount(typed ?? (minimum === null ? '' : String(minimum)));
     return value === null ? null : ['POST', `_public/market-bid/${page.hashes}`, { bid: value, requestKey: page.kept.key }];
   };
-  const { busy, submit } = useSending(page, call);
+  const { dialog, ask } = useConfirm();
+  const confirm = ([, , body]) => ask(bidQuestion(body.bid, currency, data.currency, mine?.exchangeRate));
+  const { busy, submit } = useSending(page, call, confirm);
   const state = bidState(typed, minimum, busy);
   const onChange = (event) => {
     page.kept.bid = event.target.value;
@@ -161,6 +188,7 @@ export function BidForm({ data, currencies, page, texts }) {
       ),
       h(SubmitButton, { label: texts.placeBid, disabled: state.disabled, busy }),
     ),
+    dialog && h('div', { key: 'dialog', hidden: true }, dialog),
     h(CurrencyTable, {
       key: 'currencies',
       rows: currencies.exchangeRates.map((row) => ({ ...row, amount: row.nextBid })),
@@ -187,7 +215,17 @@ export function MaximumForm({ data, currencies, page }) {
   const low = value !== null && value < floor;
   const call = () =>
     value === null || low ? null : ['POST', `_public/market-bid/${page.hashes}`, { maximum: value, requestKey: key }];
-  const { busy, submit } = useSending(page, call);
+  const { dialog, ask } = useConfirm();
+  const confirm = () => {
+    const params = { amount: amount(value), currency };
+    return ask({
+      title: t.confirmMaximumTitle,
+      lines: [format(t.confirmMaximum, params)],
+      confirm: format(t.confirmMaximumButton, params),
+      cancel: t.cancel,
+    });
+  };
+  const { busy, submit } = useSending(page, call, confirm);
   const hint = own ? `${format(t.yourMaximum, { amount: amount(own.amount), currency: own.currency })} ${t.maximumHint}` : t.maximumHint;
   return h(
     'form',
@@ -226,6 +264,7 @@ export function MaximumForm({ data, currencies, page }) {
       h('p', { className: low ? 'field-error' : 'field-hint', id: 'bid-maximum-hint' }, low ? format(t.bidTooLow, { amount: amount(floor), currency }) : hint),
     ),
     h(SubmitButton, { label: own ? t.raiseMaximum : t.setMaximum, disabled: busy || value === null || low, busy }),
+    dialog,
   );
 }
 

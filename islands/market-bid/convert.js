@@ -1,5 +1,5 @@
-// Pure helpers of the seller's allocate form: exact currency conversion. Only a seller's link
-// loads them. No DOM here, so node:test can check them (islands/tests/market-bid.test.mjs).
+// Pure helpers of exact currency conversion: the seller's allocate form, and the bidder's
+// confirmation in the advert's currency. No DOM here, so node:test can check them (islands/tests/market-bid.test.mjs).
 
 /**
  * `amount` (whole units) times a decimal rate given as text ("1.024"), rounded up to a whole
@@ -29,4 +29,16 @@ export function amountsPerCurrency(price, rates, bidder) {
     }
     return { currency: row.currency, exchangeRate: row.exchangeRate, amount: value };
   });
+}
+
+/**
+ * `amount` in another currency expressed in the advert's, at a rate given as text (what 1 of
+ * the advert's currency is worth there), rounded down exactly as the server books a bid.
+ */
+export function convertBack(amount, rate) {
+  const [whole, fraction = ''] = String(rate).trim().split('.');
+  const scale = 10n ** BigInt(fraction.length);
+  const numerator = BigInt(whole || '0') * scale + BigInt(fraction || '0');
+  if (numerator <= 0n) return null;
+  return Number((BigInt(Math.trunc(Number(amount) || 0)) * scale) / numerator);
 }

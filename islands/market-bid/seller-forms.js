@@ -4,6 +4,7 @@ import { createElement as h, useState } from 'react';
 import { amount, format, t } from '../public/core.js';
 import { money } from './advert.js';
 import { parseAmount } from './amounts.js';
+import { useConfirm } from '../lib/dialog.js';
 import { AlertBox, CurrencyTable, SubmitButton, useSending } from './components.js';
 import { amountsPerCurrency } from './convert.js';
 
@@ -42,6 +43,25 @@ export function allocateState({ bidder, price, notes, busy = false }) {
   return { value, disabled: busy || !bidder || value === null || value <= 0 || notesState(notes).over };
 }
 
+/**
+ * The confirmation of an allocation to `bidder` for `price` (the advert's currency): the buyer,
+ * the price, in the buyer's currency too when it is another, and that it binds.
+ */
+export function allocateQuestion(bidder, price, currency, rates) {
+  const params = { company: bidder.name, amount: amount(price), currency };
+  const theirs = bidder.currency !== currency ? amountsPerCurrency(price, rates, bidder).find((row) => row.currency === bidder.currency) : null;
+  const first =
+    theirs && theirs.amount !== null
+      ? format(t.confirmAllocateConverted, { ...params, buyerAmount: amount(theirs.amount), buyerCurrency: bidder.currency })
+      : format(t.confirmAllocate, params);
+  return {
+    title: t.confirmAllocateTitle,
+    lines: [first, t.confirmAllocateBinds],
+    confirm: format(t.confirmAllocateButton, params),
+    cancel: t.cancel,
+  };
+}
+
 /** Allocate: a buyer among the bidders, the sales price (filled from its bid) and notes. */
 export function AllocateForm({ data, currencies, page, heads }) {
   const bidders = new Map(data.bidders.map((b) => [String(b.id), b]));
@@ -58,7 +78,9 @@ export function AllocateForm({ data, currencies, page, heads }) {
       { allocatedInstanceGroupId: bidder.id, allocatedSalesPrice: value, allocatedNotes: notes.trim() || null },
     ];
   };
-  const { busy, submit } = useSending(page, call);
+  const { dialog, ask } = useConfirm();
+  const confirm = ([, , body]) => ask(allocateQuestion(bidder, body.allocatedSalesPrice, data.currency, currencies?.exchangeRates));
+  const { busy, submit } = useSending(page, call, confirm);
   const state = allocateState({ bidder, price, notes, busy });
   const choose = (next) => {
     page.kept.bidder = String(next.id);
@@ -156,6 +178,7 @@ export function AllocateForm({ data, currencies, page, heads }) {
       },
     }),
     h(SubmitButton, { label: t.submitAllocate, disabled: state.disabled, busy }),
+    dialog,
   );
 }
 

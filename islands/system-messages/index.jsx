@@ -7,12 +7,12 @@
 // dialogs (lib/modal.js: never two at once): Close and "Do not show again" record the message
 // viewed (a persistent one only leaves the queue); Escape only takes it off the queue for this
 // page. Long descriptions open a read-more dialog.
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { pushAlert, subscribe as subscribeAlerts } from '../lib/alerts.js';
 import { api } from '../lib/api.js';
 import { useGettext } from '../lib/i18n.js';
-import { useModalHost, useModalTurn } from '../lib/modal.js';
+import { Dialog } from '../lib/dialog.js';
+import { useModalTurn } from '../lib/modal.js';
 import {
   alertTypeOf,
   isViewed,
@@ -22,38 +22,6 @@ import {
   textLength,
   versionKey,
 } from './store.js';
-
-function Dialog({ title, onEscape, children, actions, className = '' }) {
-  const ids = useId();
-  const ref = useRef(null);
-  const host = useModalHost(true, () => ref.current?.focus());
-  const onKeyDown = (event) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      onEscape();
-    }
-  };
-  return createPortal(
-    <div className="modal-backdrop">
-      <div
-        ref={ref}
-        className={`modal system-message-modal ${className}`}
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={`${ids}-title`}
-        tabIndex={-1}
-        onKeyDown={onKeyDown}
-      >
-        <h2 id={`${ids}-title`} className="modal-title">
-          {title}
-        </h2>
-        {children}
-        <div className="form-actions">{actions}</div>
-      </div>
-    </div>,
-    host,
-  );
-}
 
 function Description({ html, clamp }) {
   // The description was sanitised on the server when it was saved (nh3).
@@ -184,7 +152,7 @@ export default function SystemMessages({ pollMs = POLL_MS }) {
     return (
       <Dialog
         title={readMore.message}
-        className="read-more-modal"
+        className="system-message-modal read-more-modal"
         onEscape={() => setReadMore(null)}
         actions={
           <button type="button" className="btn btn-primary" onClick={() => setReadMore(null)}>
@@ -202,7 +170,7 @@ export default function SystemMessages({ pollMs = POLL_MS }) {
     <Dialog
       key={versionKey(current)}
       title={current.message}
-      className={`system-message-${alertTypeOf(current.type)}`}
+      className={`system-message-modal system-message-${alertTypeOf(current.type)}`}
       onEscape={() => dequeue(current)}
       actions={
         <>

@@ -2,6 +2,8 @@
 changes through people's own links. Each test works on a new advert of its own, so the demo's
 adverts stay as they are for other tests."""
 
+import re
+
 import pytest
 from flask_babel import force_locale
 from flask_babel import gettext as _
@@ -10,10 +12,12 @@ from sqlalchemy import select
 
 from app.core.messages import message
 from app.core.tenancy import activate
+from app.demo import DEMO_PASSWORD
 from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market.models import Advert, AdvertBid
 from tests.browser.conftest import DESKTOP, MOBILE
+from tests.browser.test_auth_flows import sign_in
 from tests.market._bid import link, make_advert, page_path
 
 pytestmark = pytest.mark.browser
@@ -58,6 +62,12 @@ def bid_amounts(live_server, advert_id: int) -> list[int]:
         ).all()
 
 
+def confirm(page) -> None:
+    """Say yes to the confirmation a binding bid, maximum or allocation asks first."""
+    page.get_by_role("dialog").locator(".btn-primary").click()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+
+
 def open_phone(new_page, path: str):
     page = new_page(viewport=MOBILE)
     page.goto(path)
@@ -89,6 +99,7 @@ def test_a_bid_from_a_phone(live_server, new_page, snap):
     amount.fill("193000")
     expect(button).to_be_enabled()
     button.click()
+    confirm(page)
 
     success = page.locator(".bid-result .alert-success")
     expect(success).to_have_text(text(live_server, "BID_SENT"))
@@ -113,6 +124,7 @@ def test_a_refused_bid_shows_the_servers_message_in_red(live_server, new_page, s
         ad.highest_bid = 200_000
         db.session.commit()
     page.get_by_role("button", name="Place bid").click()
+    confirm(page)
     danger = page.get_by_role("alert")
     expect(danger).to_have_text(
         text(
@@ -144,6 +156,17 @@ def test_an_allocation_from_a_phone(live_server, new_page, snap):
     snap(page, "market-allocate-chosen")
     expect(button).to_be_enabled()
     button.click()
+    # One click is not enough: the seller confirms the buyer, the price in both currencies and
+    # that the allocation binds; until then nothing is allocated.
+    dialog = page.get_by_role("dialog", name="Allocate the vehicle?")
+    expect(dialog).to_contain_text(
+        "You allocate the vehicle to Fjordauto AS for 187,011 SEK, which is 191,500 NOK in the "
+        "buyer's currency."
+    )
+    expect(dialog).to_contain_text("The allocation binds")
+    snap(page, "market-allocate-confirm")
+    assert advert_row(live_server, paths["id"]).status == "published"
+    dialog.get_by_role("button", name="Allocate for 187,011 SEK").click()
     expect(page.locator(".bid-result .alert-success")).to_be_visible()
     expect(page.locator(".bid-action .alert-info")).to_contain_text("Fjordauto AS")
     snap(page, "market-allocate-done")
@@ -237,3 +260,94 @@ def test_on_a_wide_screen_the_bid_history_follows_the_vehicle_card(live_server, 
     assert history["x"] == advert["x"]  # under it, in the same column
     gap = history["y"] - (advert["y"] + advert["height"])
     assert 0 < gap <= 24, f"{gap:.0f} px between the vehicle card and the history"
+
+
+def test_a_norwegian_buyer_bids_in_kroner_on_a_swedish_advert_after_confirming(
+    live_server, new_page, snap
+):
+    """Issue 37: on a phone in Norwegian, the highest bid reads in kroner first (the advert's
+    kronor beside it), and a binding bid goes in only after a confirmation that states the
+    amount in both currencies and that it binds; cancelling places no bid."""
+    paths = new_advert(live_server)
+    page = new_page(locale="nb-NO", viewport=MOBILE)
+    page.goto(paths["bid"])
+    expect(page.locator("html")).to_have_attribute("lang", "nb-NO")
+    highest = page.locator('[data-price="highest"]')
+    # 187 011 SEK x 1.024 = 191 499.26 NOK, rounded up.
+    expect(highest.locator(".nowrap")).to_have_text(re.compile(r"^191\s500 NOK$"))
+    expect(highest.locator(".bid-price-secondary")).to_have_text(
+        nb(live_server, "%(amount)s %(currency)s in the advert's currency", "187\u00a0011", "SEK")
+    )
+    page.get_by_role("button", name=nb(live_server, "Place bid")).click()
+    dialog = page.get_by_role("dialog", name=nb(live_server, "Place a binding bid?"))
+    # 192 524 NOK / 1.024 = 188 011.7 SEK, rounded down as the bid is booked.
+    expect(dialog).to_contain_text(
+        nb(
+            live_server,
+            "Your company bids %(amount)s %(currency)s, which is %(advertAmount)s "
+            "%(advertCurrency)s in the advert's currency.",
+            "192\u00a0524",
+            "NOK",
+            advertAmount="188\u00a0011",
+            advertCurrency="SEK",
+        )
+    )
+    binds = (
+        "The bid binds your company and cannot be withdrawn: if it is the highest when bidding "
+        "ends, the seller can sell the vehicle to your company for this amount."
+    )
+    expect(dialog).to_contain_text(nb(live_server, binds))
+    snap(page, "market-bid-confirm-nb")
+    dialog.get_by_role("button", name=nb(live_server, "Cancel")).click()
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(page.locator(".bid-result .alert")).to_have_count(0)
+    assert sorted(bid_amounts(live_server, paths["id"])) == [185_000, 191_500]
+
+    page.get_by_role("button", name=nb(live_server, "Place bid")).click()
+    dialog.get_by_role(
+        "button",
+        name=nb(live_server, "Place binding bid of %(amount)s %(currency)s", "192\u00a0524", "NOK"),
+    ).click()
+    expect(page.locator(".bid-result .alert-success")).to_be_visible()
+    assert sorted(bid_amounts(live_server, paths["id"])) == [185_000, 191_500, 192_524]
+    snap(page, "market-bid-confirmed-nb")
+
+
+def nb(live_server, msgid: str, amount: str | None = None, currency: str | None = None, **more):
+    """A message in Norwegian as the page writes it (amounts as given, with their spaces)."""
+    with live_server.app.test_request_context(), force_locale("nb_NO"):
+        text = _(msgid)
+    params = {"amount": amount, "currency": currency, **more}
+    return text % {k: v for k, v in params.items() if v is not None} if amount else text
+
+
+def test_send_bid_links_says_who_gets_them_and_asks_first(live_server, new_page, snap):
+    """Issue 37: "Send bid links" names the people and their companies and sends only when the
+    seller says so; Cancel goes back with nothing sent."""
+    paths = new_advert(live_server)
+    page = new_page(viewport=MOBILE)
+    sign_in(page, "seller@demo.test", DEMO_PASSWORD)
+    page.goto(f"/market/adverts/{paths['id']}")
+    sent_before = len(bid_mails(live_server))
+    page.locator("[data-send-bid-links]").click()
+    expect(page.get_by_role("heading", name="2 people get a bid link by e-mail")).to_be_visible()
+    rows = page.locator("[data-recipients] tbody tr")
+    expect(rows).to_have_count(2)
+    expect(page.locator("[data-recipients]")).to_contain_text("Fjordauto AS")
+    expect(page.locator("[data-recipients]")).to_contain_text("malmo@demo.test")
+    snap(page, "market-send-bid-links")
+    page.get_by_role("link", name="Cancel").click()
+    expect(page).to_have_url(re.compile(rf"/market/adverts/{paths['id']}$"))
+    assert len(bid_mails(live_server)) == sent_before
+    page.locator("[data-send-bid-links]").click()
+    page.get_by_role("button", name="Send 2 bid links").click()
+    expect(page.get_by_text("Bid links were sent to 2 people.")).to_be_visible()
+    assert len(bid_mails(live_server)) == sent_before + 2
+
+
+def bid_mails(live_server) -> list[str]:
+    """The addresses every bid-link mail so far went to."""
+    with live_server.app.app_context():
+        return db.session.scalars(
+            select(EmailMessage.to_address).where(EmailMessage.kind == "market_bid_link")
+        ).all()

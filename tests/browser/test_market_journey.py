@@ -15,6 +15,7 @@ from app.market.invites import create_invite
 from app.market.models import Advert, InstanceGroup
 from tests.browser.conftest import MOBILE
 from tests.browser.test_auth_flows import sign_in
+from tests.browser.test_market_bid import confirm
 
 pytestmark = pytest.mark.browser
 
@@ -76,6 +77,7 @@ def test_register_bid_allocate_and_both_sides_see_it(live_server, new_page, snap
     row.locator("[data-bid-link]").click()
     expect(buyer.locator("form.bid-form")).to_be_visible()
     buyer.get_by_role("button", name="Place bid").click()
+    confirm(buyer)
     expect(buyer.locator(".bid-result .alert-success")).to_be_visible()
     expect(buyer.locator(".bid-leading")).to_be_visible()
     snap(buyer, "market-journey-2-bid")
@@ -88,6 +90,7 @@ def test_register_bid_allocate_and_both_sides_see_it(live_server, new_page, snap
     seller.get_by_role("radio", name=COMPANY).check()
     expect(seller.get_by_label("Sales price in SEK")).not_to_have_value("")
     seller.get_by_role("button", name="Allocate", exact=True).click()
+    confirm(seller)
     expect(seller.locator(".bid-result .alert-success")).to_be_visible()
     expect(seller.locator(".bid-action .alert-info")).to_contain_text(COMPANY)
     snap(seller, "market-journey-3-allocated")

@@ -16,6 +16,7 @@ from app.demo import DEMO_PASSWORD
 from app.extensions import db
 from app.market.models import Advert, AdvertBid
 from tests.browser.conftest import MOBILE
+from tests.browser.test_market_bid import confirm
 from tests.market._bid import link, make_advert, page_path
 
 pytestmark = pytest.mark.browser
@@ -66,6 +67,7 @@ def test_a_maximum_outbids_the_other_buyer_within_the_same_second(live_server, n
     # Malmö sets a hidden maximum of 200 000 SEK: the system bids the start price for it.
     malmo.get_by_label("Your maximum in SEK").fill("200000")
     malmo.get_by_role("button", name="Set maximum").click()
+    confirm(malmo)
     expect(malmo.locator(".bid-result")).to_contain_text("Your bid has been sent")
     expect(malmo.locator(".bid-maximum")).to_contain_text("Your maximum is 200,000 SEK.")
     expect(malmo.get_by_role("button", name="Raise maximum")).to_be_visible()
@@ -76,6 +78,7 @@ def test_a_maximum_outbids_the_other_buyer_within_the_same_second(live_server, n
     fjord.get_by_label("Your bid in NOK").fill("195000")
     clicked = utcnow()
     fjord.get_by_role("button", name="Place bid").click()
+    confirm(fjord)
     expect(fjord.locator(".bid-result")).to_contain_text("you have been outbid")
     shown = utcnow()
     expect(fjord.locator(".bid-leading")).to_have_count(0)
@@ -114,6 +117,7 @@ def test_a_bid_in_the_last_two_minutes_moves_the_end_on_both_phones(live_server,
 
     clicked = utcnow()
     malmo.get_by_role("button", name="Place bid").click()  # the next bid, prefilled
+    confirm(malmo)
     expect(malmo.locator(".bid-result")).to_contain_text("Your bid has been sent")
     shown = utcnow()
     advert, _bids = rows(live_server, paths["id"])
@@ -136,9 +140,11 @@ def test_the_sellers_advert_page_shows_the_rules_and_no_maximum(live_server, new
     malmo = phone(new_page, paths["malmo"])
     malmo.get_by_label("Your maximum in SEK").fill("234567")
     malmo.get_by_role("button", name="Set maximum").click()
+    confirm(malmo)
     expect(malmo.locator(".bid-result")).to_contain_text("Your bid has been sent")
     fjord = phone(new_page, paths["fjord"])
     fjord.get_by_role("button", name="Place bid").click()
+    confirm(fjord)
     expect(fjord.locator(".bid-result")).to_contain_text("outbid")
 
     page = new_page(viewport={"width": 1280, "height": 900})

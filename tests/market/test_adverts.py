@@ -664,3 +664,19 @@ def test_an_ended_advert_offers_no_bid_button(as_demo):
     assert len(hrefs(response, "data-bid-link")) == len(demo_adverts("published")) - 1
     detail = client.get(f"/market/adverts/{ended.id}")
     assert detail.status_code == 200 and not hrefs(detail, "data-bid-link")
+
+
+def test_send_bid_links_says_who_gets_them_and_asks_first(as_demo):
+    """Issue 37: "Send bid links" opens a page naming the people and their companies; nothing
+    is sent until the seller confirms there."""
+    client, _token = as_demo("seller")
+    advert = demo_adverts("published")[0]
+    before = db.session.scalar(select(func.count()).select_from(EmailMessage))
+    response = client.get(f"/market/adverts/{advert.id}/send-bid-links")
+    assert response.status_code == 200
+    page = page_text(response)
+    assert "2 people get a bid link by e-mail" in page
+    assert "Ole Hansen" in page and "Maja Persson" in page
+    assert "buyer@demo.test" in page and "malmo@demo.test" in page
+    assert "Send 2 bid links" in page and "Cancel" in page
+    assert db.session.scalar(select(func.count()).select_from(EmailMessage)) == before

@@ -256,6 +256,32 @@ def test_a_bidder_sees_the_advert_and_only_its_own_groups_name(bidder, ad, buyer
     assert data["images"] == []
 
 
+def test_a_bidder_reads_the_highest_bid_in_its_own_currency_too(bidder, ad, buyer_link):
+    """Issue 37: a Norwegian bidder on a Swedish advert reads the highest bid in kroner first."""
+    data = bidder.get(data_path("bid", ad, buyer_link)).json
+    # 187 011 SEK x 1.024 = 191 499.26 NOK, rounded up as the next bid is.
+    assert data["highestBidOwn"] == {"amount": 191_500, "currency": "NOK"}
+    malmo = bidder.get(data_path("bid", ad, link(ad, MALMO, "bid"))).json
+    assert malmo["highestBidOwn"] is None  # Malmö bids in the advert's own currency
+
+
+def test_the_confirmations_state_the_amount_and_that_it_binds_in_the_readers_language(
+    demo_app, bidder, ad
+):
+    """Issue 37: a bid and an allocation are confirmed first, in words that give the amount in
+    both currencies and say it binds; the words are the reader's language's."""
+    binds = (
+        "The bid binds your company and cannot be withdrawn: if it is the highest when "
+        "bidding ends, the seller can sell the vehicle to your company for this amount."
+    )
+    texts = page_texts(bidder.get(page_path("bid", ad, link(ad, BUYER, "bid")) + "?lang=nb-NO"))
+    assert texts["confirmBidBinds"] == translated(demo_app, binds, "nb_NO") != binds
+    assert "%(advertAmount)s %(advertCurrency)s" in texts["confirmBidConverted"]
+    seller = page_texts(bidder.get(page_path("allocate", ad, link(ad, SELLER, "seller"))))
+    assert "%(buyerAmount)s %(buyerCurrency)s" in seller["confirmAllocateConverted"]
+    assert "binds" in seller["confirmAllocateBinds"]
+
+
 def test_the_other_bidder_sees_the_same_bids_from_its_side(bidder, ad):
     data = bidder.get(data_path("bid", ad, link(ad, MALMO, "bid"))).json
     assert [b["createdByInstanceGroup"] is not None for b in data["advertBids"]] == [False, True]
