@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { dateTime, parseAmount, timeLeft } from '../market-bid/amounts.js';
-import { amountsPerCurrency, convertUp } from '../market-bid/convert.js';
+import { amountsPerCurrency, convertBack, convertUp } from '../market-bid/convert.js';
 
 test('conversion rounds up exactly, without floating-point noise', () => {
   assert.equal(Math.ceil(100 * 1.1), 111); // why convertUp does not multiply floats
@@ -12,6 +12,15 @@ test('conversion rounds up exactly, without floating-point noise', () => {
   assert.equal(convertUp(188011, '0.0868'), 16320);
   assert.equal(convertUp(1000, '1'), 1000);
   assert.equal(convertUp(1000, '0'), null);
+});
+
+test("a bid in another currency is booked in the advert's rounded down, as the server does", () => {
+  assert.equal(convertBack(192524, '1.024'), 188011); // 188 011.7 SEK
+  assert.equal(convertBack(195000, '1.024'), 190429);
+  assert.equal(convertBack(110, '1.1'), 100);
+  assert.equal(convertBack(1000, '0'), null);
+  // What convertUp gives converts back to at least the amount it came from.
+  for (const n of [1, 999, 188011, 5_000_000]) assert.ok(convertBack(convertUp(n, '0.0868'), '0.0868') >= n);
 });
 
 test('the chosen bidder keeps its own bid in its currency; others get the price times the rate', () => {
