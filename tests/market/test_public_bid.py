@@ -279,7 +279,12 @@ def test_the_confirmations_state_the_amount_and_that_it_binds_in_the_readers_lan
     assert "%(advertAmount)s %(advertCurrency)s" in texts["confirmBidConverted"]
     seller = page_texts(bidder.get(page_path("allocate", ad, link(ad, SELLER, "seller"))))
     assert "%(buyerAmount)s %(buyerCurrency)s" in seller["confirmAllocateConverted"]
-    assert "binds" in seller["confirmAllocateBinds"]
+    allocation_binds = (
+        "The allocation binds: the buyer is told by e-mail at once that the vehicle is theirs "
+        "for this price."
+    )
+    # The reader chose Norwegian above (?lang=): the seller's link answers in it too.
+    assert seller["confirmAllocateBinds"] == translated(demo_app, allocation_binds, "nb_NO")
 
 
 def test_the_other_bidder_sees_the_same_bids_from_its_side(bidder, ad):
