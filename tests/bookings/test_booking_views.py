@@ -92,3 +92,20 @@ def test_a_user_of_one_division_reaches_neither_the_others_bookings_nor_calendar
     other = make_shop("other")
     assert client.get(f"/bookings/calendars/{other.calendars['SE']}").status_code == 404
     assert db.session.scalars(select(Booking).where(Booking.id == booking.id)).one().active
+
+
+def test_the_demo_has_calendars_and_bookings_in_both_companies(demo_app):
+    companies = db.session.scalars(select(Instance).order_by(Instance.id)).all()
+    for instance in companies[:2]:
+        calendars = db.session.scalars(
+            select(SettingRow)
+            .where(SettingRow.kind == cal.CALENDAR, SettingRow.instance_id == instance.id)
+            .execution_options(all_instances=True)
+        ).all()
+        booked = db.session.scalars(
+            select(Booking)
+            .where(Booking.instance_id == instance.id, Booking.status == "booked")
+            .execution_options(all_instances=True)
+        ).all()
+        assert len(calendars) >= 2 and len(booked) >= 4, instance.company_name
+        assert {b.kind for b in booked} >= {"test_drive"}
