@@ -57,12 +57,16 @@ def seed_bookings(ctx: dict) -> None:
             row, place = _calendar(division, swedish)
             db.session.flush()
             calendar, site = cal.Calendar.of(row), cal.site_of(division.id)
-            items = db.session.scalars(
-                select(PreparationItem)
-                .where(PreparationItem.division_id == division.id, PreparationItem.state != 9)
-                .order_by(PreparationItem.id)
-                .limit(2)
-            ).all()
+            items = [
+                db.session.scalars(
+                    select(PreparationItem)
+                    .where(PreparationItem.division_id == division.id, *where)
+                    .order_by(PreparationItem.id)
+                    .limit(1)
+                ).first()
+                for where in ((PreparationItem.state.in_((2, 6)),), (PreparationItem.state == 8,))
+            ]
+            items = [item for item in items if item is not None]
             days = cal.bookable_days(calendar, site, now)[1:]
             for k, item in enumerate(items):
                 free = [s.start for s in svc.slots_on(calendar, site, days[k], now) if not s.taken]

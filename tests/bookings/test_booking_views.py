@@ -19,6 +19,7 @@ from app.preparation.models import PreparationItem
 from tests.bookings.conftest import make_shop
 from tests.factories import make_user
 from tests.helpers import page_text, sign_in
+from tests.shell.conftest import as_demo, demo_user  # noqa: F401
 
 SOON = datetime(2027, 3, 26, 8, 0, tzinfo=UTC)
 NOW = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
@@ -109,3 +110,21 @@ def test_the_demo_has_calendars_and_bookings_in_both_companies(demo_app):
         ).all()
         assert len(calendars) >= 2 and len(booked) >= 4, instance.company_name
         assert {b.kind for b in booked} >= {"test_drive"}
+
+
+def test_the_delivery_flow_list_shows_each_vehicles_booked_delivery(as_demo):
+    client, _token = as_demo("admin")
+    page = page_text(client.get("/begcare/items/deliveryflow"))
+    booked = db.session.scalars(
+        select(Booking)
+        .join(PreparationItem, PreparationItem.id == Booking.item_id)
+        .where(
+            Booking.kind == "delivery",
+            PreparationItem.state == 8,
+            PreparationItem.module == "begcare",
+        )
+        .execution_options(all_instances=True)
+    ).all()
+    assert booked, "the demo books deliveries of vehicles in the delivery flow"
+    shown = [b for b in booked if f'href="/bookings/{b.id}" data-booked-delivery' in page]
+    assert shown and all("Delivery " in page for _b in shown)
