@@ -14,6 +14,7 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation.models import PreparationItem
 from tests.factories import make_user
+from tests.shell.conftest import as_demo, demo_user  # noqa: F401
 
 HOURS = {f"hours_{n}": "09:00-12:00, 13:00-17:00" for n in range(1, 6)}
 HOLIDAYS = {"SE": [date(2026, 12, 24), date(2026, 12, 25)], "NO": [date(2027, 5, 17)]}

@@ -19,7 +19,6 @@ from app.preparation.models import PreparationItem
 from tests.bookings.conftest import make_shop
 from tests.factories import make_user
 from tests.helpers import page_text, sign_in
-from tests.shell.conftest import as_demo, demo_user  # noqa: F401
 
 SOON = datetime(2027, 3, 26, 8, 0, tzinfo=UTC)
 NOW = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
