@@ -6,8 +6,9 @@ held_start) lets exactly one commit, and the other is told the time was just tak
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 
+from flask_babel import format_datetime
 from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -235,3 +236,30 @@ def booked_deliveries(item_ids: list[int]) -> dict[int, Booking]:
     ):
         found.setdefault(booking.item_id, booking)
     return found
+
+
+def widget_value(division_ids: list[int], zone: str, now: datetime | None = None) -> dict:
+    """The dashboard's bookings widget: how many today and this week (in `zone`), and today's."""
+    now = now or utcnow()
+    today = cal.today_in(zone, now)
+    monday = today - timedelta(days=today.weekday())
+    start = cal.local_moment(zone, monday, time(0))
+    end = cal.local_moment(zone, monday + timedelta(days=7), time(0))
+    day_start = cal.local_moment(zone, today, time(0))
+    day_end = cal.local_moment(zone, today + timedelta(days=1), time(0))
+    week = between(start, end, division_ids=division_ids)
+    todays = [b for b in week if day_start <= b.starts_at < day_end]
+    return {
+        "today": len(todays),
+        "week": len(week),
+        "items": [
+            {
+                "at": b.starts_at.isoformat(),
+                "time": format_datetime(b.starts_at, "HH:mm"),
+                "kind": _("Test drive") if b.kind == "test_drive" else _("Delivery"),
+                "vehicle": f"{b.item.full_model_name} · {b.item.regno}",
+                "href": f"/bookings/{b.id}",
+            }
+            for b in todays[:10]
+        ],
+    }

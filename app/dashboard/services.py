@@ -17,7 +17,8 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import Float, cast, func, literal, or_, select
 
 from app.core.cache import LRUCache
-from app.core.i18n import current_locale
+from app.bookings import services as bookings
+from app.core.i18n import current_locale, current_time_zone
 from app.core.models import Division, Region, UTCDateTime, utcnow
 from app.core.modules import MODULE_NAMES
 from app.core.tenancy import active_instance_id
@@ -32,7 +33,7 @@ from app.preparation.states import BY_ID, MODULES
 from app.preparation.statistics import _days_between, _utc_day, period_start
 from app.ranking.services import division_summary
 
-TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier")
+TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier", "bookings")
 DASHBOARDS = ("my", *MODULES)
 FLOW, SOLD = 4, 7
 IN_STOCK = (2, 3, 4, 5, 6)
@@ -550,6 +551,9 @@ def widget_payload(widget: DashboardWidget, v) -> dict:
         elif widget.type == "tier":
             scope_of(widget, v)
             meta["value"] = tier_value(widget, v)
+        elif widget.type == "bookings":
+            scope = scope_of(widget, v)
+            meta["value"] = bookings.widget_value(list(scope.division_ids), current_time_zone())
         else:
             scope = scope_of(widget, v)
             key = _cache_key(widget, v, scope)

@@ -127,3 +127,20 @@ def test_the_delivery_flow_list_shows_each_vehicles_booked_delivery(as_demo):
     assert booked, "the demo books deliveries of vehicles in the delivery flow"
     shown = [b for b in booked if f'href="/bookings/{b.id}" data-booked-delivery' in page]
     assert shown and all("Delivery " in page for _b in shown)
+
+
+def test_the_dashboard_widget_counts_todays_and_this_weeks_bookings(as_demo):
+    client, _token = as_demo("seller")
+    from app.dashboard.models import DashboardWidget
+
+    widget = db.session.scalars(
+        select(DashboardWidget)
+        .where(DashboardWidget.type == "bookings")
+        .execution_options(all_instances=True)
+    ).first()
+    body = client.get(f"/api/dashboard-widgets/{widget.id}").get_json()
+    assert body["type"] == "bookings"
+    value = body["value"]
+    assert value["week"] >= value["today"] == len(value["items"])
+    for entry in value["items"]:
+        assert entry["href"].startswith("/bookings/") and re.fullmatch(r"\d\d:\d\d", entry["time"])
