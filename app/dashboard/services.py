@@ -16,8 +16,8 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import Float, cast, func, literal, or_, select
 
-from app.core.cache import LRUCache
 from app.bookings import services as bookings
+from app.core.cache import LRUCache
 from app.core.i18n import current_locale, current_time_zone
 from app.core.models import Division, Region, UTCDateTime, utcnow
 from app.core.modules import MODULE_NAMES
