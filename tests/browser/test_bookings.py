@@ -89,3 +89,26 @@ def test_a_test_drive_is_booked_moved_and_cancelled_from_a_phone(new_page, live_
     snap(page, "booking-mail")
     assert len({uid for uid, _ in seen}) == 1
     assert [seq for _, seq in seen] == [0, 1, 2]
+
+
+def test_the_staff_see_bookings_on_the_vehicle_the_calendar_and_the_admin_screen(page, snap):
+    page.goto("/login")
+    page.get_by_label("E-mail").fill("admin@demo.test")
+    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).not_to_have_url(re.compile(r"/login"))
+    page.goto("/begcare/items/deliveryflow")
+    expect(page.locator("[data-booked-delivery]").first).to_be_visible()
+    snap(page, "booking-delivery-flow")
+    page.locator("[data-booked-delivery]").first.click()
+    page.locator("dl.booking-facts a").first.click()
+    expect(page.locator("#bookings .booking-list li").first).to_be_visible()
+    snap(page, "booking-vehicle")
+    page.goto("/bookings")
+    page.locator(".booking-list a").nth(1).click()
+    page.get_by_role("link", name="Next week").click()
+    snap(page, "booking-calendar-week")
+    page.goto("/admin/general/booking-calendars")
+    page.locator("table a").first.click()
+    expect(page.get_by_label("Minutes between bookings")).to_be_visible()
+    snap(page, "booking-calendar-admin")
