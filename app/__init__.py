@@ -82,6 +82,7 @@ def create_app(overrides: dict | None = None) -> Flask:
 def _import_models() -> None:
     import app.admin.models  # noqa: F401
     import app.auth.models  # noqa: F401
+    import app.bookings.models  # noqa: F401
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
     import app.dashboard.models  # noqa: F401
@@ -107,6 +108,7 @@ def _register_blueprints(app: Flask) -> None:
     from app.admin.routes import bp as admin_bp
     from app.auth import api_bp as auth_api_bp
     from app.auth import bp as auth_bp
+    from app.bookings import bp as bookings_bp
     from app.dashboard import api_bp as dashboard_api_bp
     from app.dashboard import bp as dashboard_bp
     from app.events import bp as events_bp
@@ -133,7 +135,7 @@ def _register_blueprints(app: Flask) -> None:
         account_bp, events_bp, auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
         market_bp, market_api_bp, messages_bp, messages_api_bp, ranking_bp, ranking_api_bp,
         quicktest_bp, quicktest_api_bp, purchase_bp, purchase_api_bp, admin_bp,
-        dashboard_bp, dashboard_api_bp,
+        dashboard_bp, dashboard_api_bp, bookings_bp,
         planned_bp, shell_bp, shell_api_bp,
     ):  # fmt: skip
         app.register_blueprint(blueprint)

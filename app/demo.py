@@ -229,6 +229,7 @@ FEATURE_DEMOS = (
     "app.admin.demo",
     "app.dashboard.demo",
     "app.purchase.demo",
+    "app.bookings.demo",
 )
 
 

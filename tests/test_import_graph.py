@@ -19,6 +19,7 @@ LAYERS = (
     {"shell"},
     {
         "account",
+        "bookings",
         "dashboard",
         "events",
         "market",

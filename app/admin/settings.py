@@ -14,6 +14,7 @@ from wtforms.validators import Length, NumberRange, Optional, ValidationError
 from app.admin.crud import Column, Screen, admin_only
 from app.admin.fields import flag, long_text, text
 from app.auth.viewer import Viewer
+from app.bookings import calendars
 from app.core import roles as R
 from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.messages import KEYS
@@ -31,7 +32,7 @@ class Extra:
     key: str
     label: object
     kind: str = "text"  # text, int, choice
-    choices: tuple = ()  # (value, label) for choice
+    choices: tuple | Callable[[], list] = ()  # (value, label) for choice, or what lists them
     low: int = 0
     high: int = 100_000
     check: Callable[[str | None], str | None] | None = None  # a text's refusal, translated
@@ -107,9 +108,8 @@ def _prepare(extras):
             form.division_id.choices = owner_choices(v, _instance_divisions())
         for e in extras:
             if e.kind == "choice":
-                getattr(form, f"x_{e.key}").choices = [
-                    (value, str(label)) for value, label in e.choices
-                ]
+                listed = e.choices() if callable(e.choices) else e.choices
+                getattr(form, f"x_{e.key}").choices = [(v, str(label)) for v, label in listed]
         if row is None and not form.is_submitted():
             form.active.data = True
 
@@ -189,6 +189,7 @@ EVENT_ACTIONS = (
     ("webhook", _l("Call a web address")),
 )
 WEEKDAYS = tuple((str(n), str(n)) for n in range(1, 8))
+HOURS_HINT = _l("Opening hours, such as 08:00-17:00 or 08:00-12:00, 13:00-17:00. Empty: closed.")
 
 SETTING_SCREENS = [
     setting_screen(
@@ -211,12 +212,17 @@ SETTING_SCREENS = [
         "general/booking-calendars", "booking_calendar", _l("booking calendar"),
         _l("Calendars in which customers and staff book times, such as deliveries and test drives."),
         (Extra("slot_minutes", _l("Minutes per booking"), "int", low=5, high=480),
-         Extra("division", _l("Division"))),
+         Extra("buffer_minutes", _l("Minutes between bookings"), "int", high=240),
+         Extra("days_ahead", _l("Days ahead that can be booked"), "int", low=1, high=366),
+         *(Extra(f"hours_{n}", day, check=calendars.hours_error, hint=HOURS_HINT)
+           for n, day in enumerate(calendars.WEEKDAYS, 1))),
+        divisional=True,
     ),
     setting_screen(
         "general/booking-calendar-locations", "booking_location", _l("booking calendar location"),
         _l("The places a booking calendar books: a delivery bay, a workshop, a showroom."),
-        (Extra("calendar", _l("Booking calendar")), Extra("address", _l("Address"))),
+        (Extra("calendar", _l("Booking calendar"), "choice", calendars.calendar_choices),
+         Extra("address", _l("Address"))),
     ),
     setting_screen(
         "general/actions", "action", _l("action"),

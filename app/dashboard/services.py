@@ -15,8 +15,9 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select
 
+from app.bookings import services as bookings
 from app.core.cache import LRUCache
-from app.core.i18n import current_locale
+from app.core.i18n import current_locale, current_time_zone
 from app.core.models import Division, Region, utcnow
 from app.core.modules import MODULE_NAMES
 from app.dashboard.models import DashboardWidget, Goal
@@ -34,7 +35,7 @@ from app.extensions import db
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, division_scope
 from app.preparation.states import MODULES
 
-TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier")
+TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier", "bookings")
 DASHBOARDS = ("my", *MODULES)
 CHART_METRICS = ("sold", "entered")
 PERIODS = {"week": _l("This week"), "month": _l("This month"), "year": _l("This year")}
@@ -195,6 +196,9 @@ def widget_payload(widget: DashboardWidget, v) -> dict:
         elif widget.type == "tier":
             scope_of(widget, v)
             meta["value"] = tier_value(widget, v)
+        elif widget.type == "bookings":
+            scope = scope_of(widget, v)
+            meta["value"] = bookings.widget_value(list(scope.division_ids), current_time_zone())
         else:
             scope = scope_of(widget, v)
             key = _cache_key(widget, v, scope)

@@ -45,7 +45,8 @@ def utc_stamp(moment: datetime) -> str:
 def calendar(
     events: Iterable, *, name: str, zone: str, host: str, base_url: str, now: datetime
 ) -> str:
-    """The feed: one VEVENT per event, each EVENT_MINUTES long, with its link."""
+    """The feed: one VEVENT per event, EVENT_MINUTES long unless it says when it ends, with
+    its link."""
     lines = [
         "BEGIN:VCALENDAR",
         "VERSION:2.0",
@@ -65,7 +66,7 @@ def calendar(
             f"UID:{event.uid}@{host}",
             f"DTSTAMP:{utc_stamp(now)}",
             f"DTSTART:{utc_stamp(event.at)}",
-            f"DTEND:{utc_stamp(event.at + timedelta(minutes=EVENT_MINUTES))}",
+            f"DTEND:{utc_stamp(event.until or event.at + timedelta(minutes=EVENT_MINUTES))}",
             f"SUMMARY:{summary}",
             f"DESCRIPTION:{description}",
             f"URL:{url}",

@@ -8,7 +8,8 @@
   or provisionally sold), for users of the market module;
 - market decisions: when an advert of the company ended under its reserve, the moment the
   seller's time to accept, decline or counter the highest bid runs out (app.market.reserve).
-Bookings have no data of their own yet (booking calendars are an admin screen to come).
+- bookings: the test drives and deliveries the user booked (app.bookings), from their start
+  to their end.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from sqlalchemy import and_, or_, select
 
+from app.bookings import services as bookings
 from app.extensions import db
 from app.market.models import Advert
 from app.preparation.models import ItemStationTask, PreparationItem, Station, user_stations
 
 SOLD, DELIVERY_FLOW = 7, 8
-KINDS = ("sold", "delivery", "station", "market", "decision")
+KINDS = ("sold", "delivery", "station", "market", "decision", "test_drive", "booked_delivery")
 # A station deadline is found among tasks started at most this long before the window.
 LONGEST_TARGET = timedelta(days=7)
 
@@ -40,6 +42,7 @@ class Event:
     href: str
     uid: str  # stable across feed reads (RFC 5545 UID)
     overdue: bool = False
+    until: datetime | None = None  # the end, for events that last (bookings)
 
     @property
     def label(self) -> str:
@@ -49,6 +52,8 @@ class Event:
             "station": _("Station deadline"),
             "market": _("Bidding ends"),
             "decision": _("Your decision is due"),
+            "test_drive": _("Test drive"),
+            "booked_delivery": _("Booked delivery"),
         }[self.kind]
 
 
@@ -179,12 +184,30 @@ def _market_events(who: Who, start: datetime, end: datetime) -> list[Event]:
     return events
 
 
+def _booking_events(who: Who, start: datetime, end: datetime) -> list[Event]:
+    return [
+        Event(
+            kind="test_drive" if b.kind == "test_drive" else "booked_delivery",
+            at=b.starts_at,
+            until=b.ends_at,
+            title=_vehicle(b.item),
+            detail=" · ".join(part for part in (b.customer_name, b.place) if part),
+            href=f"/bookings/{b.id}",
+            uid=b.uid,
+        )
+        for b in bookings.between(
+            start, end, division_ids=list(who.division_ids), made_by=who.user_id
+        )
+    ]
+
+
 def events_between(who: Who, start: datetime, end: datetime, now: datetime) -> list[Event]:
     """Every event of the user from `start` (inclusive) to `end`, in time order."""
     events = [
         *_item_events(who, start, end),
         *_station_events(who, start, end, now),
         *_market_events(who, start, end),
+        *_booking_events(who, start, end),
     ]
     return sorted(events, key=lambda e: (e.at, e.kind, e.uid))
 

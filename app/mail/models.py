@@ -43,3 +43,15 @@ class EmailMessage(db.Model):
     # The RQ job that stored the mail, for a job that stores one: run again after it was cut
     # off, the job finds its mail by this key instead of storing another (NULL inline).
     job_key: Mapped[str | None] = mapped_column(String(64), unique=True)
+
+
+class EmailAttachment(db.Model):
+    """A file sent with a stored mail (a calendar invitation), shown at the mail's preview."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mail_id: Mapped[int] = mapped_column(
+        ForeignKey("email_message.id", ondelete="CASCADE"), index=True
+    )
+    filename: Mapped[str] = mapped_column(String(100))
+    content_type: Mapped[str] = mapped_column(String(100))
+    body: Mapped[str] = mapped_column(Text)

@@ -14,7 +14,7 @@ from app.core.i18n import DEFAULT_TIME_ZONE, babel_name, force_time_zone
 from app.core.models import utcnow
 from app.extensions import db
 from app.mail.jobs import resend_after
-from app.mail.models import EmailMessage
+from app.mail.models import EmailAttachment, EmailMessage
 
 # Delivery attempts in all before an error that may pass (the server down or busy) fails a
 # mail for good, and the wait before the resend sweep tries again after each: 5, 15, 45 and
@@ -43,11 +43,13 @@ def send_mail(
     instance_id=None,
     time_zone=None,
     job_key: str | None = None,
+    attachments: tuple[tuple[str, str, str], ...] = (),
     **ctx,
 ):
     """Render templates/emails/{template} in the recipient's language and time zone (every
     date filter follows it), store the mail and queue its delivery. `job_key`: the RQ job that
-    stores it, for the job's next run to find (stored_by_job)."""
+    stores it, for the job's next run to find (stored_by_job). `attachments`: (file name,
+    content type, text) each, sent with the mail and shown at its preview."""
     now = utcnow()
     mail = EmailMessage(
         to_address=to,
@@ -74,8 +76,25 @@ def send_mail(
         if (custom := override(template, language, instance_id, ctx)) is not None:
             mail.subject, mail.body_html, mail.body_text = custom
             break
+    for filename, content_type, body in attachments:
+        db.session.add(
+            EmailAttachment(
+                mail_id=mail.id, filename=filename, content_type=content_type, body=body
+            )
+        )
+    db.session.flush()
     jobs.enqueue("app.mail.services:deliver", mail.id)
     return mail
+
+
+def attachments_of(mail_id: int) -> list[EmailAttachment]:
+    return list(
+        db.session.scalars(
+            select(EmailAttachment)
+            .where(EmailAttachment.mail_id == mail_id)
+            .order_by(EmailAttachment.id)
+        )
+    )
 
 
 def stored_by_job(job_key: str | None) -> EmailMessage | None:
@@ -122,6 +141,12 @@ def deliver(mail_id: int) -> str:
     message["From"] = current_app.config["MAIL_FROM"]
     message.set_content(mail.body_text)
     message.add_alternative(mail.body_html, subtype="html")
+    for attachment in attachments_of(mail.id):
+        maintype, subtype = attachment.content_type.split(";", 1)[0].split("/", 1)
+        message.add_attachment(
+            attachment.body.encode(), maintype=maintype, subtype=subtype,
+            filename=attachment.filename,
+        )  # fmt: skip
     mail.attempts += 1
     try:
         with smtp_connection(url) as smtp:

@@ -119,6 +119,7 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
                 <option value="list">{gettext('List')}</option>
                 <option value="customList">{gettext('Custom list')}</option>
                 <option value="tier">{gettext('Tier')}</option>
+                <option value="bookings">{gettext('Bookings')}</option>
               </select>
             </Field>
             <Field id="we-title" label={gettext('Label')} error={e('title')}>
@@ -329,7 +330,7 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
               </button>
             </fieldset>
           )}
-          {type !== 'customList' && type !== 'tier' && (
+          {type !== 'customList' && type !== 'tier' && type !== 'bookings' && (
             <fieldset className="widget-editor-filters">
               <legend>{gettext('Vehicle filters')}</legend>
               <div className="form-grid">

@@ -291,6 +291,32 @@ export function TierWidget({ widget }) {
   );
 }
 
+/** The bookings widget: today's and this week's test drives and deliveries, today's listed. */
+export function BookingsWidget({ widget }) {
+  const gettext = useGettext();
+  const value = widget.value || {};
+  return (
+    <div className="widget-bookings">
+      <p className="widget-value">
+        <span className="widget-value-number">{value.today ?? 0}</span>{' '}
+        <span className="muted">{gettext('today, %(week)s this week', { week: value.week ?? 0 })}</span>
+      </p>
+      {(value.items || []).length > 0 ? (
+        <ul className="booking-list">
+          {value.items.map((b) => (
+            <li key={b.href}>
+              <time dateTime={b.at}>{b.time}</time> <a href={b.href}>{b.kind}</a>{' '}
+              <span className="muted">{b.vehicle}</span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">{gettext('No bookings today.')}</p>
+      )}
+    </div>
+  );
+}
+
 export function ErrorWidget({ widget }) {
   const gettext = useGettext();
   return (
@@ -314,6 +340,8 @@ export function WidgetBody({ widget, currency }) {
       return <CustomListWidget widget={widget} />;
     case 'tier':
       return <TierWidget widget={widget} />;
+    case 'bookings':
+      return <BookingsWidget widget={widget} />;
     default:
       return <ErrorWidget widget={widget} />;
   }

@@ -16,7 +16,7 @@ from tests.helpers import documented
 from tests.preparation.manage_helpers import QueryCounter
 from tests.shell.conftest import demo_user
 
-TYPES = {"number", "chart", "numberSummary", "list", "customList", "tier", "error"}
+TYPES = {"number", "chart", "numberSummary", "list", "customList", "tier", "bookings", "error"}
 
 
 def items_in(module: str, state: int, instance_id: int) -> int:

@@ -25,6 +25,7 @@ from sqlalchemy import select
 from werkzeug.routing import AnyConverter, PathConverter
 
 from app.auth.models import MODULES, User
+from app.bookings.models import Booking
 from app.core import roles
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
@@ -272,6 +273,15 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     },
     # System messages: a message for another company's users is not the caller's to mark read.
     "messages_api.message_viewed": lambda s: {"message_id": _company_message(s)},
+    # Bookings: a vehicle's, a booking (through its vehicle's division), a calendar's week.
+    "bookings.new": lambda s: {"item_id": _item(s).id},
+    "bookings.show": lambda s: {"booking_id": _via_item(Booking)(s).id},
+    "bookings.cancel": lambda s: {"booking_id": _via_item(Booking)(s).id},
+    "bookings.calendar_view": lambda s: {
+        "calendar_id": s.row(
+            SettingRow, SettingRow.kind == "booking_calendar", division=SettingRow.division_id
+        ).id
+    },
     # Admin: imports and exports (runs of another instance).
     "admin.import_run": lambda s: {"run_id": _run(s, "ImportRun")},
     "admin.import_progress": lambda s: {"run_id": _run(s, "ImportRun")},
@@ -347,6 +357,7 @@ EXEMPT = {
     "quicktest.public_image": "public hash link (test_public_links)",
     "quicktest_api.public_test": "public hash link (test_public_links)",
     "mail.preview": "public hash link (test_public_links)",
+    "mail.preview_attachment": "public hash link with the file's number (test_public_links)",
     "events.calendar_feed": "secret token, stored hashed (test_public_links)",
     "auth.reset_password": "secret token, stored hashed (test_public_links)",
     "auth_api.check_reset_token": "secret token, stored hashed (test_public_links)",
@@ -686,6 +697,7 @@ def test_public_links_answer_404_for_any_swapped_part(demo_app, demo_client):
         f"/quick-test/view/{made_up}",
         f"/api/_public/quick-test/view/{made_up}",
         f"/email-preview/{made_up}",
+        f"/email-preview/{made_up}/files/1/invitation.ics",
         f"/my-events/calendar/{made_up}.ics",
         f"/api/auth/reset-password/{made_up}",
         f"/market/saved-search-off/{made_up}",

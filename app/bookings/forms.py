@@ -1,0 +1,70 @@
+"""The booking form: the kind, a free slot, the place and the customer."""
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import EmailField, RadioField, SelectChoice, SelectField, StringField
+from wtforms.validators import Email, InputRequired, Length, Optional
+
+from app.bookings.models import KINDS
+from app.core.i18n import LOCALES
+from app.core.messages import KEYS
+
+KIND_LABELS = {"test_drive": _l("Test drive"), "delivery": _l("Delivery")}
+
+
+class BookingForm(FlaskForm):
+    kind = RadioField(
+        _l("What is booked"),
+        choices=[SelectChoice(k, KIND_LABELS[k]) for k in KINDS],
+        validators=[InputRequired(_l("Choose a test drive or a delivery."))],
+    )
+    # The slot's UTC start (ISO); whether it is still free is the service's to say.
+    slot = RadioField(
+        _l("Time"), validators=[InputRequired(_l("Choose a time."))], validate_choice=False
+    )
+    location = SelectField(_l("Place"), validators=[Optional()], validate_choice=False)
+    customer_name = StringField(
+        _l("Customer's name"),
+        validators=[
+            InputRequired(_l("Enter the customer's name.")),
+            Length(max=120, message=KEYS["FIELD_TOO_LONG"]),
+        ],
+        render_kw={"maxlength": 120, "autocomplete": "off"},
+    )
+    customer_email = EmailField(
+        _l("Customer's e-mail"),
+        validators=[
+            InputRequired(_l("Enter the customer's e-mail address.")),
+            Email(_l("Enter an e-mail address such as name@example.com.")),
+            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
+        ],
+        render_kw={"maxlength": 254, "autocomplete": "off"},
+    )
+    customer_phone = StringField(
+        _l("Customer's phone number"),
+        validators=[Optional(), Length(max=40, message=KEYS["FIELD_TOO_LONG"])],
+        render_kw={"maxlength": 40, "inputmode": "tel", "autocomplete": "off"},
+    )
+    customer_language = SelectField(_l("Customer's language"), validators=[Optional()])
+
+    def setup(self, locations, division_language: str) -> None:
+        self.location.choices = [SelectChoice(str(row.id), row.name) for row in locations]
+        default = _l("As the division writes (%(language)s)", language=LOCALES.get(division_language, division_language))  # fmt: skip
+        self.customer_language.choices = [
+            SelectChoice("", default),
+            *(SelectChoice(k, v) for k, v in LOCALES.items()),
+        ]
+
+
+class MoveForm(FlaskForm):
+    slot = RadioField(
+        _l("New time"), validators=[InputRequired(_l("Choose a time."))], validate_choice=False
+    )
+    location = SelectField(_l("Place"), validators=[Optional()], validate_choice=False)
+
+    def setup(self, locations) -> None:
+        self.location.choices = [SelectChoice(str(row.id), row.name) for row in locations]
+
+
+class CancelForm(FlaskForm):
+    """Only the CSRF token."""
