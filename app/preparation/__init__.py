@@ -12,6 +12,7 @@ from app.preparation import (  # noqa: E402,F401
     menu,
     routes_items,
     routes_lists,
+    routes_locations,
     routes_manage,
     routes_statistics,
     viewer_parts,

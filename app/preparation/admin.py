@@ -20,7 +20,7 @@ from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
 from app.preparation import admin_services as S
-from app.preparation import bp
+from app.preparation import bp, locations
 from app.preparation.admin_forms import (
     ConfirmDeleteForm,
     LocationForm,
@@ -489,9 +489,18 @@ def admin_location_delete(module: str, slug: str, item_id: int):
 
     def describe():
         division = next(d.name for d in v.visible_divisions if d.id == location.division_id)
-        return dict(heading=str(texts["delete"]), name=f"{location.name} ({division})")
+        used = locations.in_use(location)
+        return dict(
+            heading=str(texts["delete"]), name=f"{location.name} ({division})",
+            blocked=locations.in_use_message(used) if used else None,
+        )  # fmt: skip
+
+    def delete():
+        if used := locations.in_use(location):  # a vehicle never points at a removed place
+            raise S.Refused(None, locations.in_use_message(used))
+        S.delete_location(module, location)
 
     return _delete_screen(
-        module, slug, v, lambda: S.delete_location(module, location),
+        module, slug, v, delete,
         deleted=str(texts["deleted"]), describe=describe,
     )  # fmt: skip

@@ -41,6 +41,9 @@ ADVANCED_FILTERS: dict[str, str] = {
     "color": "text",
     "modelSeries": "text",
     "station": "int",  # has an unfinished task at this station (id)
+    "parkingLocation": "int",  # parked at this location (id; app/preparation/locations.py)
+    "keyLocation": "int",  # its keys are at this location (id)
+    "deliveryLocation": "int",  # delivered from this location (id)
 }
 ADVANCED_LABELS = {
     "mileageFrom": _l("Mileage from"),
@@ -54,6 +57,9 @@ ADVANCED_LABELS = {
     "color": _l("Colour"),
     "modelSeries": _l("Model series"),
     "station": _l("Station"),
+    "parkingLocation": _l("Parking location"),
+    "keyLocation": _l("Key location"),
+    "deliveryLocation": _l("Delivery location"),
 }
 TRUE_VALUES, FALSE_VALUES = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -299,6 +305,13 @@ def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
             ItemStationTask.status != "done",
         )
         stmt = stmt.where(PreparationItem.id.in_(open_task))
+    for name, column in (
+        ("parkingLocation", PreparationItem.parking_location_id),
+        ("keyLocation", PreparationItem.key_location_id),
+        ("deliveryLocation", PreparationItem.delivery_location_id),
+    ):
+        if name in advanced:  # another division's or instance's id: outside the scope anyway
+            stmt = stmt.where(column == advanced[name])
     return stmt
 
 

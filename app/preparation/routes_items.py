@@ -41,7 +41,7 @@ from app.core.models import utcnow
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
 from app.core.workdays import DayCounter, calendar_days, day_counter
 from app.extensions import db
-from app.preparation import api_bp, bp
+from app.preparation import api_bp, bp, locations
 from app.preparation import items as svc
 from app.preparation.models import (
     ItemStationTask,
@@ -77,6 +77,10 @@ def _module(module: str) -> str:
 
 def _visible_ids() -> list[int]:
     return [d.id for d in viewer().visible_divisions]
+
+
+def _visible_names() -> dict[int, str]:
+    return {d.id: d.name for d in viewer().visible_divisions}
 
 
 def _item_or_404(module: str, item_id: int) -> PreparationItem:
@@ -177,6 +181,9 @@ class ItemForm(FlaskForm):
         render_kw={"inputmode": "decimal"},
     )
     package_id = SelectField(_l("Station package"), coerce=coerce_id, validators=[Optional()])
+    parking_location_id = locations.select_field("parking")
+    key_location_id = locations.select_field("key")
+    delivery_location_id = locations.select_field("delivery")
 
     def setup(self, module: str, new: bool) -> None:
         """Choices: the visible divisions, the fuel types and the module's packages."""
@@ -232,6 +239,7 @@ def manage_vehicle(module: str):
         item = _item_or_404(module, int(raw_id))
     form = ItemForm(obj=item) if item is not None else ItemForm()
     form.setup(module, new=item is None)
+    locations.prepare_form(form, module, _visible_names(), item)
     if item is not None and request.method == "GET":
         form.package_id.data = item.package_id or None
     status = 200
@@ -244,9 +252,11 @@ def manage_vehicle(module: str):
                 svc.validate(data, _visible_ids(), module, exclude_id=item.id if item else None)
             elif item is None:
                 item = svc.create_item(module, data, viewer().user, _visible_ids())
+                locations.save_form(item, form, viewer().user)
                 flash(_("%(vehicle)s was added.", vehicle=_label(item)), "success")
             else:
                 svc.update_item(item, data, viewer().user, _visible_ids())
+                locations.save_form(item, form, viewer().user)
                 flash(_("%(vehicle)s was saved.", vehicle=_label(item)), "success")
         except svc.ItemError as exc:
             db.session.rollback()
@@ -322,6 +332,8 @@ class Row(NamedTuple):
     done: int
     total: int
     progress_title: Markup | None  # "%(done)s of %(total)s stations done"; None: no stations
+    parking: str  # the parking location's name, "" when not given
+    keys: str  # the key location's name
 
 
 @dataclass
@@ -336,12 +348,18 @@ class Table:
     now: datetime = field(default_factory=utcnow)
     number: Callable[[object], str] = field(default_factory=lambda: decimal_format("#,##0"))
     count_days: DayCounter = calendar_days  # the instance's days (app.core.workdays)
+    places: dict = field(default_factory=dict)  # location id -> name
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
         v = viewer()
         divisions = {d.id: d.name for d in v.visible_divisions}
-        return cls(page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance))
+        module = (request.view_args or {}).get("module", "")
+        places = locations.names(module, divisions) if page.items else {}
+        return cls(
+            page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance),
+            places=places,
+        )  # fmt: skip
 
     @cached_property
     def _prefix(self) -> str:
@@ -389,7 +407,7 @@ class Table:
         """The page's rows (svc.table_rows: unpacked in its columns' order). What is the same
         for many rows (a state's title, a progress label, the number format) is worked out
         once per table, not per row."""
-        number, divisions = self.number, self.divisions
+        number, divisions, places = self.number, self.divisions, self.places
         states: dict[int, str] = {}
         titles: dict[tuple[int, int], Markup] = {}
         # As Jinja's {{ _(msgid, done=.., total=..) }}: the translation is markup, the numbers
@@ -398,7 +416,7 @@ class Table:
         rows = []
         for (
             item_id, module, state, regno, warning, brand, model, series, model_year,
-            division_id, changed_at, mileage, price, done, total, advert,
+            division_id, changed_at, mileage, price, done, total, advert, parking, keys,
         ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
@@ -421,6 +439,8 @@ class Table:
                     done,
                     total,
                     titles[done, total] if total else None,
+                    places.get(parking, ""),
+                    places.get(keys, ""),
                 )
             )
         return rows
@@ -521,9 +541,10 @@ def overview(module: str):
             return redirect(table.rows[0].href)
     # The form shows the arguments (and the error they make) in the module's and locale's
     # words with the viewer's division choices: the same HTML for every request with these.
+    place_filters = locations.filter_choices(module, _visible_names())
     key = (
         "overview-filters", current_locale(), request.script_root, module,
-        v.division_choices, request.query_string,
+        v.division_choices, place_filters, request.query_string,
     )  # fmt: skip
     filter_form = fragments.with_csrf(
         key,
@@ -536,6 +557,7 @@ def overview(module: str):
             states=STATES,
             fuel_types=svc.FUEL_TYPES,
             division_choices=v.division_choices,
+            place_filters=place_filters,
         ),
     )
     html = render_template(
