@@ -173,16 +173,18 @@ def _form_screen(module: str, slug: str, v: Viewer, form, save, *, saved, headin
 def _delete_screen(module: str, slug: str, v: Viewer, delete, *, deleted, describe):
     """The second step of a delete: a confirmed POST runs `delete()` and goes back to the list
     with `deleted`; otherwise what goes and what follows, from `describe()` (heading, name,
-    consequences, blocked), and the real submit. A refused POST blocks it (409)."""
-    blocked = None
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+    consequences, blocked), and the real submit. A blocked or refused POST deletes nothing (409)."""
+    page = {"consequences": (), "blocked": None, **describe()}
+    if (
+        request.method == "POST"
+        and not page["blocked"]
+        and ConfirmDeleteForm().validate_on_submit()
+    ):
         try:
             delete()
             return _saved(module, slug, deleted)
         except S.Refused as exc:
-            blocked = exc.message
-    page = {"consequences": (), "blocked": None, **describe()}
-    page["blocked"] = blocked or page["blocked"]
+            page["blocked"] = exc.message
     html = _page(
         "preparation/admin/delete.html", module, slug, v, form=ConfirmDeleteForm(),
         subpage=page["heading"], **page,
@@ -489,18 +491,10 @@ def admin_location_delete(module: str, slug: str, item_id: int):
 
     def describe():
         division = next(d.name for d in v.visible_divisions if d.id == location.division_id)
-        used = locations.in_use(location)
-        return dict(
-            heading=str(texts["delete"]), name=f"{location.name} ({division})",
-            blocked=locations.in_use_message(used) if used else None,
-        )  # fmt: skip
-
-    def delete():
-        if used := locations.in_use(location):  # a vehicle never points at a removed place
-            raise S.Refused(None, locations.in_use_message(used))
-        S.delete_location(module, location)
+        return dict(heading=str(texts["delete"]), name=f"{location.name} ({division})",
+                    blocked=locations.in_use_text(location))  # fmt: skip
 
     return _delete_screen(
-        module, slug, v, delete,
+        module, slug, v, lambda: S.delete_location(module, location),
         deleted=str(texts["deleted"]), describe=describe,
     )  # fmt: skip

@@ -8,7 +8,7 @@ reads (who, when, from, to: the names as they were). Services only flush; the vi
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from flask import g, has_app_context
+from flask import has_request_context, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_babel import ngettext
@@ -64,7 +64,8 @@ def places(module: str, division_ids: Iterable[int]) -> list[Location]:
     ids = tuple(sorted(set(division_ids)))
     if not ids:
         return []
-    cache = g.setdefault("preparation_places", {}) if has_app_context() else {}
+    # Kept with the request (not g: a test's requests may share one app context).
+    cache = request.environ.setdefault("preparation.places", {}) if has_request_context() else {}
     key = (active_instance_id(), module, ids)
     if key not in cache:
         cache[key] = list(
@@ -184,8 +185,11 @@ def in_use(location: Location) -> int:
     )
 
 
-def in_use_message(count: int) -> str:
-    """Why a location cannot be deleted."""
+def in_use_text(location: Location) -> str | None:
+    """Why the location cannot be deleted (the vehicles at it), or None."""
+    count = in_use(location)
+    if not count:
+        return None
     return ngettext(
         "%(num)s vehicle is at this location. Move it elsewhere before you delete the location.",
         "%(num)s vehicles are at this location. Move them elsewhere before you delete the location.",

@@ -167,6 +167,7 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.add_comment": lambda s: {"item_id": _item(s).id},
     "preparation.upload_file": lambda s: {"item_id": _item(s).id},
     "preparation.move": lambda s: {"item_id": _item(s).id},
+    "preparation.move_location": lambda s: {"item_id": _item(s).id},
     "preparation.edit_comment": lambda s: (lambda c: {"item_id": c.item_id, "comment_id": c.id})(
         _via_item(ItemComment)(s)
     ),
