@@ -271,11 +271,12 @@ def seed_item_locations(ctx: dict) -> None:
                     continue
                 place = rng.choice(offered)
                 setattr(item, locations.BY_KEY[kind].column, place.id)
-                audit.record(
+                entry = audit.record(
                     locations.MOVE_ACTION, user=user, instance_id=instance.id,
                     division_id=item.division_id, item_id=item.id, kind=kind, from_id=None,
                     to_id=place.id, **{"from": None, "to": place.name},
                 )  # fmt: skip
+                entry.created_at = item.state_changed_at  # put there when it came to its state
         db.session.flush()
     activate(None)
 
