@@ -15,5 +15,6 @@ from app.preparation import (  # noqa: E402,F401
     routes_locations,
     routes_manage,
     routes_statistics,
+    routes_tags,
     viewer_parts,
 )

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from app.core import audit
 from app.core.models import utcnow
+from app.core.settings import Tag
 from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
@@ -15,6 +16,7 @@ from app.preparation.models import (
     CustomListItem,
     DynamicList,
     ItemStationTask,
+    ItemTag,
     Location,
     PreparationItem,
     StateButton,
@@ -277,6 +279,22 @@ def seed_item_locations(ctx: dict) -> None:
                     to_id=place.id, **{"from": None, "to": place.name},
                 )  # fmt: skip
                 entry.created_at = item.state_changed_at  # put there when it came to its state
+        db.session.flush()
+    activate(None)
+
+
+@seeder(91)
+def seed_item_tags(ctx: dict) -> None:
+    """The company's tags (seeded with the admin settings) on some vehicles in showroom and on
+    the way: a campaign, an export car."""
+    rng = random.Random(20261129)  # noqa: S311 - demo data, the same every time
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        tags = list(db.session.scalars(db.select(Tag).order_by(Tag.id)))
+        for item in ctx["items"][instance.id]:
+            if tags and item.state in (4, 5, 6, 7) and rng.random() < 0.3:
+                chosen = rng.sample(tags, k=1 if rng.random() < 0.8 else min(2, len(tags)))
+                db.session.add_all(ItemTag(item_id=item.id, tag_id=t.id) for t in chosen)
         db.session.flush()
     activate(None)
 

@@ -141,6 +141,16 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
         return full_model_name(self.brand, self.model, self.model_series)
 
 
+class ItemTag(InstanceScoped, db.Model):
+    """A tag on a vehicle (app/preparation/tags.py): any number per vehicle."""
+
+    __table_args__ = (UniqueConstraint("item_id", "tag_id"), Index("ix_item_tag_tag", "tag_id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    tag_id: Mapped[int] = mapped_column(ForeignKey("tag.id", ondelete="CASCADE"))
+
+
 class ItemStateEvent(InstanceScoped, db.Model):
     """One state change: who moved which item from where to where, and when."""
 

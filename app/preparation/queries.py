@@ -21,7 +21,7 @@ from app.core.models import Division, Region, utcnow
 from app.core.numbers import is_int
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation.models import ItemStateCount, ItemStationTask, PreparationItem
+from app.preparation.models import ItemStateCount, ItemStationTask, ItemTag, PreparationItem
 from app.preparation.states import BY_ID
 
 DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-([0-9]{1,10}))$")
@@ -44,6 +44,7 @@ ADVANCED_FILTERS: dict[str, str] = {
     "parkingLocation": "int",  # parked at this location (id; app/preparation/locations.py)
     "keyLocation": "int",  # its keys are at this location (id)
     "deliveryLocation": "int",  # delivered from this location (id)
+    "tag": "int",  # carries this tag (id; app/preparation/tags.py)
 }
 ADVANCED_LABELS = {
     "mileageFrom": _l("Mileage from"),
@@ -60,6 +61,7 @@ ADVANCED_LABELS = {
     "parkingLocation": _l("Parking location"),
     "keyLocation": _l("Key location"),
     "deliveryLocation": _l("Delivery location"),
+    "tag": _l("Tag"),
 }
 TRUE_VALUES, FALSE_VALUES = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -312,6 +314,10 @@ def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
     ):
         if name in advanced:  # another division's or instance's id: outside the scope anyway
             stmt = stmt.where(column == advanced[name])
+    if "tag" in advanced:  # another instance's tag: no vehicle carries it here
+        stmt = stmt.where(
+            PreparationItem.id.in_(select(ItemTag.item_id).where(ItemTag.tag_id == advanced["tag"]))
+        )
     return stmt
 
 

@@ -41,7 +41,7 @@ from app.core.models import utcnow
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
 from app.core.workdays import DayCounter, calendar_days, day_counter
 from app.extensions import db
-from app.preparation import api_bp, bp, locations
+from app.preparation import api_bp, bp, locations, tags
 from app.preparation import items as svc
 from app.preparation.models import (
     ItemStationTask,
@@ -334,6 +334,7 @@ class Row(NamedTuple):
     progress_title: Markup | None  # "%(done)s of %(total)s stations done"; None: no stations
     parking: str  # the parking location's name, "" when not given
     keys: str  # the key location's name
+    labels: list  # the vehicle's tags (tags.Label)
 
 
 @dataclass
@@ -349,6 +350,7 @@ class Table:
     number: Callable[[object], str] = field(default_factory=lambda: decimal_format("#,##0"))
     count_days: DayCounter = calendar_days  # the instance's days (app.core.workdays)
     places: dict = field(default_factory=dict)  # location id -> name
+    labels: dict = field(default_factory=dict)  # item id -> its tags
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
@@ -356,9 +358,10 @@ class Table:
         divisions = {d.id: d.name for d in v.visible_divisions}
         module = (request.view_args or {}).get("module", "")
         places = locations.names(module, divisions) if page.items else {}
+        labels = tags.of_items(row[0] for row in page.items)
         return cls(
             page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance),
-            places=places,
+            places=places, labels=labels,
         )  # fmt: skip
 
     @cached_property
@@ -441,6 +444,7 @@ class Table:
                     titles[done, total] if total else None,
                     places.get(parking, ""),
                     places.get(keys, ""),
+                    self.labels.get(item_id, ()),
                 )
             )
         return rows
@@ -542,9 +546,10 @@ def overview(module: str):
     # The form shows the arguments (and the error they make) in the module's and locale's
     # words with the viewer's division choices: the same HTML for every request with these.
     place_filters = locations.filter_choices(module, _visible_names())
+    tag_filter = tuple((t.id, t.name) for t in tags.available())
     key = (
         "overview-filters", current_locale(), request.script_root, module,
-        v.division_choices, place_filters, request.query_string,
+        v.division_choices, place_filters, tag_filter, request.query_string,
     )  # fmt: skip
     filter_form = fragments.with_csrf(
         key,
@@ -558,6 +563,7 @@ def overview(module: str):
             fuel_types=svc.FUEL_TYPES,
             division_choices=v.division_choices,
             place_filters=place_filters,
+            tag_filter=tag_filter,
         ),
     )
     html = render_template(

@@ -91,3 +91,52 @@ def test_a_seller_parks_a_vehicle_from_its_page_and_sees_the_move(page, snap, pl
     page.get_by_role("button", name="Show vehicles").click()
     expect(page.locator(".item-table tbody tr").first).to_contain_text(name)
     snap(page, "browser-overview-location-filter", widths=("1280",))
+
+
+@pytest.fixture
+def tags_kept(live_server):
+    """The demo's tags and tagged vehicles as they were, put back after the test."""
+    from app.core.settings import Tag
+    from app.preparation.models import ItemTag
+
+    with live_server.app.app_context():
+        before = set(db.session.scalars(select(Tag.id).execution_options(all_instances=True)))
+        pairs = set(
+            db.session.execute(
+                select(ItemTag.item_id, ItemTag.tag_id).execution_options(all_instances=True)
+            ).all()
+        )
+    yield
+    with live_server.app.app_context():
+        for row in db.session.scalars(select(ItemTag).execution_options(all_instances=True)):
+            if (row.item_id, row.tag_id) not in pairs:
+                db.session.delete(row)
+        for row in db.session.scalars(select(Tag).execution_options(all_instances=True)):
+            if row.id not in before:
+                db.session.delete(row)
+        db.session.commit()
+
+
+@pytest.mark.parametrize("viewport", ["1280"], indirect=True)
+def test_an_admin_adds_a_tag_and_sees_it_on_a_vehicle_and_in_the_overview(page, snap, tags_kept):
+    sign_in(page, "admin@demo.test")
+    page.goto("/admin/general/tags")
+    page.get_by_role("link", name=re.compile("Add|New")).first.click()
+    page.get_by_label("Name").fill("Vinterdäck")
+    page.get_by_label("Colour").fill("#f1c40f")
+    page.get_by_role("button", name=re.compile("Save|Add")).first.click()
+    expect(page.get_by_text("Vinterdäck").first).to_be_visible()
+    page.goto("/begcare/items/showroom")
+    page.locator(".item-table tbody a").first.click()
+    tags_form = page.locator("#tags")
+    tags_form.get_by_label("Vinterdäck").check()
+    tags_form.get_by_role("button", name="Save tags").click()
+    expect(page).to_have_url(re.compile(r"#tags$"))
+    expect(page.locator("#tags .tag-labels")).to_contain_text("Vinterdäck")
+    page.goto("/begcare/overview?division=all")
+    page.get_by_label("Tag", exact=True).select_option(label="Vinterdäck")
+    page.get_by_role("button", name="Show vehicles").click()
+    label = page.locator(".item-table tbody .tag-label", has_text="Vinterdäck")
+    expect(label.first).to_be_visible()
+    expect(label.first).to_have_class(re.compile("tag-on-light"))  # dark text on yellow
+    snap(page, "browser-overview-tag", widths=("1280",))
