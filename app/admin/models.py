@@ -8,6 +8,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.audit import MadeBy
 from app.core.models import InstanceScoped, UTCDateTime, utcnow
+from app.core.settings import Tag  # noqa: F401 - the tags screen's model lives below the features
 from app.extensions import db
 
 
@@ -45,12 +46,6 @@ class ApiUser(MadeBy, InstanceScoped, db.Model):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-
-
-class Tag(InstanceScoped, db.Model):
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(60))
-    color: Mapped[str] = mapped_column(String(7), default="#4a6fa5")
 
 
 class Address(InstanceScoped, db.Model):

@@ -1,5 +1,5 @@
 """Settings an administrator enters that the whole product reads: holidays (app.core.workdays),
-and the setting rows of the simpler admin screens (actions, providers, rules, wizards, ...).
+tags (app.preparation.tags), and the setting rows of the simpler admin screens (actions, providers, rules, wizards, ...).
 They live below the features, which read them; the admin screens that write them are above."""
 
 from datetime import date
@@ -17,6 +17,14 @@ class Holiday(InstanceScoped, db.Model):
     day: Mapped[date] = mapped_column(Date)
     name: Mapped[str] = mapped_column(String(100))
     country_id: Mapped[int | None] = mapped_column(ForeignKey("country.id", ondelete="CASCADE"))
+
+
+class Tag(InstanceScoped, db.Model):
+    """A label users put on vehicles (admin/general/tags; app/preparation/tags.py)."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(60))
+    color: Mapped[str] = mapped_column(String(7), default="#4a6fa5")
 
 
 class SettingRow(DivisionSetting, InstanceScoped, db.Model):

@@ -12,8 +12,10 @@ from app.preparation import (  # noqa: E402,F401
     menu,
     routes_items,
     routes_lists,
+    routes_locations,
     routes_manage,
     routes_overview,
     routes_statistics,
+    routes_tags,
     viewer_parts,
 )

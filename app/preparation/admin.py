@@ -20,7 +20,7 @@ from app.core.division_settings import division_label, may_change, owner_choices
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
 from app.preparation import admin_services as S
-from app.preparation import bp
+from app.preparation import bp, locations
 from app.preparation.admin_forms import (
     ConfirmDeleteForm,
     LocationForm,
@@ -173,16 +173,18 @@ def _form_screen(module: str, slug: str, v: Viewer, form, save, *, saved, headin
 def _delete_screen(module: str, slug: str, v: Viewer, delete, *, deleted, describe):
     """The second step of a delete: a confirmed POST runs `delete()` and goes back to the list
     with `deleted`; otherwise what goes and what follows, from `describe()` (heading, name,
-    consequences, blocked), and the real submit. A refused POST blocks it (409)."""
-    blocked = None
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
+    consequences, blocked), and the real submit. A blocked or refused POST deletes nothing (409)."""
+    page = {"consequences": (), "blocked": None, **describe()}
+    if (
+        request.method == "POST"
+        and not page["blocked"]
+        and ConfirmDeleteForm().validate_on_submit()
+    ):
         try:
             delete()
             return _saved(module, slug, deleted)
         except S.Refused as exc:
-            blocked = exc.message
-    page = {"consequences": (), "blocked": None, **describe()}
-    page["blocked"] = blocked or page["blocked"]
+            page["blocked"] = exc.message
     html = _page(
         "preparation/admin/delete.html", module, slug, v, form=ConfirmDeleteForm(),
         subpage=page["heading"], **page,
@@ -489,7 +491,8 @@ def admin_location_delete(module: str, slug: str, item_id: int):
 
     def describe():
         division = next(d.name for d in v.visible_divisions if d.id == location.division_id)
-        return dict(heading=str(texts["delete"]), name=f"{location.name} ({division})")
+        return dict(heading=str(texts["delete"]), name=f"{location.name} ({division})",
+                    blocked=locations.in_use_text(location))  # fmt: skip
 
     return _delete_screen(
         module, slug, v, lambda: S.delete_location(module, location),

@@ -4,15 +4,19 @@ import random
 import uuid
 from datetime import timedelta
 
+from app.core import audit
 from app.core.models import utcnow
+from app.core.settings import Tag
 from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
+from app.preparation import locations
 from app.preparation.models import (
     CustomList,
     CustomListItem,
     DynamicList,
     ItemStationTask,
+    ItemTag,
     Location,
     PreparationItem,
     StateButton,
@@ -82,12 +86,24 @@ PACKAGES = {  # module -> [(name, indexes into the module's stations)]
     "begcare": [("Standard", [0, 2, 3, 4]), ("Full reconditioning", [0, 1, 2, 3, 4])],
     "newcare": [("New car delivery", [0, 1, 2, 3])],
 }
-LOCATIONS = [
-    ("parking", "P1"),
-    ("parking", "P2"),
-    ("key", "Key cabinet"),
-    ("delivery", "Delivery bay"),
-]
+# The places of each division, in the company's language (a dealer names its own places).
+LOCATIONS = {
+    "SE": [
+        ("parking", "P1 Framsidan"),
+        ("parking", "P2 Baksidan"),
+        ("parking", "Verkstadsgården"),
+        ("key", "Nyckelskåp"),
+        ("key", "Receptionen"),
+        ("delivery", "Leveranshallen"),
+    ],
+    "NO": [
+        ("parking", "P1 Forsiden"),
+        ("parking", "P2 Baksiden"),
+        ("key", "Nøkkelskap"),
+        ("key", "Resepsjonen"),
+        ("delivery", "Leveringshallen"),
+    ],
+}
 
 
 def _wash_station(ctx: dict, user) -> Station:
@@ -138,7 +154,7 @@ def seed_configuration(ctx: dict) -> None:
                 db.session.add(package)
                 packages.append(package)
             for division in divisions:
-                for kind, name in LOCATIONS:
+                for kind, name in LOCATIONS[country]:
                     db.session.add(
                         Location(module=module, kind=kind, name=name, division_id=division.id)
                     )
@@ -232,6 +248,53 @@ def seed_items(ctx: dict) -> None:
                 _tasks(rng, item, package, now)
                 items.append(item)
         ctx["items"][instance.id] = items
+        db.session.flush()
+    activate(None)
+
+
+@seeder(31)
+def seed_item_locations(ctx: dict) -> None:
+    """Most vehicles in work parked with their keys in place, delivery-flow ones at the bay;
+    each place in the vehicle's history as the seller put it there."""
+    rng = random.Random(20261128)  # noqa: S311 - demo data, the same every time
+    seller = ctx["users"]["seller@demo.test"]
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        places: dict[tuple, list[Location]] = {}
+        for place in db.session.scalars(db.select(Location).order_by(Location.id)):
+            places.setdefault((place.module, place.division_id, place.kind), []).append(place)
+        user = seller if instance.id == seller.home_instance_id else None
+        for item in ctx["items"][instance.id]:
+            if item.state in (1, 9):
+                continue  # a lead is not here yet, an archived vehicle has left
+            for kind, share in (("parking", 0.85), ("key", 0.75), ("delivery", 1.0)):
+                offered = places.get((item.module, item.division_id, kind))
+                if not offered or (kind == "delivery" and item.state != 8) or rng.random() > share:
+                    continue
+                place = rng.choice(offered)
+                setattr(item, locations.BY_KEY[kind].column, place.id)
+                entry = audit.record(
+                    locations.MOVE_ACTION, user=user, instance_id=instance.id,
+                    division_id=item.division_id, item_id=item.id, kind=kind, from_id=None,
+                    to_id=place.id, **{"from": None, "to": place.name},
+                )  # fmt: skip
+                entry.created_at = item.state_changed_at  # put there when it came to its state
+        db.session.flush()
+    activate(None)
+
+
+@seeder(91)
+def seed_item_tags(ctx: dict) -> None:
+    """The company's tags (seeded with the admin settings) on some vehicles in showroom and on
+    the way: a campaign, an export car."""
+    rng = random.Random(20261129)  # noqa: S311 - demo data, the same every time
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        tags = list(db.session.scalars(db.select(Tag).order_by(Tag.id)))
+        for item in ctx["items"][instance.id]:
+            if tags and item.state in (4, 5, 6, 7) and rng.random() < 0.3:
+                chosen = rng.sample(tags, k=1 if rng.random() < 0.8 else min(2, len(tags)))
+                db.session.add_all(ItemTag(item_id=item.id, tag_id=t.id) for t in chosen)
         db.session.flush()
     activate(None)
 

@@ -18,6 +18,7 @@ from app.core.audit import AuditLog
 from app.core.models import Country, Division, Region, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
+from app.preparation import locations
 from app.preparation.models import (
     FileObject,
     ItemComment,
@@ -222,7 +223,7 @@ def find_comment(item_id: int, comment_id: int) -> ItemComment | None:
 class HistoryEntry:
     when: datetime
     who: str | None
-    kind: str  # state, task, file
+    kind: str  # state, task, file, location
     text: str
 
 
@@ -243,11 +244,13 @@ HISTORY_ACTIONS = (
     "preparation.task.assign",
     "preparation.task.reopen",
     "preparation.file.upload",
+    locations.MOVE_ACTION,
 )
 
 
 def item_history(item: PreparationItem) -> list[HistoryEntry]:
-    """State changes and station task and file events of the item, newest first (two queries)."""
+    """State changes, station task and file events and location moves of the item, newest
+    first (two queries)."""
     entries: list[HistoryEntry] = []
     mover = aliased(User)
     for event, user in db.session.execute(
@@ -283,6 +286,8 @@ def item_history(item: PreparationItem) -> list[HistoryEntry]:
         details = log.details or {}
         if log.action == "preparation.file.upload":
             kind, text = "file", _("File added: %(title)s", title=details.get("title", ""))
+        elif log.action == locations.MOVE_ACTION:
+            kind, text = "location", locations.history_text(details)
         else:
             kind, text = "task", _task_text(log.action, details)
         entries.append(HistoryEntry(log.created_at, user.full_name if user else None, kind, text))

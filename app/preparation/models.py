@@ -76,6 +76,11 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
         Index("ix_item_module_fuel", "instance_id", "module", "fuel_type"),
         Index("ix_item_module_color", "instance_id", "module", "color"),
         Index("ix_item_module_warning", "instance_id", "module", "warning"),
+        # Where the vehicle and its keys are (app/preparation/locations.py): the overview's
+        # filters and the "in use by N vehicles" of a location's delete.
+        Index("ix_item_parking_location", "parking_location_id"),
+        Index("ix_item_key_location", "key_location_id"),
+        Index("ix_item_delivery_location", "delivery_location_id"),
         # Search phrase, brand, model and series: a trigram index on PostgreSQL (pg_trgm).
         Index(
             "ix_item_search_text",
@@ -116,6 +121,17 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     central_item_id: Mapped[int | None] = mapped_column(
         ForeignKey("preparation_item.id", ondelete="SET NULL")
     )
+    # The current parking, key and (in the delivery flow) delivery location, each a Location
+    # of the item's module, kind and division; every move is in the item's history.
+    parking_location_id: Mapped[int | None] = mapped_column(
+        ForeignKey("location.id", ondelete="SET NULL")
+    )
+    key_location_id: Mapped[int | None] = mapped_column(
+        ForeignKey("location.id", ondelete="SET NULL")
+    )
+    delivery_location_id: Mapped[int | None] = mapped_column(
+        ForeignKey("location.id", ondelete="SET NULL")
+    )
 
     division: Mapped[Division] = relationship()
 
@@ -123,6 +139,16 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     def full_model_name(self) -> str:
         """Brand, model and series, derived rather than stored twice."""
         return full_model_name(self.brand, self.model, self.model_series)
+
+
+class ItemTag(InstanceScoped, db.Model):
+    """A tag on a vehicle (app/preparation/tags.py): any number per vehicle."""
+
+    __table_args__ = (UniqueConstraint("item_id", "tag_id"), Index("ix_item_tag_tag", "tag_id"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    tag_id: Mapped[int] = mapped_column(ForeignKey("tag.id", ondelete="CASCADE"))
 
 
 class ItemStateEvent(InstanceScoped, db.Model):

@@ -21,7 +21,7 @@ from app.core.models import Division, Region, utcnow
 from app.core.numbers import is_int
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation.models import ItemStateCount, ItemStationTask, PreparationItem
+from app.preparation.models import ItemStateCount, ItemStationTask, ItemTag, PreparationItem
 from app.preparation.states import BY_ID
 
 DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-([0-9]{1,10}))$")
@@ -41,6 +41,10 @@ ADVANCED_FILTERS: dict[str, str] = {
     "color": "text",
     "modelSeries": "text",
     "station": "int",  # has an unfinished task at this station (id)
+    "parkingLocation": "int",  # parked at this location (id; app/preparation/locations.py)
+    "keyLocation": "int",  # its keys are at this location (id)
+    "deliveryLocation": "int",  # delivered from this location (id)
+    "tag": "int",  # carries this tag (id; app/preparation/tags.py)
 }
 ADVANCED_LABELS = {
     "mileageFrom": _l("Mileage from"),
@@ -54,6 +58,10 @@ ADVANCED_LABELS = {
     "color": _l("Colour"),
     "modelSeries": _l("Model series"),
     "station": _l("Station"),
+    "parkingLocation": _l("Parking location"),
+    "keyLocation": _l("Key location"),
+    "deliveryLocation": _l("Delivery location"),
+    "tag": _l("Tag"),
 }
 TRUE_VALUES, FALSE_VALUES = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -299,6 +307,17 @@ def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
             ItemStationTask.status != "done",
         )
         stmt = stmt.where(PreparationItem.id.in_(open_task))
+    for name, column in (
+        ("parkingLocation", PreparationItem.parking_location_id),
+        ("keyLocation", PreparationItem.key_location_id),
+        ("deliveryLocation", PreparationItem.delivery_location_id),
+    ):
+        if name in advanced:  # another division's or instance's id: outside the scope anyway
+            stmt = stmt.where(column == advanced[name])
+    if "tag" in advanced:  # another instance's tag: no vehicle carries it here
+        stmt = stmt.where(
+            PreparationItem.id.in_(select(ItemTag.item_id).where(ItemTag.tag_id == advanced["tag"]))
+        )
     return stmt
 
 

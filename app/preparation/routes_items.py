@@ -25,7 +25,7 @@ from app.core import roles as R
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int
 from app.extensions import db
-from app.preparation import bp
+from app.preparation import bp, locations
 from app.preparation import items as svc
 from app.preparation.models import (
     PreparationItem,
@@ -48,6 +48,10 @@ def _module(module: str) -> str:
 
 def _visible_ids() -> list[int]:
     return [d.id for d in viewer().visible_divisions]
+
+
+def _visible_names() -> dict[int, str]:
+    return {d.id: d.name for d in viewer().visible_divisions}
 
 
 def _item_or_404(module: str, item_id: int) -> PreparationItem:
@@ -148,6 +152,9 @@ class ItemForm(FlaskForm):
         render_kw={"inputmode": "decimal"},
     )
     package_id = SelectField(_l("Station package"), coerce=coerce_id, validators=[Optional()])
+    parking_location_id = locations.select_field("parking")
+    key_location_id = locations.select_field("key")
+    delivery_location_id = locations.select_field("delivery")
 
     def setup(self, module: str, new: bool) -> None:
         """Choices: the visible divisions, the fuel types and the module's packages."""
@@ -203,6 +210,7 @@ def manage_vehicle(module: str):
         item = _item_or_404(module, int(raw_id))
     form = ItemForm(obj=item) if item is not None else ItemForm()
     form.setup(module, new=item is None)
+    locations.prepare_form(form, module, _visible_names(), item)
     if item is not None and request.method == "GET":
         form.package_id.data = item.package_id or None
     status = 200
@@ -215,9 +223,11 @@ def manage_vehicle(module: str):
                 svc.validate(data, _visible_ids(), module, exclude_id=item.id if item else None)
             elif item is None:
                 item = svc.create_item(module, data, viewer().user, _visible_ids())
+                locations.save_form(item, form, viewer().user)
                 flash(_("%(vehicle)s was added.", vehicle=_label(item)), "success")
             else:
                 svc.update_item(item, data, viewer().user, _visible_ids())
+                locations.save_form(item, form, viewer().user)
                 flash(_("%(vehicle)s was saved.", vehicle=_label(item)), "success")
         except svc.ItemError as exc:
             db.session.rollback()

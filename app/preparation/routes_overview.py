@@ -32,7 +32,7 @@ from app.core.models import utcnow
 from app.core.numbers import request_int
 from app.core.workdays import DayCounter, calendar_days, day_counter
 from app.extensions import db
-from app.preparation import api_bp, bp
+from app.preparation import api_bp, bp, locations, tags
 from app.preparation import items as svc
 from app.preparation.models import (
     ItemStationTask,
@@ -56,6 +56,7 @@ from app.preparation.routes_items import (
     URL_SAFE,
     _module,
     _visible_ids,
+    _visible_names,
 )
 from app.preparation.states import BY_ID, BY_SEGMENT, STATES, state_enabled
 from app.shell.layout import COUNTS, shell_counts
@@ -82,6 +83,9 @@ class Row(NamedTuple):
     done: int
     total: int
     progress_title: Markup | None  # "%(done)s of %(total)s stations done"; None: no stations
+    parking: str  # the parking location's name, "" when not given
+    keys: str  # the key location's name
+    labels: list  # the vehicle's tags (tags.Label)
 
 
 @dataclass
@@ -96,12 +100,20 @@ class Table:
     now: datetime = field(default_factory=utcnow)
     number: Callable[[object], str] = field(default_factory=lambda: decimal_format("#,##0"))
     count_days: DayCounter = calendar_days  # the instance's days (app.core.workdays)
+    places: dict = field(default_factory=dict)  # location id -> name
+    labels: dict = field(default_factory=dict)  # item id -> its tags
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
         v = viewer()
         divisions = {d.id: d.name for d in v.visible_divisions}
-        return cls(page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance))
+        module = (request.view_args or {}).get("module", "")
+        places = locations.names(module, divisions) if page.items else {}
+        labels = tags.of_items(row[0] for row in page.items)
+        return cls(
+            page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance),
+            places=places, labels=labels,
+        )  # fmt: skip
 
     @cached_property
     def _prefix(self) -> str:
@@ -149,7 +161,7 @@ class Table:
         """The page's rows (svc.table_rows: unpacked in its columns' order). What is the same
         for many rows (a state's title, a progress label, the number format) is worked out
         once per table, not per row."""
-        number, divisions = self.number, self.divisions
+        number, divisions, places = self.number, self.divisions, self.places
         states: dict[int, str] = {}
         titles: dict[tuple[int, int], Markup] = {}
         # As Jinja's {{ _(msgid, done=.., total=..) }}: the translation is markup, the numbers
@@ -158,7 +170,7 @@ class Table:
         rows = []
         for (
             item_id, module, state, regno, warning, brand, model, series, model_year,
-            division_id, changed_at, mileage, price, done, total, advert,
+            division_id, changed_at, mileage, price, done, total, advert, parking, keys,
         ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
@@ -181,6 +193,9 @@ class Table:
                     done,
                     total,
                     titles[done, total] if total else None,
+                    places.get(parking, ""),
+                    places.get(keys, ""),
+                    self.labels.get(item_id, ()),
                 )
             )
         return rows
@@ -281,9 +296,11 @@ def overview(module: str):
             return redirect(table.rows[0].href)
     # The form shows the arguments (and the error they make) in the module's and locale's
     # words with the viewer's division choices: the same HTML for every request with these.
+    place_filters = locations.filter_choices(module, _visible_names())
+    tag_filter = tuple((t.id, t.name) for t in tags.available())
     key = (
         "overview-filters", current_locale(), request.script_root, module,
-        v.division_choices, request.query_string,
+        v.division_choices, place_filters, tag_filter, request.query_string,
     )  # fmt: skip
     filter_form = fragments.with_csrf(
         key,
@@ -296,6 +313,8 @@ def overview(module: str):
             states=STATES,
             fuel_types=svc.FUEL_TYPES,
             division_choices=v.division_choices,
+            place_filters=place_filters,
+            tag_filter=tag_filter,
         ),
     )
     html = render_template(

@@ -168,6 +168,8 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.add_comment": lambda s: {"item_id": _item(s).id},
     "preparation.upload_file": lambda s: {"item_id": _item(s).id},
     "preparation.move": lambda s: {"item_id": _item(s).id},
+    "preparation.move_location": lambda s: {"item_id": _item(s).id},
+    "preparation.item_tags": lambda s: {"item_id": _item(s).id},
     "preparation.edit_comment": lambda s: (lambda c: {"item_id": c.item_id, "comment_id": c.id})(
         _via_item(ItemComment)(s)
     ),
@@ -184,6 +186,7 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.custom_list": _by_id(CustomList, "list_id"),
     "preparation.delete_custom_list": _by_id(CustomList, "list_id"),
     "preparation.rename_custom_list": _by_id(CustomList, "list_id"),
+    "preparation.tag_custom_list": _by_id(CustomList, "list_id"),
     "preparation.add_custom_list_item": _by_id(CustomList, "list_id"),
     "preparation.remove_custom_list_item": lambda s: (
         lambda e: {"list_id": e.custom_list_id, "item_id": e.item_id}

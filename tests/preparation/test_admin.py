@@ -9,6 +9,7 @@ from app.core.audit import AuditLog
 from app.core.models import Division, Instance
 from app.core.tenancy import activate
 from app.extensions import db
+from app.preparation import locations
 from app.preparation.models import (
     ItemStationTask,
     Location,
@@ -86,7 +87,17 @@ def one_of(screen: str, instance_id: int, module: str = "begcare"):
         return rows_of(StationPackage, instance_id, module=module)[0]
     if screen == "station-groups":
         return rows_of(StationGroup, instance_id, module=module)[0]
-    return rows_of(Location, instance_id, module=module, kind=KIND[screen])[0]
+    # A location no vehicle is at: one in use cannot be deleted (test_locations_act.py).
+    places = rows_of(Location, instance_id, module=module, kind=KIND[screen])
+    free = next((p for p in places if not locations.in_use(p)), None)
+    if free is None:
+        free = Location(
+            instance_id=instance_id, module=module, kind=KIND[screen], name="Ledig",
+            division_id=places[0].division_id,
+        )  # fmt: skip
+        db.session.add(free)
+        db.session.flush()
+    return free
 
 
 def with_roles(email: str, *roles: str):
