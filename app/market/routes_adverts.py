@@ -9,7 +9,7 @@ import io
 from datetime import datetime
 
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_datetime, format_decimal, get_timezone, to_user_timezone
+from flask_babel import format_decimal, get_timezone, to_user_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
@@ -18,6 +18,7 @@ from app.auth.viewer import Viewer, viewer
 from app.core import file_access
 from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
+from app.core.times import moment
 from app.extensions import db
 from app.market import adverts as svc
 from app.market import bp, reserve, watch
@@ -92,7 +93,7 @@ def _search() -> str:
 @bp.app_template_filter("advert_time")
 def advert_time(value: datetime | None) -> str:
     """A moment as spec 02 section 9 writes it (y-MM-dd HH:mm), in the user's time zone."""
-    return format_datetime(value, "y-MM-dd HH:mm") if value is not None else ""
+    return moment(value)
 
 
 @bp.app_template_filter("advert_money")

@@ -5,7 +5,7 @@ from io import BytesIO
 
 import click
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_datetime, format_decimal, get_timezone
+from flask_babel import format_decimal, get_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -24,6 +24,7 @@ from app.core.messages import KEYS
 from app.core.models import Instance, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.core.tenancy import activate
+from app.core.times import moment
 from app.core.workdays import day_counter
 from app.extensions import db
 from app.preparation import api_bp, bp, files, manage, tasks
@@ -77,9 +78,7 @@ def _worker() -> tasks.Worker:
 @bp.app_template_filter("prep_time")
 def prep_time(value: datetime | None, date_only: bool = False) -> str:
     """A moment as the spec writes it: y-MM-dd with HH:mm, in the user's time zone."""
-    if value is None:
-        return ""
-    return format_datetime(value, "y-MM-dd" if date_only else "y-MM-dd HH:mm")
+    return moment(value, "date" if date_only else "datetime")
 
 
 @bp.app_template_filter("prep_number")
