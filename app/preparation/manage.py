@@ -233,6 +233,7 @@ def _task_text(action: str, details: dict) -> str:
         "preparation.task.finish": _("%(station)s finished", station=station),
         "preparation.task.assign": _("%(station)s assigned", station=station),
         "preparation.task.reopen": _("%(station)s reopened", station=station),
+        "preparation.task.undo": _("%(station)s finish taken back", station=station),
     }
     return texts.get(action, action)
 
@@ -242,6 +243,7 @@ HISTORY_ACTIONS = (
     "preparation.task.finish",
     "preparation.task.assign",
     "preparation.task.reopen",
+    "preparation.task.undo",
     "preparation.file.upload",
 )
 

@@ -1,11 +1,11 @@
 """Item manage pages (stations-manage, stations-utilize), station vehicles, files and comments."""
 
-from datetime import datetime, time
+from datetime import datetime
 from io import BytesIO
 
 import click
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_decimal, get_timezone
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -159,10 +159,10 @@ def _back(item: PreparationItem) -> str:
 
 
 @bp.post(
-    f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/<any(start, finish, assign, reopen):action>"
+    f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/<any(start, finish, assign, reopen, undo):action>"
 )
 def task_action(module: str, item_id: int, task_id: int, action: str):
-    """Start, finish, assign to me or reopen one of the item's station tasks."""
+    """Start, finish, assign to me, reopen or take back (undo) one of the item's station tasks."""
     item = _item_or_404(module, item_id)
     task = manage.find_task(item.id, task_id)
     if task is None:
@@ -179,6 +179,7 @@ def task_action(module: str, item_id: int, task_id: int, action: str):
         "finish": _("%(station)s finished for %(regno)s."),
         "assign": _("%(station)s for %(regno)s is assigned to you."),
         "reopen": _("%(station)s for %(regno)s is open again."),
+        "undo": _("%(station)s for %(regno)s is in progress again."),
     }
     flash(messages[action] % {"station": task.station.name, "regno": item.regno}, "success")
     return redirect(_back(item))
@@ -268,6 +269,7 @@ def station_vehicles():
     return render_template(
         "preparation/station/vehicles.html",
         rows=rows,
+        done_today=tasks.finished_since(v.user.id, tasks.day_start(now)),
         stations=stations,
         now=now,
         is_overdue=tasks.is_overdue,
@@ -280,9 +282,7 @@ def station_vehicles():
 def station_profile():
     """The user's stations and the tasks they finished today."""
     v = _station_user()
-    tz = get_timezone()
-    midnight = datetime.combine(utcnow().astimezone(tz).date(), time(0), tzinfo=tz)
-    finished = tasks.finished_since(v.user.id, midnight)
+    finished = tasks.finished_since(v.user.id, tasks.day_start())
     return render_template(
         "preparation/station/profile.html",
         stations=tasks.stations_of(v.user.id),
