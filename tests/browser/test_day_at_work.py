@@ -14,10 +14,11 @@ from playwright.sync_api import expect
 from sqlalchemy import delete, select
 
 from app.auth.models import User
+from app.core.audit import AuditLog
 from app.extensions import db
 from app.messages.models import SystemMessageView
 from app.preparation.items import item_path
-from app.preparation.models import PreparationItem
+from app.preparation.models import ItemStationTask, PreparationItem
 from tests.browser.test_station import sign_in, waiting_vehicle  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
@@ -154,7 +155,7 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
 
 
 def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_views, snap):  # noqa: F811
-    regno, item_id, _wash_id = waiting_vehicle
+    regno, item_id, wash_id = waiting_vehicle
     page = new_page(locale="sv-SE", viewport={"width": 375, "height": 740}, quiet=False)
     page.goto("/login?lang=sv")
     page.get_by_label("E-post").fill("station@demo.test")
@@ -167,6 +168,8 @@ def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_vi
 
     card = page.locator(f'.station-card[data-item-id="{item_id}"]')
     maintenance = page.locator(".alert", has_text="Planerat underhåll")
+    done_today = page.get_by_role("region", name=re.compile("Klart i dag"))
+    page.evaluate("window.samePage = true")  # gone after any page load
     for action, done in (("start", "startad"), ("finish", "avslutad")):
         card.locator(f'button[data-action="{action}"]').click()
         expect(page.get_by_role("status").get_by_text(re.compile(done))).to_be_visible()
@@ -174,8 +177,34 @@ def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_vi
         settle(page)
         expect(dialogs(page)).to_have_count(0)  # Close was remembered
         if action == "start":
+            expect(card.locator('button[data-action="finish"]')).to_be_visible()
             snap(page, "day-station-started", widths=("375",))
         assert_nothing_covered(page)
+    assert page.evaluate("window.samePage === true")  # answered in place, no page load
+    expect(card).to_have_count(0)
+
+    # Done today, with an undo: the task is in progress again, the card back, the undo in history.
+    expect(done_today.get_by_role("link", name=regno)).to_be_visible()
+    snap(page, "day-station-done-today", widths=("375",))
+    assert_nothing_covered(page)
+    done_today.locator(f'[data-item-id="{item_id}"] button[data-action="undo"]').click()
+    expect(page.get_by_role("status").get_by_text(re.compile("pågår igen"))).to_be_visible()
+    expect(card.locator('button[data-action="finish"]')).to_be_visible()
+    expect(done_today).to_have_count(0)
+    assert page.evaluate("window.samePage === true")
+    assert_nothing_covered(page)
+    with live_server.app.app_context():
+        task = db.session.get(ItemStationTask, wash_id)
+        assert (task.status, task.finished_at) == ("active", None)
+        undone = db.session.scalars(
+            select(AuditLog).where(AuditLog.action == "preparation.task.undo")
+            .order_by(AuditLog.id.desc()).execution_options(all_instances=True)
+        ).first()  # fmt: skip
+        assert undone is not None and undone.details["task_id"] == wash_id
+        db.session.remove()
+    card.locator('button[data-action="finish"]').click()  # finished again: the desk-width look
+    expect(done_today.get_by_role("link", name=regno)).to_be_visible()
+    snap(page, "day-station-done-today", widths=("1280",))
 
     maintenance.get_by_role("button", name="Stäng").click()
     expect(maintenance).to_have_count(0)
