@@ -143,7 +143,9 @@ class Formatter:
 
 def date(value, with_time: bool = False) -> str:
     """Spec 02 section 9: y-MM-dd, with HH:mm for times."""
-    return moment(value or None, "datetime" if with_time else "date")
+    from app.purchase.services import _aware  # the stored calculation's time is ISO text
+
+    return moment(_aware(value or None), "datetime" if with_time else "date")
 
 
 def _images(analysis: PurchaseAnalysis) -> list[dict]:
