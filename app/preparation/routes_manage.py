@@ -9,7 +9,7 @@ from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from flask_wtf.file import FileField
+from flask_wtf.file import FileField, MultipleFileField
 from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import defer
@@ -50,6 +50,9 @@ class CommentForm(FlaskForm):
         _l("Comment"),
         validators=[Length(max=manage.COMMENT_MAX, message=KEYS["FIELD_TOO_LONG"])],
         render_kw={"maxlength": manage.COMMENT_MAX, "rows": 3},
+    )
+    images = MultipleFileField(
+        _l("Images"), render_kw={"accept": "image/jpeg,image/png,image/webp", "multiple": True}
     )
 
 
@@ -213,11 +216,14 @@ def add_comment(module: str, item_id: int):
     item = _item_or_404(module, item_id)
     form = CommentForm()
     if form.validate():
+        limit = files.max_upload_bytes() + 1
+        uploads = [(f.read(limit), f.filename) for f in form.images.data or () if f]
         try:
-            manage.add_comment(item, viewer().user, form.content.data)
+            manage.add_comment(item, viewer().user, form.content.data, uploads)
         except manage.CommentError as exc:
             db.session.rollback()
-            form.content.errors = [str(exc)]
+            field = form.images if isinstance(exc, manage.CommentImageError) else form.content
+            field.errors = [str(exc)]
         else:
             db.session.commit()
             flash(_("The comment is added."), "success")
@@ -312,13 +318,13 @@ class BinaryQuery(Schema):
 
 @file_access.rule("preparation.item-file")
 def _attached_items_visible(file_object_id: int) -> bool | None:
-    """A file attached to items may be read only by those who may see one of those items
-    (None: the file is attached to no item)."""
+    """A file attached to items, or an image of their comments, may be read only by those who
+    may see one of those items (None: the file belongs to no item)."""
     rows = db.session.execute(
         select(PreparationItem.module, PreparationItem.division_id)
         .join(ItemFile, ItemFile.item_id == PreparationItem.id)
         .where(ItemFile.file_object_id == file_object_id)
-    ).all()
+    ).all() or manage.comment_image_items(file_object_id)
     if not rows:
         return None
     v = viewer()
