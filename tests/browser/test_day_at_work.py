@@ -143,6 +143,10 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
             .map(n => n.textContent.trim()).join(''))"""
     )
     assert set(shown) == {"Edit", "Copy", "Remove"}
+    # The summary's percentages say what they are a share of.
+    summary = page.locator(".widget-summary").first
+    expect(summary.locator(".summary-section").first).to_contain_text("of all vehicles")
+    expect(summary.locator(".summary-item").first).to_contain_text(re.compile(r"\d+ % of \w"))
     expect(maintenance).to_be_visible()
     assert_nothing_covered(page)
 
@@ -212,3 +216,75 @@ def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_vi
     settle(page)
     expect(page.locator(".alert", has_text="Planerat underhåll")).to_have_count(0)
     expect(dialogs(page)).to_have_count(0)
+
+
+@pytest.fixture
+def state_put_back(live_server, waiting_vehicle):  # noqa: F811
+    """The waiting vehicle, its state put back after the walk moves it."""
+    regno, item_id, wash_id = waiting_vehicle
+    with live_server.app.app_context():
+        item = db.session.get(PreparationItem, item_id)
+        state, changed = item.state, item.state_changed_at
+        db.session.remove()
+    yield regno, item_id, wash_id
+    with live_server.app.app_context():
+        item = db.session.get(PreparationItem, item_id)
+        item.state, item.state_changed_at = state, changed
+        db.session.commit()
+
+
+def test_the_desk_moves_a_vehicle_in_place_and_comments_with_an_image(
+    new_page, live_server, state_put_back, forget_views, snap
+):
+    """At 1280 px in English: a state button answers in place (no page load), a comment takes
+    an image, and the page's times are the seller's (Stockholm), not UTC."""
+    import io
+
+    import pytz
+    from PIL import Image
+
+    from app.preparation.models import ItemComment
+
+    regno, item_id, _wash_id = state_put_back
+    page = new_page(quiet=False)
+    sign_in(page, "seller@demo.test")
+    page.goto(f"/begcare/{item_id}")
+    settle(page)
+    while dialogs(page).count():
+        dialogs(page).get_by_role("button", name="Close").first.click()
+        settle(page)
+
+    out = io.BytesIO()
+    Image.new("RGB", (640, 480), (200, 40, 40)).save(out, "PNG")
+    page.get_by_label("Comment", exact=True).fill("Repa på bakluckan.")
+    page.get_by_label("Images").set_input_files(
+        files=[{"name": "repa.png", "mimeType": "image/png", "buffer": out.getvalue()}]
+    )
+    page.get_by_role("button", name="Add comment").click()
+    expect(page.get_by_role("status").get_by_text("The comment is added.")).to_be_visible()
+    image = page.locator(".comment-images img[alt='repa.png']")
+    expect(image).to_be_visible()
+    assert image.evaluate("img => img.complete && img.naturalWidth > 0")  # served to the seller
+    with live_server.app.app_context():
+        comment = db.session.scalars(
+            select(ItemComment)
+            .where(ItemComment.item_id == item_id)
+            .order_by(ItemComment.id.desc())
+        ).first()
+        stockholm = comment.created_at.astimezone(pytz.timezone("Europe/Stockholm"))
+        db.session.remove()
+    meta = page.locator(".comment-meta").first
+    expect(meta).to_contain_text(stockholm.strftime("%Y-%m-%d %H:%M"))  # the viewer's zone
+
+    page.evaluate("window.samePage = true")  # gone after any page load
+    badge = page.locator(".item-summary .badge").first
+    before = badge.inner_text()
+    button = page.locator(".state-buttons button").first
+    target = button.inner_text()
+    button.click()
+    expect(page.get_by_role("status").get_by_text(re.compile("moved to"))).to_be_visible()
+    expect(badge).not_to_have_text(before)
+    assert page.evaluate("window.samePage === true")  # answered in place
+    assert target
+    snap(page, "day-desk-vehicle-moved")
+    assert_nothing_covered(page)
