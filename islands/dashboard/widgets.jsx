@@ -109,7 +109,7 @@ export function SummaryWidget({ widget }) {
               <strong>{section.title}</strong>
               <span className="muted">
                 {' '}
-                {gettext('%(percent)s %% of all vehicles', { percent: section.percentage })}
+                {gettext('%(percent)s %% of all vehicles', { percent: section.percentage }).replace(' %', '\u00a0%')}
               </span>
             </div>
             {section.items.map((item) => (
@@ -117,7 +117,7 @@ export function SummaryWidget({ widget }) {
                 <span className="summary-item-value">{item.value}</span>
                 <span className="summary-item-title">{item.title}</span>
                 <span className="muted">
-                  {gettext('%(percent)s %% of %(group)s', { percent: item.extraValue, group: section.title })}
+                  {gettext('%(percent)s %% of %(group)s', { percent: item.extraValue, group: section.title }).replace(' %', '\u00a0%')}
                 </span>
               </a>
             ))}

@@ -146,9 +146,10 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
     # The summary's percentages say what they are a share of.
     summary = page.locator(".widget-summary").first
     expect(summary.locator(".summary-section").first).to_contain_text("of all vehicles")
-    expect(summary.locator(".summary-item").first).to_contain_text(re.compile(r"\d+ % of \w"))
+    expect(summary.locator(".summary-item").first).to_contain_text(re.compile(r"\d+\s% of \w"))
     expect(maintenance).to_be_visible()
     assert_nothing_covered(page)
+    snap(page, "day-desk-dashboard")
 
     maintenance.get_by_role("button", name="Close").click()
     expect(maintenance).to_have_count(0)
