@@ -33,6 +33,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         ratelimit,
         roundtrips,
         security,
+        times,
     )
     from app.extensions import babel, csrf, db, login_manager, migrate
 
@@ -63,6 +64,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     schedule_runner.init_app(app)
     islands.init_app(app)
     i18n.init_app(app)
+    times.init_app(app)
     _register_blueprints(app)
     _register_template_helpers(app)
     from app.shell import layout

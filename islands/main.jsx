@@ -3,6 +3,7 @@
 import { createRoot } from 'react-dom/client';
 import { rememberVersion } from './lib/api.js';
 import { enhanceForms } from './lib/form-guard.js';
+import { enhanceInPlace } from './lib/in-place.js';
 import { loadCatalogue } from './lib/i18n.js';
 import { enhanceMenus } from './lib/menu.js';
 import { enhanceRoleForms } from './lib/role-form.js';
@@ -65,6 +66,11 @@ async function start() {
   enhanceMenus(); // first: its cc:new-version listener must run before shell.js's
   enhanceShell();
   enhanceForms();
+  enhanceInPlace();
+  document.addEventListener('cc:in-place', ({ detail }) => {
+    enhanceForms(detail.region);
+    mountIslands(detail.region);
+  });
   enhanceRoleForms();
   keepScrollersFocusable();
   // The menu tree needs no catalogue (its texts come with its props): hydrate it first.

@@ -27,6 +27,7 @@ from app.core.i18n import LOCALES
 from app.core.messages import KEYS
 from app.core.models import Country, Division, utcnow
 from app.core.settings import Holiday, SettingRow
+from app.core.times import moment
 from app.extensions import db
 
 # --- tags, holidays, addresses --------------------------------------------------------------
@@ -365,7 +366,7 @@ def logs_screen(module: str) -> Screen:
         model=AuditLog,
         form=NoForm,
         columns=(
-            Column(_l("When"), lambda e: e.created_at.strftime("%Y-%m-%d %H:%M:%S")),
+            Column(_l("When"), lambda e: moment(e.created_at, "seconds")),
             Column(_l("Who"), _who),
             Column(_l("What"), "action"),
             Column(

@@ -24,6 +24,7 @@ from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.spreadsheet import csv_chunks, xlsx_row
 from app.core.tenancy import activate
+from app.core.times import moment
 from app.extensions import db
 from app.market.models import Advert
 from app.preparation.models import PreparationItem
@@ -87,7 +88,7 @@ def _rows(
         values = ["" if v is None else v for v in row]
         for i, value in enumerate(values):
             if isinstance(value, datetime):
-                values[i] = value.strftime("%Y-%m-%d %H:%M")
+                values[i] = moment(value)
         if state_index is not None:
             values[state_index] = state_titles.get(values[state_index], values[state_index])
         rows.append(values)

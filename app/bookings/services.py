@@ -8,7 +8,6 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from flask_babel import format_datetime
 from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -16,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from app.bookings import calendars as cal
 from app.bookings.models import KINDS, Booking
 from app.core.models import utcnow
+from app.core.times import moment
 from app.extensions import db
 from app.preparation.models import PreparationItem
 
@@ -255,7 +255,7 @@ def widget_value(division_ids: list[int], zone: str, now: datetime | None = None
         "items": [
             {
                 "at": b.starts_at.isoformat(),
-                "time": format_datetime(b.starts_at, "HH:mm"),
+                "time": moment(b.starts_at, "time"),
                 "kind": _("Test drive") if b.kind == "test_drive" else _("Delivery"),
                 "vehicle": f"{b.item.full_model_name} · {b.item.regno}",
                 "href": f"/bookings/{b.id}",

@@ -3,10 +3,11 @@ filters for every market template (registered on the market's blueprint)."""
 
 from datetime import datetime
 
-from flask_babel import format_datetime, format_decimal
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 
 from app.core.models import utcnow
+from app.core.times import moment
 from app.market import bp
 from app.market.adverts import aware
 from app.market.bidding import (
@@ -18,7 +19,7 @@ from app.market.bidding import (
 @bp.app_template_filter("advert_time")
 def advert_time(value: datetime | None) -> str:
     """A moment as spec 02 section 9 writes it (y-MM-dd HH:mm), in the user's time zone."""
-    return format_datetime(value, "y-MM-dd HH:mm") if value is not None else ""
+    return moment(value)
 
 
 @bp.app_template_filter("advert_money")

@@ -6,12 +6,13 @@ once."""
 from __future__ import annotations
 
 from flask import abort, flash, redirect, render_template, request, url_for
-from flask_babel import format_date, format_datetime, format_decimal, format_timedelta
+from flask_babel import format_date, format_decimal, format_timedelta
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app.auth.viewer import Viewer, viewer
 from app.core.models import utcnow
+from app.core.times import moment
 from app.extensions import db
 from app.market import bp, reserve
 from app.market.admin_forms import (
@@ -110,8 +111,8 @@ def percent(value: float | None) -> str:
     return format_decimal(value / 100, format="+#,##0.0%;-#,##0.0%")
 
 
-def when(moment) -> str:
-    return format_datetime(moment, "short")
+def when(value) -> str:
+    return moment(value)
 
 
 def ends_in(moment) -> str:

@@ -173,6 +173,18 @@ def store_file(data: bytes, name: str, user_id: int | None) -> FileObject:
     return file
 
 
+def comment_images(uploads: list[tuple[bytes, str]]) -> list[tuple[bytes, str]]:
+    """A comment's images (vehicle and purchase-analysis comments): each checked by content,
+    images only; raises UploadError with the first one's problem."""
+    checked = []
+    for data, name in uploads:
+        kind, _name = check_upload(data, name)
+        if not kind.pillow_format:
+            raise UploadError(_("Only images can be added to a comment."))
+        checked.append((data, name))
+    return checked
+
+
 def add_item_file(item: PreparationItem, data: bytes, name: str, title: str, user) -> ItemFile:
     """Attach an uploaded file to an item under a title (the file name when none is given)."""
     title = " ".join((title or "").split())

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from flask_babel import gettext as _
 from sqlalchemy import and_, select
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import aliased, selectinload
 
 from app.auth.models import User
 from app.core import audit
@@ -18,10 +18,11 @@ from app.core.audit import AuditLog
 from app.core.models import Country, Division, Region, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation import locations
+from app.preparation import files, locations
 from app.preparation.models import (
     FileObject,
     ItemComment,
+    ItemCommentImage,
     ItemFile,
     ItemStateEvent,
     ItemStationTask,
@@ -39,6 +40,10 @@ HISTORY_LIMIT = 200
 
 class CommentError(ValueError):
     """A refused comment, with a message for the user."""
+
+
+class CommentImageError(CommentError):
+    """A refused image of a comment (its message belongs next to the images field)."""
 
 
 def find_item(item_id: int, modules, division_ids) -> PreparationItem | None:
@@ -161,6 +166,11 @@ def item_comments(item_id: int) -> list[CommentRow]:
         .outerjoin(User, User.id == ItemComment.user_id)
         .where(ItemComment.item_id == item_id)
         .order_by(ItemComment.created_at.desc(), ItemComment.id.desc())
+        .options(
+            selectinload(ItemComment.images)
+            .selectinload(ItemCommentImage.file)
+            .load_only(FileObject.uuid, FileObject.name)
+        )
     ).all()
     return [CommentRow(c, u.full_name if u else None) for c, u in rows]
 
@@ -185,10 +195,21 @@ def _clean_comment(content: str) -> str:
     return content
 
 
-def add_comment(item: PreparationItem, user, content: str) -> ItemComment:
-    """Add a comment by `user` to the item."""
-    comment = ItemComment(item_id=item.id, user_id=user.id, content=_clean_comment(content))
+def add_comment(item: PreparationItem, user, content: str, uploads=()) -> ItemComment:
+    """Add a comment by `user` to the item: a text, images (`uploads`: (bytes, name)) or both."""
+    try:
+        checked = files.comment_images(list(uploads))
+    except files.UploadError as exc:
+        raise CommentImageError(str(exc)) from None
+    text = (content or "").strip()
+    if not text and not checked:
+        raise CommentError(_("Write a comment or add an image."))
+    comment = ItemComment(
+        item_id=item.id, user_id=user.id, content=_clean_comment(text) if text else ""
+    )
     db.session.add(comment)
+    for data, name in checked:
+        comment.images.append(ItemCommentImage(file=files.store_file(data, name, user.id)))
     db.session.flush()
     audit.record(
         "preparation.comment.add", user=user, division_id=item.division_id, item_id=item.id,
@@ -208,6 +229,16 @@ def edit_comment(comment: ItemComment, user, content: str) -> None:
         audit.record(
             "preparation.comment.edit", user=user, item_id=comment.item_id, comment_id=comment.id
         )
+
+
+def comment_image_items(file_object_id: int) -> list[tuple[str, int]]:
+    """(module, division id) of the vehicles whose comments hold this image."""
+    return db.session.execute(
+        select(PreparationItem.module, PreparationItem.division_id)
+        .join(ItemComment, ItemComment.item_id == PreparationItem.id)
+        .join(ItemCommentImage, ItemCommentImage.comment_id == ItemComment.id)
+        .where(ItemCommentImage.file_object_id == file_object_id)
+    ).all()
 
 
 def find_comment(item_id: int, comment_id: int) -> ItemComment | None:
@@ -234,6 +265,7 @@ def _task_text(action: str, details: dict) -> str:
         "preparation.task.finish": _("%(station)s finished", station=station),
         "preparation.task.assign": _("%(station)s assigned", station=station),
         "preparation.task.reopen": _("%(station)s reopened", station=station),
+        "preparation.task.undo": _("%(station)s finish taken back", station=station),
     }
     return texts.get(action, action)
 
@@ -243,6 +275,7 @@ HISTORY_ACTIONS = (
     "preparation.task.finish",
     "preparation.task.assign",
     "preparation.task.reopen",
+    "preparation.task.undo",
     "preparation.file.upload",
     locations.MOVE_ACTION,
 )

@@ -346,6 +346,24 @@ class ItemComment(InstanceScoped, db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     modified_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
+    images: Mapped[list["ItemCommentImage"]] = relationship(
+        order_by="ItemCommentImage.id", cascade="all, delete-orphan"
+    )
+
+
+class ItemCommentImage(InstanceScoped, db.Model):
+    """An image of a vehicle comment: readable by who may see the vehicle (file_access)."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    comment_id: Mapped[int] = mapped_column(
+        ForeignKey("item_comment.id", ondelete="CASCADE"), index=True
+    )
+    file_object_id: Mapped[int] = mapped_column(
+        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
+    )
+
+    file: Mapped[FileObject] = relationship()
+
 
 class CustomListSeen(InstanceScoped, db.Model):
     """A user has seen an item of a custom list (spec 02: unseen items are highlighted)."""

@@ -1,15 +1,15 @@
 """Item manage pages (stations-manage, stations-utilize), station vehicles, files and comments."""
 
-from datetime import datetime, time
+from datetime import datetime
 from io import BytesIO
 
 import click
 from flask import abort, flash, redirect, render_template, request, send_file, url_for
-from flask_babel import format_datetime, format_decimal, get_timezone
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from flask_wtf.file import FileField
+from flask_wtf.file import FileField, MultipleFileField
 from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import defer
@@ -24,6 +24,7 @@ from app.core.messages import KEYS
 from app.core.models import Instance, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.core.tenancy import activate
+from app.core.times import moment
 from app.core.workdays import day_counter
 from app.extensions import db
 from app.preparation import api_bp, bp, files, manage, tasks
@@ -49,6 +50,9 @@ class CommentForm(FlaskForm):
         _l("Comment"),
         validators=[Length(max=manage.COMMENT_MAX, message=KEYS["FIELD_TOO_LONG"])],
         render_kw={"maxlength": manage.COMMENT_MAX, "rows": 3},
+    )
+    images = MultipleFileField(
+        _l("Images"), render_kw={"accept": "image/jpeg,image/png,image/webp", "multiple": True}
     )
 
 
@@ -77,9 +81,7 @@ def _worker() -> tasks.Worker:
 @bp.app_template_filter("prep_time")
 def prep_time(value: datetime | None, date_only: bool = False) -> str:
     """A moment as the spec writes it: y-MM-dd with HH:mm, in the user's time zone."""
-    if value is None:
-        return ""
-    return format_datetime(value, "y-MM-dd" if date_only else "y-MM-dd HH:mm")
+    return moment(value, "date" if date_only else "datetime")
 
 
 @bp.app_template_filter("prep_number")
@@ -160,10 +162,10 @@ def _back(item: PreparationItem) -> str:
 
 
 @bp.post(
-    f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/<any(start, finish, assign, reopen):action>"
+    f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/<any(start, finish, assign, reopen, undo):action>"
 )
 def task_action(module: str, item_id: int, task_id: int, action: str):
-    """Start, finish, assign to me or reopen one of the item's station tasks."""
+    """Start, finish, assign to me, reopen or take back (undo) one of the item's station tasks."""
     item = _item_or_404(module, item_id)
     task = manage.find_task(item.id, task_id)
     if task is None:
@@ -180,6 +182,7 @@ def task_action(module: str, item_id: int, task_id: int, action: str):
         "finish": _("%(station)s finished for %(regno)s."),
         "assign": _("%(station)s for %(regno)s is assigned to you."),
         "reopen": _("%(station)s for %(regno)s is open again."),
+        "undo": _("%(station)s for %(regno)s is in progress again."),
     }
     flash(messages[action] % {"station": task.station.name, "regno": item.regno}, "success")
     return redirect(_back(item))
@@ -213,11 +216,14 @@ def add_comment(module: str, item_id: int):
     item = _item_or_404(module, item_id)
     form = CommentForm()
     if form.validate():
+        limit = files.max_upload_bytes() + 1
+        uploads = [(f.read(limit), f.filename) for f in form.images.data or () if f]
         try:
-            manage.add_comment(item, viewer().user, form.content.data)
+            manage.add_comment(item, viewer().user, form.content.data, uploads)
         except manage.CommentError as exc:
             db.session.rollback()
-            form.content.errors = [str(exc)]
+            field = form.images if isinstance(exc, manage.CommentImageError) else form.content
+            field.errors = [str(exc)]
         else:
             db.session.commit()
             flash(_("The comment is added."), "success")
@@ -269,6 +275,7 @@ def station_vehicles():
     return render_template(
         "preparation/station/vehicles.html",
         rows=rows,
+        done_today=tasks.finished_since(v.user.id, tasks.day_start(now)),
         stations=stations,
         now=now,
         is_overdue=tasks.is_overdue,
@@ -281,9 +288,7 @@ def station_vehicles():
 def station_profile():
     """The user's stations and the tasks they finished today."""
     v = _station_user()
-    tz = get_timezone()
-    midnight = datetime.combine(utcnow().astimezone(tz).date(), time(0), tzinfo=tz)
-    finished = tasks.finished_since(v.user.id, midnight)
+    finished = tasks.finished_since(v.user.id, tasks.day_start())
     return render_template(
         "preparation/station/profile.html",
         stations=tasks.stations_of(v.user.id),
@@ -313,13 +318,13 @@ class BinaryQuery(Schema):
 
 @file_access.rule("preparation.item-file")
 def _attached_items_visible(file_object_id: int) -> bool | None:
-    """A file attached to items may be read only by those who may see one of those items
-    (None: the file is attached to no item)."""
+    """A file attached to items, or an image of their comments, may be read only by those who
+    may see one of those items (None: the file belongs to no item)."""
     rows = db.session.execute(
         select(PreparationItem.module, PreparationItem.division_id)
         .join(ItemFile, ItemFile.item_id == PreparationItem.id)
         .where(ItemFile.file_object_id == file_object_id)
-    ).all()
+    ).all() or manage.comment_image_items(file_object_id)
     if not rows:
         return None
     v = viewer()

@@ -7,8 +7,9 @@ target time and cleared when none is.
 """
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 
+from flask_babel import get_timezone
 from flask_babel import gettext as _
 from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.orm import joinedload
@@ -132,11 +133,28 @@ def reopen_task(task: ItemStationTask, worker: Worker, now: datetime | None = No
         raise _stale()
 
 
+def day_start(now: datetime | None = None) -> datetime:
+    """Midnight of today in the viewer's zone: where "today" begins for a station user."""
+    zone = get_timezone()
+    return zone.localize(datetime.combine((now or utcnow()).astimezone(zone).date(), time(0)))
+
+
+def undo_finish(task: ItemStationTask, worker: Worker, now: datetime | None = None) -> None:
+    """Take back one's own finish of today: the task is active again, started as before."""
+    if task.status != DONE or task.finished_at is None:
+        raise TaskError(_("Only a finished task can be taken back."))
+    if task.assigned_user_id != worker.user.id or task.finished_at < day_start(now):
+        raise TaskError(_("Only a task you finished today can be taken back."))
+    if not _change(task, DONE, status=ACTIVE, finished_at=None):
+        raise _stale()
+
+
 _SERVICES = {
     "start": start_task,
     "finish": finish_task,
     "assign": assign_task,
     "reopen": reopen_task,
+    "undo": undo_finish,
 }
 
 

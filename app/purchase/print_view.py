@@ -11,11 +11,12 @@ from decimal import Decimal
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_currency, format_decimal
 from flask import current_app, g, make_response, render_template, request
-from flask_babel import format_datetime, refresh
+from flask_babel import refresh
 from sqlalchemy import select
 
 from app.core.i18n import babel_name, current_locale, to_locale
 from app.core.security import content_security_policy
+from app.core.times import moment
 from app.extensions import db
 from app.market.models import ExchangeRate
 from app.preparation.models import FileObject
@@ -142,11 +143,9 @@ class Formatter:
 
 def date(value, with_time: bool = False) -> str:
     """Spec 02 section 9: y-MM-dd, with HH:mm for times."""
-    if not value:
-        return ""
-    from app.purchase.comparison import _aware
+    from app.purchase.comparison import _aware  # the stored calculation's time is ISO text
 
-    return format_datetime(_aware(value), "y-MM-dd HH:mm" if with_time else "y-MM-dd")
+    return moment(_aware(value or None), "datetime" if with_time else "date")
 
 
 def _images(analysis: PurchaseAnalysis) -> list[dict]:

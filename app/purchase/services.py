@@ -249,15 +249,10 @@ def add_comment(analysis: PurchaseAnalysis, content: str, uploads: list, user) -
         raise PurchaseError({"content": _("Write a comment or add an image.")})
     if len(content) > CONTENT_MAX:
         raise PurchaseError({"content": _("At most %(max)s characters.", max=CONTENT_MAX)})
-    checked = []
-    for data, name in uploads:
-        try:
-            kind, _name = files.check_upload(data, name)
-        except files.UploadError as exc:
-            raise PurchaseError({"images": str(exc)}) from None
-        if not kind.pillow_format:
-            raise PurchaseError({"images": _("Only images can be added to a comment.")})
-        checked.append((data, name))
+    try:
+        checked = files.comment_images(uploads)
+    except files.UploadError as exc:
+        raise PurchaseError({"images": str(exc)}) from None
     comment = PurchaseComment(analysis_id=analysis.id, created_by_id=user.id, content=content)
     db.session.add(comment)
     for data, name in checked:

@@ -107,13 +107,18 @@ export function SummaryWidget({ widget }) {
           <div className="summary-row" key={section.title} style={{ display: 'contents' }}>
             <div className="summary-section">
               <strong>{section.title}</strong>
-              <span className="muted"> {section.percentage} %</span>
+              <span className="muted">
+                {' '}
+                {gettext('%(percent)s %% of all vehicles', { percent: section.percentage }).replace(' %', '\u00a0%')}
+              </span>
             </div>
             {section.items.map((item) => (
               <a className="summary-item" key={item.id} href={links.items[item.id]} target="_blank" rel="noopener">
                 <span className="summary-item-value">{item.value}</span>
                 <span className="summary-item-title">{item.title}</span>
-                <span className="muted">{item.extraValue} %</span>
+                <span className="muted">
+                  {gettext('%(percent)s %% of %(group)s', { percent: item.extraValue, group: section.title }).replace(' %', '\u00a0%')}
+                </span>
               </a>
             ))}
           </div>
@@ -282,7 +287,7 @@ export function TierWidget({ widget }) {
         <ul className="widget-tier-stats">
           {summary.globalStatistics.map((s) => (
             <li key={s.tier}>
-              {s.tier}: {s.percentage} %
+              {gettext('%(tier)s: %(percent)s %% of all ranked divisions', { tier: s.tier, percent: s.percentage })}
             </li>
           ))}
         </ul>

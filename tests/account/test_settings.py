@@ -289,8 +289,8 @@ def test_a_bid_link_mail_gives_the_end_of_bidding_in_the_buyers_zone(demo_app):
             .execution_options(all_instances=True)
         ).first()
         activate(None)
-    assert "2026-07-01 12:00 (Europe/Oslo)" in mail.body_text
-    assert "2026-07-01 12:00 (Europe/Oslo)" in mail.body_html
+    assert "2026-07-01 12:00 (Oslo, CEST)" in mail.body_text
+    assert "2026-07-01 12:00 (Oslo, CEST)" in mail.body_html
 
 
 def test_my_events_as_landing_page_falls_back_when_the_company_turns_it_off(as_demo):

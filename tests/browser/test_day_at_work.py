@@ -14,10 +14,11 @@ from playwright.sync_api import expect
 from sqlalchemy import delete, select
 
 from app.auth.models import User
+from app.core.audit import AuditLog
 from app.extensions import db
 from app.messages.models import SystemMessageView
 from app.preparation.items import item_path
-from app.preparation.models import PreparationItem
+from app.preparation.models import ItemStationTask, PreparationItem
 from tests.browser.test_station import sign_in, waiting_vehicle  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
@@ -142,8 +143,13 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
             .map(n => n.textContent.trim()).join(''))"""
     )
     assert set(shown) == {"Edit", "Copy", "Remove"}
+    # The summary's percentages say what they are a share of.
+    summary = page.locator(".widget-summary").first
+    expect(summary.locator(".summary-section").first).to_contain_text("of all vehicles")
+    expect(summary.locator(".summary-item").first).to_contain_text(re.compile(r"\d+\s% of \w"))
     expect(maintenance).to_be_visible()
     assert_nothing_covered(page)
+    snap(page, "day-desk-dashboard")
 
     maintenance.get_by_role("button", name="Close").click()
     expect(maintenance).to_have_count(0)
@@ -154,7 +160,7 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
 
 
 def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_views, snap):  # noqa: F811
-    regno, item_id, _wash_id = waiting_vehicle
+    regno, item_id, wash_id = waiting_vehicle
     page = new_page(locale="sv-SE", viewport={"width": 375, "height": 740}, quiet=False)
     page.goto("/login?lang=sv")
     page.get_by_label("E-post").fill("station@demo.test")
@@ -167,6 +173,8 @@ def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_vi
 
     card = page.locator(f'.station-card[data-item-id="{item_id}"]')
     maintenance = page.locator(".alert", has_text="Planerat underhåll")
+    done_today = page.get_by_role("region", name=re.compile("Klart i dag"))
+    page.evaluate("window.samePage = true")  # gone after any page load
     for action, done in (("start", "startad"), ("finish", "avslutad")):
         card.locator(f'button[data-action="{action}"]').click()
         expect(page.get_by_role("status").get_by_text(re.compile(done))).to_be_visible()
@@ -174,8 +182,34 @@ def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_vi
         settle(page)
         expect(dialogs(page)).to_have_count(0)  # Close was remembered
         if action == "start":
+            expect(card.locator('button[data-action="finish"]')).to_be_visible()
             snap(page, "day-station-started", widths=("375",))
         assert_nothing_covered(page)
+    assert page.evaluate("window.samePage === true")  # answered in place, no page load
+    expect(card).to_have_count(0)
+
+    # Done today, with an undo: the task is in progress again, the card back, the undo in history.
+    expect(done_today.get_by_role("link", name=regno)).to_be_visible()
+    snap(page, "day-station-done-today", widths=("375",))
+    assert_nothing_covered(page)
+    done_today.locator(f'[data-item-id="{item_id}"] button[data-action="undo"]').click()
+    expect(page.get_by_role("status").get_by_text(re.compile("pågår igen"))).to_be_visible()
+    expect(card.locator('button[data-action="finish"]')).to_be_visible()
+    expect(done_today).to_have_count(0)
+    assert page.evaluate("window.samePage === true")
+    assert_nothing_covered(page)
+    with live_server.app.app_context():
+        task = db.session.get(ItemStationTask, wash_id)
+        assert (task.status, task.finished_at) == ("active", None)
+        undone = db.session.scalars(
+            select(AuditLog).where(AuditLog.action == "preparation.task.undo")
+            .order_by(AuditLog.id.desc()).execution_options(all_instances=True)
+        ).first()  # fmt: skip
+        assert undone is not None and undone.details["task_id"] == wash_id
+        db.session.remove()
+    card.locator('button[data-action="finish"]').click()  # finished again: the desk-width look
+    expect(done_today.get_by_role("link", name=regno)).to_be_visible()
+    snap(page, "day-station-done-today", widths=("1280",))
 
     maintenance.get_by_role("button", name="Stäng").click()
     expect(maintenance).to_have_count(0)
@@ -183,3 +217,75 @@ def test_the_station_at_375_px(new_page, live_server, waiting_vehicle, forget_vi
     settle(page)
     expect(page.locator(".alert", has_text="Planerat underhåll")).to_have_count(0)
     expect(dialogs(page)).to_have_count(0)
+
+
+@pytest.fixture
+def state_put_back(live_server, waiting_vehicle):  # noqa: F811
+    """The waiting vehicle, its state put back after the walk moves it."""
+    regno, item_id, wash_id = waiting_vehicle
+    with live_server.app.app_context():
+        item = db.session.get(PreparationItem, item_id)
+        state, changed = item.state, item.state_changed_at
+        db.session.remove()
+    yield regno, item_id, wash_id
+    with live_server.app.app_context():
+        item = db.session.get(PreparationItem, item_id)
+        item.state, item.state_changed_at = state, changed
+        db.session.commit()
+
+
+def test_the_desk_moves_a_vehicle_in_place_and_comments_with_an_image(
+    new_page, live_server, state_put_back, forget_views, snap
+):
+    """At 1280 px in English: a state button answers in place (no page load), a comment takes
+    an image, and the page's times are the seller's (Stockholm), not UTC."""
+    import io
+
+    import pytz
+    from PIL import Image
+
+    from app.preparation.models import ItemComment
+
+    regno, item_id, _wash_id = state_put_back
+    page = new_page(quiet=False)
+    sign_in(page, "seller@demo.test")
+    page.goto(f"/begcare/{item_id}")
+    settle(page)
+    while dialogs(page).count():
+        dialogs(page).get_by_role("button", name="Close").first.click()
+        settle(page)
+
+    out = io.BytesIO()
+    Image.new("RGB", (640, 480), (200, 40, 40)).save(out, "PNG")
+    page.get_by_label("Comment", exact=True).fill("Repa på bakluckan.")
+    page.get_by_label("Images").set_input_files(
+        files=[{"name": "repa.png", "mimeType": "image/png", "buffer": out.getvalue()}]
+    )
+    page.get_by_role("button", name="Add comment").click()
+    expect(page.get_by_role("status").get_by_text("The comment is added.")).to_be_visible()
+    image = page.locator(".comment-images img[alt='repa.png']")
+    expect(image).to_be_visible()
+    assert image.evaluate("img => img.complete && img.naturalWidth > 0")  # served to the seller
+    with live_server.app.app_context():
+        comment = db.session.scalars(
+            select(ItemComment)
+            .where(ItemComment.item_id == item_id)
+            .order_by(ItemComment.id.desc())
+        ).first()
+        stockholm = comment.created_at.astimezone(pytz.timezone("Europe/Stockholm"))
+        db.session.remove()
+    meta = page.locator(".comment-meta").first
+    expect(meta).to_contain_text(stockholm.strftime("%Y-%m-%d %H:%M"))  # the viewer's zone
+
+    page.evaluate("window.samePage = true")  # gone after any page load
+    badge = page.locator(".item-summary .badge").first
+    before = badge.inner_text()
+    button = page.locator(".state-buttons button").first
+    target = button.inner_text()
+    button.click()
+    expect(page.get_by_role("status").get_by_text(re.compile("moved to"))).to_be_visible()
+    expect(badge).not_to_have_text(before)
+    assert page.evaluate("window.samePage === true")  # answered in place
+    assert target
+    snap(page, "day-desk-vehicle-moved")
+    assert_nothing_covered(page)

@@ -145,7 +145,7 @@ def test_ending_under_the_reserve_is_a_provisional_sale_audited_and_mailed(ad):
     # The highest bidder (Fjordauto's Ole, Norwegian, Oslo time) and the seller are told.
     told = new_mails(before, "market_provisional")
     assert [m.to_address for m in told] == [BUYER]
-    assert told[0].language == "nb-NO" and "Europe/Oslo" in told[0].body_text
+    assert told[0].language == "nb-NO" and "(Oslo, CE" in told[0].body_text
     seller_mail = new_mails(before, "market_ended")
     assert [m.to_address for m in seller_mail] == [SELLER]
     assert "/market/adverts/" in seller_mail[0].body_text  # decided on the advert page
@@ -218,7 +218,7 @@ def test_the_seller_counters_and_the_bidder_accepts_through_its_link(seller, bid
     assert advert.decision_due_at - utcnow() > timedelta(hours=47, minutes=58)
     countered = new_mails(before, "market_countered")
     assert [m.to_address for m in countered] == [BUYER]
-    assert "195" in countered[0].body_text and "Europe/Oslo" in countered[0].body_text
+    assert "195" in countered[0].body_text and "(Oslo, CE" in countered[0].body_text
     # The bidder's page shows the counteroffer (in its own currency too) and answers it.
     data = bidder.get(data_path("bid", advert, link(advert, BUYER, "bid"))).get_json()
     assert data["provisional"]["counterPrice"] == 195_000

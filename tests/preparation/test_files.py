@@ -2,6 +2,7 @@
 headers, and no file of another instance or division."""
 
 import io
+import re
 
 import pytest
 from PIL import Image
@@ -10,7 +11,7 @@ from sqlalchemy import func, select
 from app.core.tenancy import activate
 from app.extensions import db
 from app.preparation import files as file_services
-from app.preparation.models import FileObject, ItemFile
+from app.preparation.models import FileObject, ItemComment, ItemFile
 from tests.helpers import page_text
 from tests.preparation.manage_helpers import (
     EXE,
@@ -266,3 +267,45 @@ def test_a_full_disk_is_refused_with_a_clear_message_and_nothing_stored(as_demo,
     monkeypatch.undo()
     assert stored_files() == before
     assert item_files(item) == []
+
+
+def comment_with(client, token, item, content: str, *images):
+    return client.post(
+        f"/begcare/items/{item.id}/comments",
+        data={
+            "csrf_token": token,
+            "content": content,
+            "images": [(io.BytesIO(data), name) for data, name in images],
+        },
+        content_type="multipart/form-data",
+    )
+
+
+def test_a_vehicle_comment_takes_images_shown_to_who_may_see_the_vehicle(as_demo):
+    client, token = as_demo("seller")
+    item = demo_item(4, division="Nordbil Göteborg")
+    response = comment_with(client, token, item, "Repa på dörren", (image_bytes(), "repa.png"))
+    assert response.status_code == 302
+    comment = db.session.scalars(select(ItemComment).where(ItemComment.item_id == item.id)).one()
+    [image] = comment.images
+    html = page_text(client.get(response.headers["Location"]))
+    url = f"/api/file-objects/{image.file.uuid}/binary"
+    assert f'src="{url}?variation=small"' in html and 'alt="repa.png"' in html
+    assert client.get(url).status_code == 200
+    assert client.get(f"{url}?variation=small").mimetype == "image/jpeg"
+    station, _ = as_demo("station")  # Nordbil Solna only: not this vehicle's comments
+    assert station.get(url).status_code == 404
+
+
+def test_an_image_alone_is_a_comment_and_a_pdf_is_refused_next_to_the_images(as_demo):
+    client, token = as_demo("seller")
+    item = demo_item(4)
+    assert comment_with(client, token, item, "", (image_bytes(), "bild.png")).status_code == 302
+    before = stored_files()
+    response = comment_with(client, token, item, "Se bifogat", (PDF, "protokoll.pdf"))
+    assert response.status_code == 422
+    html = page_text(response)
+    assert re.search(r'id="images-error"[^>]*>Only images can be added to a comment\.<', html)
+    assert "Se bifogat" in html  # the text is kept
+    assert stored_files() == before
+    assert db.session.scalar(select(func.count()).where(ItemComment.item_id == item.id)) == 1

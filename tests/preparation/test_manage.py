@@ -150,7 +150,7 @@ def test_an_empty_comment_is_refused_and_nothing_stored(as_demo):
         f"/begcare/items/{item.id}/comments", data={"content": "   ", "csrf_token": token}
     )
     assert response.status_code == 422
-    assert "Write a comment first." in page_text(response)
+    assert "Write a comment or add an image." in page_text(response)
     assert db.session.scalar(select(func.count()).where(ItemComment.item_id == item.id)) == 0
 
 

@@ -235,3 +235,43 @@ def test_minutes_taken_and_overdue_follow_the_target():
     Task.status, Task.finished_at = "done", Task.started_at + timedelta(minutes=20)
     assert task_services.is_overdue(Task) is False
     assert task_services.minutes_taken(Task) == 20
+
+
+def test_undo_takes_back_ones_own_finish_of_today_and_history_says_so(as_demo):
+    client, token = as_demo("seller")
+    item = demo_item(3)
+    first = tasks_of(item)[0]
+    post_action(client, token, item, first, "start")
+    post_action(client, token, item, tasks_of(item)[0], "finish")
+    started = tasks_of(item)[0].started_at
+
+    html = page_text(post_action(client, token, item, tasks_of(item)[0], "undo"))
+    assert ("success", f"{first.station.name} for {item.regno} is in progress again.") in alerts(
+        html
+    )
+    task = tasks_of(item)[0]
+    assert (task.status, task.finished_at, task.started_at) == ("active", None, started)
+    assert audit_rows(item.id)[-1].action == "preparation.task.undo"
+    assert f"{first.station.name} finish taken back" in html  # the vehicle's history
+
+
+@pytest.mark.parametrize(
+    ("finished_by_me", "days_ago", "message"),
+    [
+        (False, 0, "Only a task you finished today can be taken back."),
+        (True, 1, "Only a task you finished today can be taken back."),
+    ],
+)
+def test_undo_refuses_someone_elses_or_an_earlier_days_finish(
+    as_demo, finished_by_me, days_ago, message
+):
+    client, token = as_demo("seller")
+    item = demo_item(4)
+    set_tasks(item, ["done"])
+    task = tasks_of(item)[0]
+    task.assigned_user_id = demo_user("seller@demo.test").id if finished_by_me else None
+    task.finished_at = utcnow() - timedelta(days=days_ago, hours=1 if days_ago else 0)
+    db.session.commit()
+    html = page_text(post_action(client, token, item, task, "undo"))
+    assert ("danger", message) in alerts(html)
+    assert tasks_of(item)[0].status == "done"

@@ -96,7 +96,7 @@ def test_ended_adverts_are_closed_and_their_sellers_told_in_their_zone(demo_app)
         assert mine, "the seller is told"
         # The demo seller reads Stockholm time: 15:30 UTC is 16:30 there in November.
         assert "2026-11-20 16:30" in mine[0].body_text
-        assert "Europe/Stockholm" in mine[0].body_text
+        assert "2026-11-20 16:30 (Stockholm, CET)" in mine[0].body_text
         assert "http" in mine[0].body_text  # a link back to the advert
 
         # A second run finds nothing more to close for it, and tells nobody again.
