@@ -1,7 +1,7 @@
 """preparation: images of vehicle comments
 
 Revision ID: 7aafe1db8c8b
-Revises: 8e7cf8327169
+Revises: f658ddab5765
 Create Date: 2026-11-28 03:59:03.507340
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '7aafe1db8c8b'
-down_revision = '8e7cf8327169'
+down_revision = 'f658ddab5765'
 branch_labels = None
 depends_on = None
 

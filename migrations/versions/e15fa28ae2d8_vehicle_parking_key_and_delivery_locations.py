@@ -8,7 +8,7 @@ generated search_text: the first rebuild leaves it out, the second adds it back 
 from the copied columns), as its own migration (500b2e591c94) did.
 
 Revision ID: e15fa28ae2d8
-Revises: 8e7cf8327169
+Revises: c99ecd3131c9
 Create Date: 2026-11-28 03:27:43.941970
 
 """
@@ -18,7 +18,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "e15fa28ae2d8"
-down_revision = "8e7cf8327169"
+down_revision = "c99ecd3131c9"
 branch_labels = None
 depends_on = None
 
