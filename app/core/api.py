@@ -19,6 +19,7 @@ from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
 from app.core.messages import field_message, message
+from app.core.scopes import scope_for
 
 
 def holds_nul(value: Any) -> bool:
@@ -282,7 +283,8 @@ STATUS_TEXT = {
 def statuses(op: Operation, path_args: bool) -> list[int]:
     """Every status a call answers: its successes, and the errors its shape implies (a body:
     400 and 422; any input: 422; a path argument: 404; a state change: 400 for the CSRF
-    token; signed in: 401 and 403; public: 429 for the rate limit), plus its own `errors`."""
+    token; signed in: 401 and 403; public or open to API tokens: 429 for the rate limit), plus
+    its own `errors`."""
     codes = set(op.success) | set(op.errors) | {400}  # 400: also a NUL in the query (security.py)
     has_body = op.body is not None or bool(op.bodies)
     if has_body or op.query is not None or path_args:
@@ -291,9 +293,9 @@ def statuses(op: Operation, path_args: bool) -> list[int]:
         codes.add(404)
     if path_args or op.query is not None:
         codes.add(414)
-    if op.public:
-        codes.add(429)
-    else:
+    if op.public or scope_for(op.endpoint, op.method) is not None:
+        codes.add(429)  # public: per address; with an API token: per token
+    if not op.public:
         codes.update((401, 403))
     return sorted(codes)
 
@@ -427,7 +429,11 @@ def openapi_document() -> dict:
             for code in sorted(set(op.success) - {204}):  # 204: no body
                 item["responses"][str(code)]["content"] = answer
         if not op.public:
+            # Signed in with the session cookie, or with an API token holding the call's scope.
             item["security"] = [{"session": []}]
+            if (scope := scope_for(op.endpoint, op.method)) is not None:
+                item["security"].append({"token": [scope]})
+                item["x-token-scope"] = scope
         if op.public:
             item["x-public"] = True
         paths.setdefault(path, {})[op.method.lower()] = item
@@ -443,7 +449,8 @@ def openapi_document() -> dict:
         "components": {
             "schemas": dict(sorted(components.items())),
             "securitySchemes": {
-                "session": {"type": "apiKey", "in": "cookie", "name": "dc_session"}
+                "session": {"type": "apiKey", "in": "cookie", "name": "dc_session"},
+                "token": TOKEN_SCHEME,
             },
         },
     }
@@ -456,8 +463,20 @@ CSRF_HEADER = {
     "in": "header",
     "required": True,
     "description": "The CSRF token of the caller's session, signed in or not (a page's meta"
-    " csrf-token); it is bound to the session cookie, which a public call then sends too",
+    " csrf-token); it is bound to the session cookie, which a public call then sends too. A call"
+    " made with an API token (no session cookie) has none to send: its value is not read",
     "schema": {"type": "string"},
+}
+
+# An API token (Administration > API users): sent without the session cookie, so its calls
+# carry no CSRF token either; each call names the scope it needs (x-token-scope).
+TOKEN_SCHEME = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "An API token, sent as `Authorization: Bearer <token>` and without the session"
+    " cookie (then no X-CSRFToken either). Each call names the scope the token must hold (its"
+    " security requirement and x-token-scope); the token acts with its own rights, in its own"
+    " instance, and is rate-limited (429 with Retry-After).",
 }
 
 ERROR_SCHEMA = {

@@ -25,6 +25,7 @@ from sqlalchemy import select
 from werkzeug.routing import AnyConverter, PathConverter
 
 from app.auth.models import MODULES, User
+from app.auth.tokens import ApiToken
 from app.core import roles
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
@@ -502,7 +503,7 @@ def add_missing_rows() -> None:
                 format="csv",
             ),
             admin_models.Address(name="Sweep", division_id=item.division_id),
-            admin_models.ApiUser(name="Sweep", token_hash="0" * 64, token_hint="sweep"),
+            ApiToken(name="Sweep", token_hash="0" * 64, token_hint="sweep"),
             AuditLog(instance_id=nordbil.id, user_id=seller.id, action="sweep"),
         ]
     )
