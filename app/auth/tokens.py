@@ -7,8 +7,8 @@ person's. Only the SHA-256 of the secret is stored; it is shown once, when it is
 
 Each call with a token is checked as it starts, before the CSRF check: the token is known,
 active, unexpired, and still no broader than its creator (who may have lost rights since); the
-call is an /api call whose scope the token holds (app/core/scopes.py); the token is within its
-rate limit. A request that also sends the session cookie is refused: a cookie session is always
+call is an /api call whose scope the token holds (app/core/scopes.py), or a public one (which
+needs no token: the OpenAPI document, the public links); the token is within its rate limit. A request that also sends the session cookie is refused: a cookie session is always
 checked for CSRF, and a token call is exempt only because it has no cookie (`g.stateless`,
 app/extensions.py). The last use is written at most once a minute.
 """
@@ -29,6 +29,7 @@ from app.auth.models import MODULES, User
 from app.core.api import OPERATIONS
 from app.core.audit import MadeBy
 from app.core.models import InstanceScoped, UTCDateTime, utcnow
+from app.core.pages import is_public
 from app.core.ratelimit import check_rate
 from app.core.scopes import scope_for
 from app.extensions import db, login_manager
@@ -198,14 +199,14 @@ def _authenticate() -> None:
     if not within_creators(token, reach):
         text = _("This API token has more rights than the person who made it holds today.")
         raise _refuse(Unauthorized, text, "invalid_token")
-    check_rate("API_TOKEN_RATE_LIMIT", f"token:{token.id}")
-    if request.endpoint is not None:  # an unknown path: its 404
+    if request.endpoint is not None and not is_public(request.endpoint):  # unknown path: 404
         needed = _scope(request.endpoint)
         if needed is None:
             raise _refuse(Forbidden, _("This call cannot be made with an API token."))
         if needed not in (token.scopes or []):
             text = _("This API token may not make this call (it needs %(scope)s).", scope=needed)
             raise _refuse(Forbidden, text)
+    check_rate("API_TOKEN_RATE_LIMIT", f"token:{token.id}")
     g.stateless, g.api_token_id, g.api_token_user = True, token.id, user
     _touch(token)
 
