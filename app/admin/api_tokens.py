@@ -9,7 +9,7 @@ characters, its scopes, its expiry and its last use. Revoking refuses it from it
 from datetime import UTC, date, datetime, time, timedelta
 
 from flask import abort, render_template, request
-from flask_babel import format_datetime
+from flask_babel import format_datetime, get_timezone
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -81,7 +81,7 @@ def _prepare(form: ApiTokenForm, v: Viewer, row: ApiToken | None) -> None:
     if user is not None:
         membership = user.membership_in(row.instance_id)
     form.scopes.data = list(row.scopes or [])
-    form.expires_on.data = row.expires_at.date() if row.expires_at else None
+    form.expires_on.data = _local_day(row.expires_at)
     form.roles.data = list(membership.roles) if membership else []
     form.modules.data = list(membership.modules) if membership else []
     if "all_divisions" in form:
@@ -113,7 +113,9 @@ def _save(row: ApiToken, form: ApiTokenForm, v: Viewer) -> None:
         field = {"platform_roles": "roles"}.get(refused, refused)
         raise FormRefused({field: _("You can only grant what you hold yourself.")})
     row.name, row.scopes = form.name.data, sorted(form.scopes.data)
-    row.expires_at = datetime.combine(form.expires_on.data, time(23, 59, 59), tzinfo=UTC)
+    # The end of the chosen day where the writer is (the list shows that day).
+    end = datetime.combine(form.expires_on.data, time(23, 59, 59), tzinfo=get_timezone())
+    row.expires_at = end.astimezone(UTC)
     if row.id is None:
         row.stamp(v.user.id)
         secret = new_secret()
@@ -152,8 +154,12 @@ def _revoke(row: ApiToken, v: Viewer) -> None:
     row.revoke()
 
 
-def _when(moment: datetime | None) -> str:
-    return format_datetime(moment, "y-MM-dd HH:mm") if moment else "–"
+def _when(moment: datetime | None, pattern: str = "y-MM-dd HH:mm") -> str:
+    return format_datetime(moment, pattern) if moment else "–"
+
+
+def _local_day(moment: datetime | None) -> date | None:
+    return moment.astimezone(get_timezone()).date() if moment else None
 
 
 def _state(row: ApiToken) -> str:
@@ -171,7 +177,7 @@ API_USERS = Screen(
         Column(_l("Name"), "name"),
         Column(_l("Token begins"), lambda a: f"{a.token_hint}…"),
         Column(_l("Calls it may make"), lambda a: ", ".join(a.scopes or [])),
-        Column(_l("Expires"), lambda a: _when(a.expires_at)),
+        Column(_l("Expires"), lambda a: _when(a.expires_at, "y-MM-dd")),
         Column(_l("Last used"), lambda a: _when(a.last_used_at)),
         Column(_l("State"), _state),
     ),

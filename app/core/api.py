@@ -407,7 +407,9 @@ def openapi_document() -> dict:
             },
         }
         needs_csrf = op.method != "GET" and not _csrf_exempt(op.endpoint)
-        if needs_csrf:
+        if needs_csrf and scope_for(op.endpoint, op.method, op.public) is not None:
+            item["parameters"].append(CSRF_HEADER_UNLESS_TOKEN)  # a token call sends no cookie
+        elif needs_csrf:
             item["parameters"].append(CSRF_HEADER)
         if op.query is not None:
             schema = op.query.model_json_schema(by_alias=True, schema_generator=RequestJsonSchema)
@@ -463,8 +465,7 @@ CSRF_HEADER = {
     "in": "header",
     "required": True,
     "description": "The CSRF token of the caller's session, signed in or not (a page's meta"
-    " csrf-token); it is bound to the session cookie, which a public call then sends too. A call"
-    " made with an API token (no session cookie) has none to send: its value is not read",
+    " csrf-token); it is bound to the session cookie, which a public call then sends too",
     "schema": {"type": "string"},
 }
 
@@ -477,6 +478,14 @@ TOKEN_SCHEME = {
     " cookie (then no X-CSRFToken either). Each call names the scope the token must hold (its"
     " security requirement and x-token-scope); the token acts with its own rights, in its own"
     " instance, and is rate-limited (429 with Retry-After).",
+}
+
+# A call an API token may make: the header is required with the session cookie only.
+CSRF_HEADER_UNLESS_TOKEN = {
+    **CSRF_HEADER,
+    "required": False,
+    "description": "The CSRF token of the caller's session (a page's meta csrf-token), bound to"
+    " the session cookie: required with the session cookie, not read with an API token",
 }
 
 ERROR_SCHEMA = {
