@@ -84,6 +84,7 @@ def _import_models() -> None:
     import app.admin.models  # noqa: F401
     import app.auth.models  # noqa: F401
     import app.auth.tokens  # noqa: F401
+    import app.automation.engine  # noqa: F401 - its models, and its listener of the events
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
     import app.dashboard.models  # noqa: F401

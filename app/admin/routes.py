@@ -11,6 +11,7 @@ from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGI
 from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
+from app.admin.webhooks import WEBHOOKS, register_log
 from app.auth import impersonation
 from app.auth.viewer import DIVISION_SESSION_KEY, viewer
 from app.core import audit
@@ -19,8 +20,9 @@ from app.extensions import db
 bp = Blueprint("admin", __name__)
 
 CORE_SCREENS = (INSTANCES, COUNTRIES, REGIONS, DIVISIONS, GROUPS, CORE_USERS, GLOBAL_USERS)
-for _screen in (*CORE_SCREENS, API_USERS, *RECORD_SCREENS, *SETTING_SCREENS):
+for _screen in (*CORE_SCREENS, API_USERS, WEBHOOKS, *RECORD_SCREENS, *SETTING_SCREENS):
     register(bp, _screen)
+register_log(bp)
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
 bp.add_url_rule(reports.URL, "reports", reports.view)

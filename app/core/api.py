@@ -19,7 +19,8 @@ from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
 from app.core.messages import field_message, message
-from app.core.scopes import scope_for
+from app.core.scopes import CSRF_HEADER_UNLESS_TOKEN, TOKEN_SCHEME, scope_for
+from app.core.webhook_doc import webhooks_document
 
 
 def holds_nul(value: Any) -> bool:
@@ -441,6 +442,7 @@ def openapi_document() -> dict:
         paths.setdefault(path, {})[op.method.lower()] = item
     return {
         "openapi": "3.1.0",
+        "webhooks": webhooks_document(ref),
         "info": {
             "title": f"{current_app.config['APP_TITLE']} API",
             "version": current_app.config["APP_VERSION"],
@@ -467,25 +469,6 @@ CSRF_HEADER = {
     "description": "The CSRF token of the caller's session, signed in or not (a page's meta"
     " csrf-token); it is bound to the session cookie, which a public call then sends too",
     "schema": {"type": "string"},
-}
-
-# An API token (Administration > API users): sent without the session cookie, so its calls
-# carry no CSRF token either; each call names the scope it needs (x-token-scope).
-TOKEN_SCHEME = {
-    "type": "http",
-    "scheme": "bearer",
-    "description": "An API token, sent as `Authorization: Bearer <token>` and without the session"
-    " cookie (then no X-CSRFToken either). Each call names the scope the token must hold (its"
-    " security requirement and x-token-scope); the token acts with its own rights, in its own"
-    " instance, and is rate-limited (429 with Retry-After).",
-}
-
-# A call an API token may make: the header is required with the session cookie only.
-CSRF_HEADER_UNLESS_TOKEN = {
-    **CSRF_HEADER,
-    "required": False,
-    "description": "The CSRF token of the caller's session (a page's meta csrf-token), bound to"
-    " the session cookie: required with the session cookie, not read with an API token",
 }
 
 ERROR_SCHEMA = {

@@ -59,3 +59,25 @@ def every_scope() -> list[tuple[str, str, object]]:
     return [
         (f"{area}:{kind}", area, name) for area, name in AREAS.items() for kind in (READ, WRITE)
     ]
+
+
+# An API token (Administration > API users): sent without the session cookie, so its calls
+# carry no CSRF token either; each call names the scope it needs (x-token-scope).
+TOKEN_SCHEME = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "An API token, sent as `Authorization: Bearer <token>` and without the session"
+    " cookie (then no X-CSRFToken either). Each call names the scope the token must hold (its"
+    " security requirement and x-token-scope); the token acts with its own rights, in its own"
+    " instance, and is rate-limited (429 with Retry-After).",
+}
+
+# A call an API token may make: the header is required with the session cookie only.
+CSRF_HEADER_UNLESS_TOKEN = {
+    "name": "X-CSRFToken",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "The CSRF token of the caller's session (a page's meta csrf-token), bound to"
+    " the session cookie: required with the session cookie, not read with an API token",
+}

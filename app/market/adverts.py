@@ -23,6 +23,7 @@ from sqlalchemy.orm import aliased
 
 from app.auth.models import User, user_instances
 from app.core import audit
+from app.core.happenings import announce
 from app.core.i18n import to_locale, user_time_zone
 from app.core.models import utcnow
 from app.core.tenancy import activate, active_instance_id
@@ -562,7 +563,16 @@ def publish(advert: Advert, group: InstanceGroup) -> int:
     advert.status = "published"
     advert.published_at = advert.published_at or utcnow()
     db.session.flush()
+    announce("advert.published", advert.instance_id, **advert_facts(advert))
     return send_bid_links(advert, group)
+
+
+def advert_facts(advert: Advert) -> dict:
+    """What an event about an advert tells (app/core/happenings.py)."""
+    return {
+        "advertId": advert.id, "regno": advert.regno, "brand": advert.brand,
+        "model": advert.model, "currency": advert.currency, "startPrice": advert.start_price,
+    }  # fmt: skip
 
 
 def create_advert(
