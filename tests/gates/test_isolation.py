@@ -27,6 +27,7 @@ from werkzeug.routing import AnyConverter, PathConverter
 from app.auth.models import MODULES, User
 from app.auth.privileges import reach_of
 from app.auth.tokens import ApiToken, make_token
+from app.automation.models import WebhookDelivery, WebhookEndpoint
 from app.core import roles
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
@@ -164,6 +165,11 @@ def _by_id(model, arg: str, *where, division=None) -> Callable[[Scope], dict]:
 # endpoint -> (Scope -> its path arguments). Arguments that are not ids (a module, a state
 # list, an action) are filled in from the rule (`any(...)` takes its first choice) or NOT_IDS.
 ROUTES: dict[str, Callable[[Scope], dict]] = {
+    # Webhooks: an endpoint's delivery log and "send again".
+    "admin.webhook_deliveries": lambda s: {"endpoint_id": s.row(WebhookEndpoint).id},
+    "admin.webhook_send_again": lambda s: (
+        lambda d: {"endpoint_id": d.endpoint_id, "delivery_id": d.id}
+    )(s.row(WebhookDelivery)),
     # Preparation: items, their comments, files, tasks; custom lists and saved filters.
     "preparation.item_redirect": lambda s: {"item_id": _item(s).id},
     "preparation.item_page": lambda s: {"item_id": _item(s).id},
@@ -506,8 +512,14 @@ def add_missing_rows() -> None:
             ),
             admin_models.Address(name="Sweep", division_id=item.division_id),
             ApiToken(name="Sweep", token_hash="0" * 64, token_hint="sweep"),
+            WebhookEndpoint(name="Sweep", url="https://hooks.example.test/", events=[]),
             AuditLog(instance_id=nordbil.id, user_id=seller.id, action="sweep"),
         ]
+    )
+    db.session.flush()
+    endpoint = db.session.scalars(select(WebhookEndpoint).where(WebhookEndpoint.name == "Sweep"))
+    db.session.add(
+        WebhookDelivery(endpoint_id=endpoint.one().id, event="vehicle.added", payload={})
     )
     for screen in SCREENS.values():  # a row for each instance screen that has none yet
         if screen.model is SettingRow:
