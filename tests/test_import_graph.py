@@ -19,6 +19,7 @@ LAYERS = (
     {"shell"},
     {
         "account",
+        "automation",
         "dashboard",
         "events",
         "market",
