@@ -184,8 +184,6 @@ EVENTS = (
     ("vehicle_sold", _l("A vehicle is sold")),
     ("advert_published", _l("An advert is published")),
     ("advert_allocated", _l("An advert is allocated")),
-    ("bid_placed", _l("A bid is placed")),
-    ("task_overdue", _l("A task is overdue")),
 )
 EVENT_ACTIONS = (
     ("email", _l("Send an e-mail")),
@@ -205,9 +203,7 @@ SETTING_SCREENS = [
         _l("Event rules: when something happens to a vehicle, what the system does."),
         (Extra("event", _l("When"), "choice", EVENTS), Extra("action", _l("Then"), "choice", EVENT_ACTIONS),
          Extra("target", _l("Recipient or address"),
-               hint=_l("An e-mail address, a role's code (such as ROLE_ADMIN) for everyone holding it, or for a webhook the endpoint's name.")),
-         Extra("threshold", _l("Bids from"), "int", low=0, high=100_000_000,
-               hint=_l("Only for bids: the least amount that counts (0: every bid)."))),
+               hint=_l("An e-mail address, a role's code (such as ROLE_ADMIN) for everyone holding it, or for a webhook the endpoint's name."))),
     ),
     setting_screen(
         "general/seller-users", "seller", _l("seller"),

@@ -1,7 +1,7 @@
 """The event engine: each announcement (app/core/happenings.py) goes to the webhook endpoints
 that subscribe to its event, and through the instance's event rules (Administration > General >
 Event engine): an e-mail to an address or to the users holding a role, or a webhook to a named
-endpoint. A bid rule may name a threshold: only bids of at least that amount count."""
+endpoint."""
 
 import secrets
 
@@ -27,8 +27,6 @@ RULE_EVENTS = {
     "vehicle_sold": "vehicle.sold",
     "advert_published": "advert.published",
     "advert_allocated": "advert.allocated",
-    "bid_placed": "bid.placed",
-    "task_overdue": "task.overdue",
 }
 
 
@@ -39,8 +37,6 @@ EVENT_NAMES = {
     "vehicle.sold": _l("A vehicle is sold"),
     "advert.published": _l("An advert is published"),
     "advert.allocated": _l("An advert is allocated"),
-    "bid.placed": _l("A bid is placed"),
-    "task.overdue": _l("A task is overdue"),
 }
 
 
@@ -53,7 +49,7 @@ class WebhookEvent(BaseModel):
     instance: int
     data: dict = Field(
         description="The event's facts: ids, names, numbers (vehicle: itemId, module, regno,"
-        " state; bid: advertId, amount, currency)"
+        " state; advert: advertId, regno, currency, startPrice or price)"
     )
 
 
@@ -95,17 +91,10 @@ def on_event(name: str, instance_id: int, facts: dict) -> None:
     ).all()
     for rule in rules:
         data = rule.data or {}
-        if RULE_EVENTS.get(data.get("event")) != name or not _over_threshold(data, facts):
+        if RULE_EVENTS.get(data.get("event")) != name:
             continue
         body = body or payload(name, instance_id, facts)
         _act(rule, data, endpoints, body)
-
-
-def _over_threshold(data: dict, facts: dict) -> bool:
-    threshold = data.get("threshold")
-    if not threshold or "amount" not in facts:
-        return True
-    return (facts.get("amount") or 0) >= int(threshold)
 
 
 def _act(rule: SettingRow, data: dict, endpoints, body: dict) -> None:
