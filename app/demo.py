@@ -234,6 +234,7 @@ FEATURE_DEMOS = (
     "app.admin.demo",
     "app.dashboard.demo",
     "app.purchase.demo",
+    "app.automation.demo",
 )
 
 
