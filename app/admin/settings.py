@@ -184,6 +184,7 @@ EVENTS = (
     ("vehicle_sold", _l("A vehicle is sold")),
     ("advert_published", _l("An advert is published")),
     ("advert_allocated", _l("An advert is allocated")),
+    ("task_overdue", _l("A task is overdue")),
 )
 EVENT_ACTIONS = (
     ("email", _l("Send an e-mail")),

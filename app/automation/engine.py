@@ -27,6 +27,7 @@ RULE_EVENTS = {
     "vehicle_sold": "vehicle.sold",
     "advert_published": "advert.published",
     "advert_allocated": "advert.allocated",
+    "task_overdue": "task.overdue",
 }
 
 
@@ -37,6 +38,7 @@ EVENT_NAMES = {
     "vehicle.sold": _l("A vehicle is sold"),
     "advert.published": _l("An advert is published"),
     "advert.allocated": _l("An advert is allocated"),
+    "task.overdue": _l("A task is overdue"),
 }
 
 

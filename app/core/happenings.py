@@ -1,6 +1,6 @@
 """What happens in the product, announced to whoever listens: a vehicle added, a state
-changed, a vehicle sold, an advert published or allocated. (A bid placed and a task overdue
-are not announced yet: a bid's path counts its statements, docs/decisions.md.)
+changed, a vehicle sold, an advert published or allocated, a station task overdue. (A bid
+placed is not announced yet: a bid's path counts its statements, docs/decisions.md.)
 
 A feature announces with `announce(name, instance_id, **facts)`; the event engine
 (app/automation) listens with `@listener`. This module sits in core so that no feature imports
@@ -19,6 +19,7 @@ EVENTS = (
     "vehicle.sold",
     "advert.published",
     "advert.allocated",
+    "task.overdue",
 )
 
 _LISTENERS: list[Callable[[str, int, dict], None]] = []

@@ -28,7 +28,7 @@ from app.automation.webhooks import (
 from app.core import jobs
 from app.core import roles as R
 from app.core.api import openapi_document
-from app.core.models import Division
+from app.core.models import Division, utcnow
 from app.core.settings import SettingRow
 from app.core.tenancy import activate
 from app.extensions import db
@@ -235,3 +235,32 @@ def test_the_api_document_states_the_webhooks_and_their_body(app):
     body = doc["components"]["schemas"][schema_ref.rsplit("/", 1)[1]]
     assert {"id", "type", "created", "instance", "data"} <= set(body["properties"])
     assert "HMAC-SHA256" in hook["description"]
+
+
+def test_a_station_task_going_overdue_reaches_its_subscriber_once(
+    client, admin, receiver, local_allowed
+):
+    from app.preparation.models import ItemStationTask, Station
+    from app.preparation.tasks import sync_overdue_warnings
+
+    csrf = sign_in(client, admin)
+    make_endpoint(client, csrf, receiver.url, events=("task.overdue",))
+    item = new_vehicle(admin.active_instance_id, regno="SLOW1")
+    activate(admin.active_instance_id)
+    station = Station(module="begcare", name="Tvätt")
+    db.session.add(station)
+    db.session.flush()
+    db.session.add(
+        ItemStationTask(
+            item_id=item.id, station_id=station.id, status="active", target_minutes=30,
+            started_at=utcnow() - timedelta(hours=2),
+        )
+    )  # fmt: skip
+    db.session.flush()
+    assert sync_overdue_warnings() == (1, 0)
+    assert sync_overdue_warnings() == (0, 0)  # flagged already: told once
+    activate(None)
+    delivery = only_delivery()
+    assert deliver(delivery.id) == "delivered"
+    event = json.loads(receiver.received[0][1])
+    assert event["type"] == "task.overdue" and event["data"]["regno"] == "SLOW1"
