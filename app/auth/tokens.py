@@ -206,7 +206,7 @@ def _authenticate() -> None:
         if needed not in (token.scopes or []):
             text = _("This API token may not make this call (it needs %(scope)s).", scope=needed)
             raise _refuse(Forbidden, text)
-    check_rate("API_TOKEN_RATE_LIMIT", f"token:{token.id}")
+    check_rate("API_TOKEN_RATE_LIMIT", f"token:{token.token_hash[:24]}")  # not its id: reused
     g.stateless, g.api_token_id, g.api_token_user = True, token.id, user
     _touch(token)
 
