@@ -189,3 +189,21 @@ def test_the_api_document_declares_the_token_and_each_calls_scope(app):
     assert "429" in me["responses"]
     impersonate = doc["paths"]["/api/impersonate/{user_id}"]["post"]
     assert all("token" not in requirement for requirement in impersonate["security"])
+
+
+def test_a_token_is_edited_within_the_makers_reach_and_keeps_its_secret(client, api, admin):
+    token, secret = make_token("Feed", admin, admin.active_instance, ["account:read"],
+                               every_right(admin.active_instance))  # fmt: skip
+    csrf = sign_in(client, admin)
+    form = client.get(f"/admin/core/core-api-users/{token.id}/edit")
+    assert form.status_code == 200 and 'value="Feed"' in page_text(form)
+    answer = client.post(
+        f"/admin/core/core-api-users/{token.id}/edit",
+        data={"csrf_token": csrf, "name": "Feed 2", "scopes": ["users:read"],
+              "expires_on": IN_A_MONTH, "roles": [*ADMIN, R.ROLE_MANAGER_ADMIN], "modules": ["begcare"],
+              "all_divisions": "y"},
+    )  # fmt: skip
+    assert answer.status_code == 302
+    assert api.get("/api/me", headers=bearer(secret)).status_code == 403  # account:read gone
+    listed = api.get("/api/users/detailed-list", headers=bearer(secret))
+    assert listed.status_code == 200 and admin.email in listed.get_data(as_text=True)
