@@ -53,9 +53,10 @@ def create_app(overrides: dict | None = None) -> Flask:
     errors.init_app(app)  # first: every later hook's failure gets a request id
     roundtrips.init_app(app)  # answers wait for their deferred commits (bids)
     pages.init_app(app)
-    from app.auth import impersonation
+    from app.auth import impersonation, tokens
 
     impersonation.init_app(app)
+    tokens.init_app(app)  # ahead of the CSRF check: a token call without a cookie has none
     security.init_app(app)
     jobs.init_app(app)
     ratelimit.init_app(app)
@@ -84,6 +85,8 @@ def create_app(overrides: dict | None = None) -> Flask:
 def _import_models() -> None:
     import app.admin.models  # noqa: F401
     import app.auth.models  # noqa: F401
+    import app.auth.tokens  # noqa: F401
+    import app.automation.engine  # noqa: F401 - its models, and its listener of the events
     import app.bookings.models  # noqa: F401
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401

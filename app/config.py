@@ -93,6 +93,11 @@ class Config:
     FORGOT_THROTTLE = {"address": {"free": 10, "lock": 20, "lock_minutes": 15}}
     # Public market calls and pages: at most this many per address and minute ("count/seconds").
     PUBLIC_RATE_LIMIT = "120/60"
+    # Calls made with one API token: at most this many per token and window ("count/seconds").
+    API_TOKEN_RATE_LIMIT = "600/60"  # noqa: S105 - a limit, not a secret
+    # Networks webhooks may call beyond the public internet (comma-separated, e.g.
+    # "127.0.0.1/32,10.0.0.0/8"); unset: loopback, private and reserved addresses are refused.
+    WEBHOOK_ALLOWED_NETWORKS = ""
     # How many reverse proxies in front of the application set X-Forwarded-For/-Proto/-Host
     # (README, "Deployment"); 0 trusts none of these headers.
     TRUSTED_PROXIES = 0
@@ -119,6 +124,10 @@ class Config:
             os.environ.get("BASE_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or 5000}"
         )
         values["PUBLIC_RATE_LIMIT"] = os.environ.get("PUBLIC_RATE_LIMIT") or cls.PUBLIC_RATE_LIMIT
+        values["WEBHOOK_ALLOWED_NETWORKS"] = os.environ.get("WEBHOOK_ALLOWED_NETWORKS", "")
+        values["API_TOKEN_RATE_LIMIT"] = (
+            os.environ.get("API_TOKEN_RATE_LIMIT") or cls.API_TOKEN_RATE_LIMIT
+        )
         proxies = os.environ.get("TRUSTED_PROXIES", "").strip()
         values["TRUSTED_PROXIES"] = int(proxies) if proxies.isascii() and proxies.isdigit() else 0
         return values

@@ -11,15 +11,20 @@ import click
 from flask import Flask
 from sqlalchemy import func, select
 
+from app.auth import privileges
 from app.auth.landing import STATION_LANDING
 from app.auth.models import MODULES, Group, User
 from app.auth.services import hash_password
+from app.auth.tokens import make_token, set_secret
 from app.core import jobs, roles
 from app.core.models import Country, Division, Instance, Region
 from app.core.tenancy import activate
 from app.extensions import db
 
 DEMO_PASSWORD = "demo-pass-1"  # noqa: S105 - documented in CONTRACT.md and README
+# Nordbil's demo API token: the seller's rights, reading only (README, "The API with a token").
+DEMO_API_TOKEN = "dc_demo-nordbil-read-only"  # noqa: S105 - documented in README
+DEMO_API_SCOPES = ("account:read", "vehicles:read", "purchase:read", "dashboards:read")
 LINK_NAMES = (
     "invite", "bid", "allocate", "change_status", "quick_test", "quick_test_pdf",
     "purchase_analysis_pdf", "dashboard", "bid_second_buyer", "reserve_advert", "reserve_bid",
@@ -230,12 +235,30 @@ FEATURE_DEMOS = (
     "app.dashboard.demo",
     "app.purchase.demo",
     "app.bookings.demo",
+    "app.automation.demo",
 )
 
 
 def _register_feature_demos() -> None:
     for module in FEATURE_DEMOS:
         importlib.import_module(module)
+
+
+@seeder(25)
+def seed_api_token(ctx: dict) -> None:
+    """Nordbil's website token, made by the administrator with the seller's rights."""
+    first = ctx["instances"][0]
+    admin, seller = (
+        db.session.scalars(select(User).where(User.email == email)).one()
+        for email in ("admin@demo.test", "seller@demo.test")
+    )
+    divisions = [d for d in seller.divisions if d.instance_id == first.id]
+    reach = privileges.reach_of(seller, first.id)
+    token, _secret = make_token(
+        "Webbplatsen", admin, first, DEMO_API_SCOPES, reach, divisions, days=365
+    )
+    set_secret(token, DEMO_API_TOKEN)
+    db.session.flush()
 
 
 def load_demo_data() -> bool:
@@ -264,6 +287,10 @@ def register_cli(app: Flask) -> None:
         """Load the demo data set into an empty database."""
         if load_demo_data():
             click.echo("Demo data loaded. Every demo user's password is demo-pass-1.")
+            click.echo(
+                f"The demo API token (Nordbil, reading): {DEMO_API_TOKEN}, e.g. curl -H "
+                f"'Authorization: Bearer {DEMO_API_TOKEN}' http://127.0.0.1:5000/api/me"
+            )
         else:
             click.echo("The database already holds data; nothing loaded.")
 

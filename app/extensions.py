@@ -1,10 +1,11 @@
 """Flask extensions, created unbound here and bound to the app in create_app."""
 
+from flask import g
 from flask_babel import Babel
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
-from flask_wtf import CSRFProtect
+from flask_wtf import CSRFProtect as _CSRFProtect
 from sqlalchemy import MetaData
 from sqlalchemy.orm import DeclarativeBase
 
@@ -28,6 +29,18 @@ def _render_item(type_: str, obj, autogen_context):
         autogen_context.imports.add("import sqlalchemy as sa")
         return f"sa.{obj.impl!r}"
     return False
+
+
+class CSRFProtect(_CSRFProtect):
+    """Flask-WTF's CSRF check, except for a request marked stateless (`g.stateless`: a call made
+    with a valid API token and no session cookie, app/auth/tokens.py). A forged request rides on
+    the victim's cookie; a call that sends none has nothing to forge. A request that sends the
+    session cookie is always checked, whatever else it carries."""
+
+    def protect(self, apply_exemptions=False):
+        if g.get("stateless"):
+            return
+        super().protect(apply_exemptions=apply_exemptions)
 
 
 db = SQLAlchemy(model_class=Base)

@@ -20,6 +20,7 @@ LAYERS = (
     {
         "account",
         "bookings",
+        "automation",
         "dashboard",
         "events",
         "market",

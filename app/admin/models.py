@@ -1,12 +1,11 @@
-"""The administration area's own records: imports, API users, and the settings rows of the
+"""The administration area's own records: imports, and the settings rows of the
 screens that have no model of their own elsewhere (tags, holidays, providers, ...)."""
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, LargeBinary, String
+from sqlalchemy import JSON, Date, ForeignKey, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.audit import MadeBy
 from app.core.models import InstanceScoped, UTCDateTime, utcnow
 from app.core.settings import Tag  # noqa: F401 - the tags screen's model lives below the features
 from app.extensions import db
@@ -32,20 +31,6 @@ class ImportRun(InstanceScoped, db.Model):
     unchanged: Mapped[int] = mapped_column(Integer, default=0)
     failed: Mapped[int] = mapped_column(Integer, default=0)
     errors: Mapped[list] = mapped_column(JSON, default=list)
-
-
-class ApiUser(MadeBy, InstanceScoped, db.Model):
-    """A machine caller of the core API: only the SHA-256 of its token is kept. `MadeBy` says
-    who made it (an administrator acting as someone: both)."""
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(100))
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    token_hint: Mapped[str] = mapped_column(String(12))
-    calls: Mapped[list] = mapped_column(JSON, default=list)
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Address(InstanceScoped, db.Model):

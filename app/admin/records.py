@@ -1,11 +1,7 @@
-"""Tags, holidays, addresses, API users, the template engine and the logs: screens on the shared
+"""Tags, holidays, addresses, the template engine and the logs: screens on the shared
 mechanism with models of their own."""
 
-import hashlib
-import secrets
-
 import nh3
-from flask import render_template
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -15,9 +11,9 @@ from wtforms import DateField, SelectField, StringField
 from wtforms.validators import InputRequired, Optional, Regexp
 
 from app.admin.crud import Column, FormRefused, Screen
-from app.admin.fields import choice, flag, long_text, many, optional_int, text
+from app.admin.fields import choice, flag, long_text, optional_int, text
 from app.admin.mail_templates import ALLOWED_TAGS, links_in, misplaced_links, render
-from app.admin.models import Address, ApiUser, Tag
+from app.admin.models import Address, Tag
 from app.auth.models import User
 from app.auth.viewer import Viewer
 from app.core import roles as R
@@ -25,7 +21,7 @@ from app.core.audit import AuditLog
 from app.core.division_settings import own_division_ids
 from app.core.i18n import LOCALES
 from app.core.messages import KEYS
-from app.core.models import Country, Division, utcnow
+from app.core.models import Country, Division
 from app.core.settings import Holiday, SettingRow
 from app.core.times import moment
 from app.extensions import db
@@ -120,97 +116,6 @@ ADDRESSES = Screen(
     search=("name", "street", "city"),
     order_by=(Address.name,),
     prepare=_prepare_address,
-)
-
-
-# --- API users ------------------------------------------------------------------------------
-
-API_CALLS = (
-    ("vehicles:read", _l("Read vehicles")),
-    ("vehicles:write", _l("Add and change vehicles")),
-    ("adverts:read", _l("Read adverts")),
-    ("users:read", _l("Read users")),
-    ("statistics:read", _l("Read statistics")),
-)
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def api_user_for(token: str) -> ApiUser | None:
-    """The active API user a bearer token belongs to (any instance), for the core API."""
-    if not token or len(token) > 200:
-        return None
-    row = db.session.scalars(
-        select(ApiUser)
-        .where(ApiUser.token_hash == hash_token(token), ApiUser.active.is_(True))
-        .execution_options(all_instances=True)
-    ).first()
-    return row
-
-
-class ApiUserForm(FlaskForm):
-    name = text(_l("Name"), hint=_l("Who or what calls with this token, such as the website."))
-    calls = many(_l("Calls it may make"))
-
-
-def _prepare_api_user(form, v, row) -> None:
-    form.calls.choices = [(value, str(label)) for value, label in API_CALLS]
-
-
-def _save_api_user(row: ApiUser, form, v) -> None:
-    row.name, row.calls = form.name.data, list(form.calls.data)
-    if row.id is None:
-        row.stamp(v.user.id)
-        token = "dc_" + secrets.token_urlsafe(32)
-        row.token_hash, row.token_hint = hash_token(token), token[:10]
-        row._new_token = token  # shown once, on the answer to this request
-
-
-def _show_token(row: ApiUser, created: bool):
-    token = getattr(row, "_new_token", None)
-    if not (created and token):
-        return None
-    return render_template(
-        "admin/api_token.html",
-        screen_title=str(_("API users")),
-        subpage=row.name,
-        list_url="/admin/core/core-api-users",
-        row=row,
-        token=token,
-    )
-
-
-def _revoke(row: ApiUser, v) -> None:
-    row.active, row.revoked_at = False, utcnow()
-
-
-API_USERS = Screen(
-    path="core/core-api-users",
-    noun=_l("API user"),
-    model=ApiUser,
-    form=ApiUserForm,
-    columns=(
-        Column(_l("Name"), "name"),
-        Column(_l("Token begins"), lambda a: f"{a.token_hint}…"),
-        Column(_l("Calls it may make"), "calls"),
-        Column(_l("Active"), "active"),
-    ),
-    intro=_l(
-        "Machine callers of the API. The token is shown once when the user is created and stored only as a hash; revoke it when it leaks."
-    ),
-    search=("name",),
-    order_by=(ApiUser.name,),
-    prepare=_prepare_api_user,
-    save=_save_api_user,
-    respond=_show_token,
-    delete=_revoke,
-    delete_blocked=lambda a: None if a.active else _("This token is already revoked."),
-    delete_label=_l("Revoke"),
-    delete_question=_l(
-        "Calls with this token are refused from now on. This cannot be undone: create a new API user for a new token."
-    ),
 )
 
 
@@ -398,7 +303,6 @@ RECORD_SCREENS = [
     TAGS,
     HOLIDAYS,
     ADDRESSES,
-    API_USERS,
     TEMPLATE_ENGINE,
     logs_screen("begcare"),
     logs_screen("newcare"),

@@ -5,11 +5,13 @@ from flask_babel import gettext as _
 from flask_login import current_user
 
 from app.admin import configuration, import_routes, reports
+from app.admin.api_tokens import API_USERS
 from app.admin.crud import SCREENS, register
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
 from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
+from app.admin.webhooks import WEBHOOKS, register_log
 from app.auth import impersonation
 from app.auth.viewer import DIVISION_SESSION_KEY, viewer
 from app.core import audit
@@ -18,8 +20,9 @@ from app.extensions import db
 bp = Blueprint("admin", __name__)
 
 CORE_SCREENS = (INSTANCES, COUNTRIES, REGIONS, DIVISIONS, GROUPS, CORE_USERS, GLOBAL_USERS)
-for _screen in (*CORE_SCREENS, *RECORD_SCREENS, *SETTING_SCREENS):
+for _screen in (*CORE_SCREENS, API_USERS, WEBHOOKS, *RECORD_SCREENS, *SETTING_SCREENS):
     register(bp, _screen)
+register_log(bp)
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
 bp.add_url_rule(reports.URL, "reports", reports.view)

@@ -49,6 +49,7 @@ class Extra:
                     ),
                 ],
                 render_kw={"inputmode": "numeric", "min": self.low, "max": self.high},
+                description=self.hint or "",
             )
         if self.kind == "choice":
             return SelectField(self.label)  # choices: set by _prepare
@@ -182,10 +183,12 @@ EVENTS = (
     ("state_changed", _l("A vehicle changes state")),
     ("vehicle_sold", _l("A vehicle is sold")),
     ("advert_published", _l("An advert is published")),
+    ("advert_allocated", _l("An advert is allocated")),
+    ("task_overdue", _l("A task is overdue")),
 )
 EVENT_ACTIONS = (
     ("email", _l("Send an e-mail")),
-    ("notify", _l("Notify the users of the division")),
+    ("notify", _l("Notify the users holding a role")),
     ("webhook", _l("Call a web address")),
 )
 WEEKDAYS = tuple((str(n), str(n)) for n in range(1, 8))
@@ -201,7 +204,8 @@ SETTING_SCREENS = [
         "general/event-engine", "event", _l("event rule"),
         _l("Event rules: when something happens to a vehicle, what the system does."),
         (Extra("event", _l("When"), "choice", EVENTS), Extra("action", _l("Then"), "choice", EVENT_ACTIONS),
-         Extra("target", _l("Recipient or address"))),
+         Extra("target", _l("Recipient or address"),
+               hint=_l("An e-mail address, a role's code (such as ROLE_ADMIN) for everyone holding it, or for a webhook the endpoint's name."))),
     ),
     setting_screen(
         "general/seller-users", "seller", _l("seller"),

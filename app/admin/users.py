@@ -79,7 +79,7 @@ def scope_instance_users(stmt, v: Viewer):
         user_instances.c.user_id == User.id,
         user_instances.c.instance_id == (v.instance.id if v.instance else None),
     )
-    stmt = stmt.where(member)
+    stmt = stmt.where(member, User.login_type != "api")  # API tokens: on their own screen
     if not (v.has(R.ROLE_ADMIN) or v.has(R.tenant_read("USER"))):
         shares = exists().where(
             user_divisions.c.user_id == User.id,

@@ -19,6 +19,8 @@ from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
 from app.core.messages import field_message, message
+from app.core.scopes import CSRF_HEADER_UNLESS_TOKEN, TOKEN_SCHEME, scope_for
+from app.core.webhook_doc import webhooks_document
 
 
 def holds_nul(value: Any) -> bool:
@@ -282,7 +284,8 @@ STATUS_TEXT = {
 def statuses(op: Operation, path_args: bool) -> list[int]:
     """Every status a call answers: its successes, and the errors its shape implies (a body:
     400 and 422; any input: 422; a path argument: 404; a state change: 400 for the CSRF
-    token; signed in: 401 and 403; public: 429 for the rate limit), plus its own `errors`."""
+    token; signed in: 401 and 403; public or open to API tokens: 429 for the rate limit), plus
+    its own `errors`."""
     codes = set(op.success) | set(op.errors) | {400}  # 400: also a NUL in the query (security.py)
     has_body = op.body is not None or bool(op.bodies)
     if has_body or op.query is not None or path_args:
@@ -291,9 +294,9 @@ def statuses(op: Operation, path_args: bool) -> list[int]:
         codes.add(404)
     if path_args or op.query is not None:
         codes.add(414)
-    if op.public:
-        codes.add(429)
-    else:
+    if op.public or scope_for(op.endpoint, op.method) is not None:
+        codes.add(429)  # public: per address; with an API token: per token
+    if not op.public:
         codes.update((401, 403))
     return sorted(codes)
 
@@ -405,7 +408,9 @@ def openapi_document() -> dict:
             },
         }
         needs_csrf = op.method != "GET" and not _csrf_exempt(op.endpoint)
-        if needs_csrf:
+        if needs_csrf and scope_for(op.endpoint, op.method, op.public) is not None:
+            item["parameters"].append(CSRF_HEADER_UNLESS_TOKEN)  # a token call sends no cookie
+        elif needs_csrf:
             item["parameters"].append(CSRF_HEADER)
         if op.query is not None:
             schema = op.query.model_json_schema(by_alias=True, schema_generator=RequestJsonSchema)
@@ -427,12 +432,17 @@ def openapi_document() -> dict:
             for code in sorted(set(op.success) - {204}):  # 204: no body
                 item["responses"][str(code)]["content"] = answer
         if not op.public:
+            # Signed in with the session cookie, or with an API token holding the call's scope.
             item["security"] = [{"session": []}]
+            if (scope := scope_for(op.endpoint, op.method)) is not None:
+                item["security"].append({"token": [scope]})
+                item["x-token-scope"] = scope
         if op.public:
             item["x-public"] = True
         paths.setdefault(path, {})[op.method.lower()] = item
     return {
         "openapi": "3.1.0",
+        "webhooks": webhooks_document(ref),
         "info": {
             "title": f"{current_app.config['APP_TITLE']} API",
             "version": current_app.config["APP_VERSION"],
@@ -443,7 +453,8 @@ def openapi_document() -> dict:
         "components": {
             "schemas": dict(sorted(components.items())),
             "securitySchemes": {
-                "session": {"type": "apiKey", "in": "cookie", "name": "dc_session"}
+                "session": {"type": "apiKey", "in": "cookie", "name": "dc_session"},
+                "token": TOKEN_SCHEME,
             },
         },
     }

@@ -29,8 +29,9 @@ _lock = threading.Lock()
 _local: dict[str, int] = {}  # without Redis: this process's count per counter name
 
 
-def _rule() -> tuple[int, int]:
-    count, _sep, seconds = str(current_app.config["PUBLIC_RATE_LIMIT"]).partition("/")
+def _rule(setting: str = "PUBLIC_RATE_LIMIT") -> tuple[int, int]:
+    """A limit setting ("120/60": 120 requests per 60 seconds) as (count, seconds)."""
+    count, _sep, seconds = str(current_app.config[setting]).partition("/")
     return int(count), int(seconds or 60)
 
 
@@ -43,11 +44,11 @@ def count_early(*endpoints: str) -> None:
     _EARLY.update(endpoints)
 
 
-def _counter(seconds: int) -> str:
-    """The Redis key counting this request's address in the current window (a new window
-    starts at 0)."""
-    address = request.remote_addr or "unknown"
-    return f"rl:public:{address}:{int(time.time()) // seconds}"
+def _counter(seconds: int, who: str | None = None) -> str:
+    """The Redis key counting this request's address (or `who`) in the current window (a new
+    window starts at 0)."""
+    who = who or f"public:{request.remote_addr or 'unknown'}"
+    return f"rl:{who}:{int(time.time()) // seconds}"
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,9 @@ def init_app(app: Flask) -> None:
     app.teardown_request(_drop_unread)
 
 
-def _hit(seconds: int) -> int:
+def _hit(seconds: int, who: str | None = None) -> int:
     """This request's count in its window: in Redis, else in this process."""
-    name = _counter(seconds)
+    name = _counter(seconds, who)
     redis = redis_connection()
     if redis is not None:
         try:
@@ -141,8 +142,14 @@ def _hit(seconds: int) -> int:
 def check_public_rate() -> None:
     """Count this request against its address; over the limit, answer 429 with Retry-After
     (JSON for calls, the error page for pages: app/core/errors.py)."""
-    limit, seconds = _rule()
-    if _hit(seconds) > limit:
+    check_rate("PUBLIC_RATE_LIMIT")
+
+
+def check_rate(setting: str, who: str | None = None) -> None:
+    """Count this request against `who` (default: its address) under the limit `setting`
+    names; over it, answer 429 with Retry-After."""
+    limit, seconds = _rule(setting)
+    if _hit(seconds, who) > limit:
         retry = seconds - int(time.time()) % seconds
         text = _("Too many requests. Please wait %(seconds)s seconds and try again.", seconds=retry)
         exc = TooManyRequests()

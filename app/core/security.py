@@ -5,7 +5,7 @@ path integers within the column's range, and the trusted reverse proxies."""
 from urllib.parse import urlsplit
 
 import flask_wtf.csrf
-from flask import Flask, abort, current_app, request
+from flask import Flask, abort, current_app, g, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
 from itsdangerous import URLSafeTimedSerializer
@@ -73,10 +73,16 @@ def _up_to(limit: str) -> str:
 
 
 class SessionInterface(SecureCookieSessionInterface):
-    """Mark the session cookie Secure whenever the request came over HTTPS."""
+    """Mark the session cookie Secure whenever the request came over HTTPS; a stateless call
+    (made with an API token, `g.stateless`) is answered without one."""
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"] or request.is_secure)
+
+    def save_session(self, app: Flask, session, response) -> None:
+        if g.get("stateless"):
+            return
+        super().save_session(app, session, response)
 
 
 def content_security_policy(app: Flask) -> str:

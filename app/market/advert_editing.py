@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 
 from app.core import audit
+from app.core.happenings import announce
 from app.core.models import utcnow
 from app.extensions import db
 from app.market.adverts import advert_images, aware
@@ -126,7 +127,16 @@ def publish(advert: Advert, group: InstanceGroup) -> int:
     advert.status = "published"
     advert.published_at = advert.published_at or utcnow()
     db.session.flush()
+    announce("advert.published", advert.instance_id, **advert_facts(advert))
     return send_bid_links(advert, group)
+
+
+def advert_facts(advert: Advert) -> dict:
+    """What an event about an advert tells (app/core/happenings.py)."""
+    return {
+        "advertId": advert.id, "regno": advert.regno, "brand": advert.brand,
+        "model": advert.model, "currency": advert.currency, "startPrice": advert.start_price,
+    }  # fmt: skip
 
 
 def create_advert(

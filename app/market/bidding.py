@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
 from app.core.cache import LRUCache
+from app.core.happenings import announce
 from app.core.locking import locked
 from app.core.models import utcnow
 from app.core.roundtrips import call_then_commit, defer
@@ -1049,6 +1050,8 @@ def allocate(advert_id: int, group_id: int, price: int, notes: str | None, user_
     advert.allocated_price = price
     advert.allocated_notes = notes or None
     advert.allocated_at = utcnow()
+    announce("advert.allocated", advert.instance_id, advertId=advert.id, groupId=group_id,
+             price=price, currency=advert.currency)  # fmt: skip
     return _recorded(
         "market_advert_allocated", advert, previous, user_id, group=group_id, price=price
     )

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
+from app.core.happenings import announce
 from app.core.models import Instance, new_version, utcnow
 from app.extensions import db
 from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationItem
@@ -62,7 +63,17 @@ def add_item(item: PreparationItem, user_id: int | None = None) -> PreparationIt
     )  # fmt: skip
     _bump(item.instance_id, item.module, item.division_id, item.state, +1)
     bump_counts_version(item.instance_id)
+    announce("vehicle.added", item.instance_id, **_facts(item))
     return item
+
+
+def _facts(item: PreparationItem) -> dict:
+    """What an event about a vehicle tells (app/core/happenings.py)."""
+    return {
+        "itemId": item.id, "module": item.module, "regno": item.regno, "vin": item.vin,
+        "brand": item.brand, "model": item.model, "divisionId": item.division_id,
+        "state": BY_ID[item.state].key,
+    }  # fmt: skip
 
 
 def move_item(item: PreparationItem, to_state: int, user_id: int | None = None, when=None) -> None:
@@ -81,7 +92,11 @@ def move_item(item: PreparationItem, to_state: int, user_id: int | None = None, 
     _bump(item.instance_id, item.module, item.division_id, item.state, -1)
     _bump(item.instance_id, item.module, item.division_id, to_state, +1)
     bump_counts_version(item.instance_id)
+    previous = BY_ID[item.state].key
     item.state, item.state_changed_at = to_state, when
+    announce("vehicle.state_changed", item.instance_id, **_facts(item), previousState=previous)
+    if BY_ID[to_state].key == "sold":
+        announce("vehicle.sold", item.instance_id, **_facts(item))
 
 
 def state_counts(division_ids: Iterable[int] | None) -> dict[str, dict[int, int]]:

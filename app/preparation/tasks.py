@@ -16,6 +16,7 @@ from sqlalchemy.orm import joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.core import audit
+from app.core.happenings import announce
 from app.core.models import Division, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.extensions import db
@@ -227,7 +228,18 @@ def sync_overdue_warnings(now: datetime | None = None) -> tuple[int, int]:
                 .values(warning=value)
                 .execution_options(synchronize_session="fetch")
             )
+    _announce_overdue(to_set)
     return len(to_set), len(to_clear)
+
+
+def _announce_overdue(item_ids: list[int]) -> None:
+    """Tell the event engine about each vehicle whose station task has just gone overdue."""
+    if not item_ids:
+        return
+    items = db.session.scalars(select(PreparationItem).where(PreparationItem.id.in_(item_ids)))
+    for item in items:
+        announce("task.overdue", item.instance_id, itemId=item.id, module=item.module,
+                 regno=item.regno, divisionId=item.division_id)  # fmt: skip
 
 
 # --- the station user's screens ----------------------------------------------------------------

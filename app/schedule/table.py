@@ -21,4 +21,5 @@ SCHEDULE: tuple[Scheduled, ...] = (
     Scheduled("reset-token-purge", "app.schedule.jobs:purge_reset_tokens", cron="17 * * * *"),
     Scheduled("ranking-refresh", "app.ranking.jobs:refresh_rankings", every=900),
     Scheduled("mail-resend", "app.mail.jobs:resend_queued", every=300),
+    Scheduled("webhook-retries", "app.automation.webhooks:send_due", every=60),
 )

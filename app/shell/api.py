@@ -84,7 +84,11 @@ def users_detailed_list(query: UsersQuery):
     """Users of the active instance, for acting as one of them."""
     if not (current_user.has_role(IS_IMPERSONATOR) or current_user.has_role(ROLE_MANAGER_ADMIN)):
         raise ApiError(403, message("ERROR.FORBIDDEN"))
-    stmt = select(User).where(User.active.is_(True)).order_by(User.firstname, User.lastname)
+    stmt = (
+        select(User)
+        .where(User.active.is_(True), User.login_type != "api")  # not the API tokens' users
+        .order_by(User.firstname, User.lastname)
+    )
     phrase = (query.search or "").strip().lower()
     if phrase and current_user.has_role(global_read("USER")):
         # A global user admin finds users of every instance by name or e-mail (issue 13).

@@ -234,6 +234,7 @@ GENERAL_ADMIN = (
     ("import", _l("Import"), _tenant("IMPORT")),
     ("providers", _l("Data providers"), _tenant("DATA_PROVIDER")),
     ("event-engine", _l("Event engine"), _tenant("EVENT_ENGINE")),
+    ("webhooks", _l("Webhooks"), _tenant("EVENT_ENGINE")),
     ("template-engine", _l("Template engine"), any_of(has(R.ROLE_ADMIN), has("ROLE_TENANT_TEMPLATE_ENGINE_ADMIN"))),
     ("countries", _l("Countries"), _tenant("COUNTRY")),
     ("regions", _l("Regions"), _tenant("REGION")),

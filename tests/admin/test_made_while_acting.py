@@ -1,10 +1,12 @@
 """What an administrator makes while acting as someone is owned and audited as such: the row
 and its audit entry name the administrator who made it and the user acted as."""
 
+from datetime import date, timedelta
+
 from sqlalchemy import select
 
 import app.preparation  # noqa: F401  (first: the menu's imports form a cycle otherwise)
-from app.admin.models import ApiUser
+from app.auth.tokens import ApiToken
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.extensions import db
@@ -14,6 +16,7 @@ from tests.helpers import sign_in
 from tests.shell.conftest import demo_user
 
 ADMIN = ["ROLE_USER", R.ROLE_ADMIN, *R.ALL_TENANT_ROLES]
+EXPIRES = {"expires_on": (date.today() + timedelta(days=30)).isoformat()}
 
 
 def _act_as(client, token, user_id: int) -> None:
@@ -29,10 +32,10 @@ def test_an_api_user_made_while_acting_names_the_admin_and_the_user(client):
     _act_as(client, token, colleague.id)
     response = client.post(
         "/admin/core/core-api-users/new",
-        data={"csrf_token": token, "name": "Website", "calls": ["vehicles:read"]},
+        data={"csrf_token": token, "name": "Website", "scopes": ["vehicles:read"], **EXPIRES},
     )
     assert response.status_code == 200
-    row = db.session.scalars(select(ApiUser)).one()
+    row = db.session.scalars(select(ApiToken)).one()
     assert (row.created_by_id, row.acting_as_id) == (admin.id, colleague.id)
     entry = db.session.scalars(
         select(AuditLog).where(AuditLog.action == f"admin:core/core-api-users:{row.id}:create")
@@ -45,9 +48,9 @@ def test_an_api_user_made_by_oneself_names_only_its_maker(client):
     token = sign_in(client, admin)
     client.post(
         "/admin/core/core-api-users/new",
-        data={"csrf_token": token, "name": "Website", "calls": ["vehicles:read"]},
+        data={"csrf_token": token, "name": "Website", "scopes": ["vehicles:read"], **EXPIRES},
     )
-    row = db.session.scalars(select(ApiUser)).one()
+    row = db.session.scalars(select(ApiToken)).one()
     assert (row.created_by_id, row.acting_as_id) == (admin.id, None)
 
 

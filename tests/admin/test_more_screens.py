@@ -2,13 +2,12 @@
 
 import csv
 import io
-from datetime import date
+from datetime import date, timedelta
 
 from sqlalchemy import select
 
 import app.preparation  # noqa: F401  (first: the menu's imports form a cycle otherwise)
-from app.admin.models import ApiUser
-from app.admin.records import api_user_for, hash_token
+from app.auth.tokens import ApiToken, hash_token, token_for
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
@@ -61,21 +60,22 @@ def test_api_user_token_is_shown_once_stored_hashed_and_revocable(client):
     token = sign_in(client, admin)
     response = client.post(
         "/admin/core/core-api-users/new",
-        data={"csrf_token": token, "name": "Website", "calls": ["vehicles:read"]},
-    )
+        data={"csrf_token": token, "name": "Website", "scopes": ["vehicles:read"],
+              "expires_on": (date.today() + timedelta(days=30)).isoformat()},
+    )  # fmt: skip
     assert response.status_code == 200
     text = page_text(response)
     assert "shown only this once" in text
     secret = text.split('data-testid="api-token"')[0].rsplit('value="', 1)[1].split('"', 1)[0]
     assert secret.startswith("dc_")
-    row = db.session.scalars(select(ApiUser)).one()
+    row = db.session.scalars(select(ApiToken)).one()
     assert row.token_hash == hash_token(secret) and secret not in str(row.__dict__)
-    assert api_user_for(secret).id == row.id and row.calls == ["vehicles:read"]
+    assert token_for(secret).id == row.id and row.scopes == ["vehicles:read"]
     listing = page_text(client.get("/admin/core/core-api-users"))
     assert secret not in listing and row.token_hint in listing
     client.post(f"/admin/core/core-api-users/{row.id}/delete", data={"csrf_token": token})
     db.session.expire_all()
-    assert api_user_for(secret) is None
+    assert token_for(secret) is None
 
 
 def test_template_preview_is_sanitised_and_one_per_language(client):

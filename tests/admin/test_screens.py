@@ -10,8 +10,10 @@ from sqlalchemy import func, select
 import app.admin.routes  # noqa: F401  (declares the screens)
 import app.preparation  # noqa: F401  (first: the menu's imports form a cycle otherwise)
 from app.admin.crud import SCREENS
-from app.admin.models import Address, ApiUser, Tag
+from app.admin.models import Address, Tag
 from app.auth.models import MODULES, Group
+from app.auth.tokens import ApiToken
+from app.automation.models import WebhookEndpoint
 from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.models import Country, Division, InstanceScoped, Region
@@ -40,7 +42,8 @@ def _row(screen):
         Tag: lambda: Tag(name="Other"),
         Holiday: lambda: Holiday(name="Other", day=date(2026, 12, 24)),
         Address: lambda: Address(name="Other"),
-        ApiUser: lambda: ApiUser(name="Other", token_hash="x" * 64, token_hint="dc_x", calls=[]),
+        WebhookEndpoint: lambda: WebhookEndpoint(name="Other", url="https://x.example.test/"),
+        ApiToken: lambda: ApiToken(name="Other", token_hash="x" * 64, token_hint="dc_x", scopes=[]),
     }[model]()
 
 

@@ -18,6 +18,14 @@ from pathlib import Path
 
 import pytest
 import requests
+from sqlalchemy import select
+
+from app.auth.models import User
+from app.auth.privileges import reach_of
+from app.auth.tokens import make_token
+from app.core.models import Instance
+from app.core.scopes import every_scope
+from app.extensions import db
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("schemathesis.toml")
@@ -41,6 +49,9 @@ def anonymous_headers(url: str, cookie_name: str) -> dict[str, str]:
 # for every user and the bulk of the time).
 WHO = {
     "anonymous": ["--include-by", "/x-public == true"],
+    # An API token of Nordbil with every scope and the seller's rights, no cookie: every call
+    # that is not public (those a token may not make answer 403, as documented).
+    "token": ["--exclude-by", "/x-public == true", "--phases", "examples,fuzzing"],
     "seller@demo.test": [],
     "admin@demo.test": ["--exclude-by", "/x-public == true", "--phases", "examples,fuzzing"],
 }
@@ -86,6 +97,24 @@ def schemathesis_start(
     )
 
 
+def token_headers(app, email: str) -> dict[str, str]:
+    """An API token with every scope and the rights of `email` in their home instance, made by
+    that instance's administrator; its rate limit out of the fuzzer's way."""
+    app.config["API_TOKEN_RATE_LIMIT"] = "1000000/60"
+    with app.app_context():
+        person = db.session.scalars(select(User).where(User.email == email)).one()
+        maker = db.session.scalars(select(User).where(User.email == "admin@demo.test")).one()
+        instance = db.session.get(Instance, person.home_instance_id)
+        divisions = [d for d in person.divisions if d.instance_id == instance.id]
+        _token, secret = make_token(
+            "Fuzz", maker, instance, [s for s, _area, _name in every_scope()],
+            reach_of(person, instance.id), divisions,
+        )  # fmt: skip
+        db.session.commit()
+        db.session.remove()
+    return {"Authorization": f"Bearer {secret}"}
+
+
 @pytest.fixture(scope="module")
 def fuzz_runs(served):
     """who -> the running CLI. On PostgreSQL the three run at once (the server answers them in
@@ -96,11 +125,12 @@ def fuzz_runs(served):
 
     def start(who: str):
         if who not in runs:
-            headers = (
-                anonymous_headers(served.url, cookie)
-                if who == "anonymous"
-                else served.signed_in(who)
-            )
+            if who == "anonymous":
+                headers = anonymous_headers(served.url, cookie)
+            elif who == "token":
+                headers = token_headers(served.app, "seller@demo.test")
+            else:
+                headers = served.signed_in(who)
             runs[who] = schemathesis_start(served.url, headers, WHO[who])
         return runs[who]
 

@@ -25,10 +25,14 @@ from sqlalchemy import select
 from werkzeug.routing import AnyConverter, PathConverter
 
 from app.auth.models import MODULES, User
+from app.auth.privileges import reach_of
+from app.auth.tokens import ApiToken, make_token
+from app.automation.models import WebhookDelivery, WebhookEndpoint
 from app.bookings.models import Booking
 from app.core import roles
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
+from app.core.scopes import every_scope, scope_for
 from app.core.settings import SettingRow
 from app.core.tenancy import activate
 from app.dashboard.models import DashboardWidget, Goal
@@ -162,6 +166,11 @@ def _by_id(model, arg: str, *where, division=None) -> Callable[[Scope], dict]:
 # endpoint -> (Scope -> its path arguments). Arguments that are not ids (a module, a state
 # list, an action) are filled in from the rule (`any(...)` takes its first choice) or NOT_IDS.
 ROUTES: dict[str, Callable[[Scope], dict]] = {
+    # Webhooks: an endpoint's delivery log and "send again".
+    "admin.webhook_deliveries": lambda s: {"endpoint_id": s.row(WebhookEndpoint).id},
+    "admin.webhook_send_again": lambda s: (
+        lambda d: {"endpoint_id": d.endpoint_id, "delivery_id": d.id}
+    )(s.row(WebhookDelivery)),
     # Preparation: items, their comments, files, tasks; custom lists and saved filters.
     "preparation.item_redirect": lambda s: {"item_id": _item(s).id},
     "preparation.item_page": lambda s: {"item_id": _item(s).id},
@@ -516,9 +525,15 @@ def add_missing_rows() -> None:
                 format="csv",
             ),
             admin_models.Address(name="Sweep", division_id=item.division_id),
-            admin_models.ApiUser(name="Sweep", token_hash="0" * 64, token_hint="sweep"),
+            ApiToken(name="Sweep", token_hash="0" * 64, token_hint="sweep"),
+            WebhookEndpoint(name="Sweep", url="https://hooks.example.test/", events=[]),
             AuditLog(instance_id=nordbil.id, user_id=seller.id, action="sweep"),
         ]
+    )
+    db.session.flush()
+    endpoint = db.session.scalars(select(WebhookEndpoint).where(WebhookEndpoint.name == "Sweep"))
+    db.session.add(
+        WebhookDelivery(endpoint_id=endpoint.one().id, event="vehicle.added", payload={})
     )
     for screen in SCREENS.values():  # a row for each instance screen that has none yet
         if screen.model is SettingRow:
@@ -571,15 +586,18 @@ def one_division_user() -> User:
     )
 
 
-def sweep(app: Flask, client, user: User, scope: Scope) -> tuple[list, list, set]:
+def sweep(
+    app: Flask, client, user: User, scope: Scope, secret: str | None = None
+) -> tuple[list, list, set]:
     """Call every id route as `user` with ids from `scope`; return (leaks, unswept, swept).
     Every path is built before the first call, so that a leaking call (a delete that should
-    not have reached its row) cannot hide the routes after it."""
-    token = sign_in(client, user)
+    not have reached its row) cannot hide the routes after it. With an API token's `secret`:
+    the /api routes, called with the token and no session cookie."""
+    token = sign_in(client, user) if secret is None else None
     routes = {**_screen_routes(), **ROUTES}
     unswept, planned = [], []
     for rule in id_routes(app):
-        if rule.endpoint in EXEMPT:
+        if rule.endpoint in EXEMPT or (secret is not None and not rule.rule.startswith("/api/")):
             continue
         pick = routes.get(rule.endpoint)
         if pick is None:
@@ -592,9 +610,15 @@ def sweep(app: Flask, client, user: User, scope: Scope) -> tuple[list, list, set
     leaks, swept = [], set()
     for rule, path in planned:
         for method in sorted(rule.methods & set(METHODS)):
-            answer = call(client, token, method, path)
+            if secret is None:
+                answer = call(client, token, method, path)
+            else:
+                bearer = {"Authorization": f"Bearer {secret}"}
+                answer = client.open(path, method=method, headers=bearer, json={})
             swept.add(rule.endpoint)
             allowed = {404} | ({403} if rule.endpoint in ALLOWED_403 else set())
+            if secret is not None and scope_for(rule.endpoint, method) is None:
+                allowed = {403}  # no token makes this call, whichever instance its row is in
             if answer.status_code not in allowed:
                 leaks.append(f"{method} {path} ({rule.endpoint}): {answer.status_code}")
     return leaks, unswept, swept
@@ -611,6 +635,24 @@ def test_every_route_with_an_id_refuses_another_instances_rows(demo_app, demo_cl
     )
     assert not leaks, "Another instance's rows answered other than 404:\n" + "\n".join(leaks)
     assert len(swept) > 140  # the sweep reached the routes, not an early error
+
+
+def test_an_api_token_reaches_no_other_instances_rows(demo_app, demo_client):
+    """A token of the outsider's instance, with every scope and every right its maker holds,
+    calls every /api route with an id of another instance's row: 404 (403 for a call no token
+    makes)."""
+    add_missing_rows()
+    user = outsider_user()
+    instance = db.session.get(Instance, user.home_instance_id)
+    _token, secret = make_token(
+        "Sweep", user, instance, [s for s, _area, _name in every_scope()],
+        reach_of(user, instance.id),
+    )  # fmt: skip
+    scope = Scope(outsider_instance=user.home_instance_id)
+    caller = demo_app.test_client(use_cookies=False)
+    leaks, _unswept, swept = sweep(demo_app, caller, user, scope, secret=secret)
+    assert not leaks, "A token reached another instance's rows:\n" + "\n".join(leaks)
+    assert len(swept) > 10
 
 
 def test_every_route_with_a_division_refuses_rows_of_other_divisions(demo_app, demo_client):

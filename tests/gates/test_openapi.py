@@ -112,9 +112,13 @@ def test_the_document_states_its_release_servers_and_security(served, documents)
         cookie = served.app.config["SESSION_COOKIE_NAME"]
         schemes = doc["components"]["securitySchemes"]
         assert schemes["session"] == {"type": "apiKey", "in": "cookie", "name": cookie}
+        assert schemes["token"]["type"] == "http" and schemes["token"]["scheme"] == "bearer"
         for item in doc["paths"].values():
             for op in item.values():
-                assert op.get("x-public") or op["security"] == [{"session": []}]
+                # Signed in: the session, or an API token holding the call's scope (if any).
+                scope = op.get("x-token-scope")
+                token = [{"token": [scope]}] if scope else []
+                assert op.get("x-public") or op["security"] == [{"session": []}, *token]
 
 
 # --- a client generated from the document ----------------------------------------------------

@@ -15,6 +15,7 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 import pytest
 from sqlalchemy import func, select
@@ -35,7 +36,8 @@ from tests.helpers import sign_in
 # The form fields that carry reach, and the screens' forms that have them.
 REACH_FIELDS = {"roles", "groups", "modules", "divisions", "all_divisions", "is_global"}
 NEW_PEOPLE = itertools.count(1)
-WATCHED = ("user", "user_instance", "user_group", "user_division", "group")
+WATCHED = ("user", "user_instance", "user_group", "user_division", "group", "api_user")
+TOKENS = "core/core-api-users"  # an API token's rights: its service user's, within its maker's
 
 
 def reach_screens() -> dict[str, set[str]]:
@@ -118,7 +120,7 @@ class Writer:
     kind: str
     person: str  # the one signed in
     acting_as: str | None = None  # whom they act as (the session's reach is both people's)
-    screens: tuple = ("core/users",)
+    screens: tuple = ("core/users", TOKENS)
     beyond: tuple = ()  # people whose reach exceeds this writer's: no change of theirs passes
     within: tuple = ("staff",)  # people inside this writer's reach, granted too much
 
@@ -128,13 +130,13 @@ WRITERS = [
     Writer(
         "instance admin",
         "instance_admin",
-        screens=("core/users", "core/groups"),
+        screens=("core/users", "core/groups", TOKENS),
         beyond=("platform",),
     ),
     Writer(
         "customer admin",
         "customer_admin",
-        screens=("core/users", "core/groups"),
+        screens=("core/users", "core/groups", TOKENS),
         beyond=("platform",),
         within=("shared",),
     ),
@@ -185,6 +187,12 @@ ATTEMPTS: dict[str, Callable] = {
     "all_divisions": lambda base, value: {**base, "all_divisions": value},
     "is_global": lambda base, value: {**base, "is_global": value},
 }
+
+
+TOKEN_FORM = {
+    "name": "Wider", "scopes": ["account:read", "vehicles:write"],
+    "expires_on": (date.today() + timedelta(days=30)).isoformat(),
+}  # fmt: skip
 
 
 def user_form(person: User | None, instance_id: int) -> dict:
@@ -252,6 +260,10 @@ def sweep(client, world: World, writer: Writer, too_much: dict | None = None) ->
         fields = reach_screens()[path]
         for name in sorted(fields):
             for value in too_much[name]:
+                if path == TOKENS:  # a new token with the value among its rights
+                    attempt(f"{path} new token with {name}={value}", "POST", f"/admin/{path}/new",
+                            ATTEMPTS[name](TOKEN_FORM, value))  # fmt: skip
+                    continue
                 if path == "core/groups":
                     if name != "roles":
                         continue
@@ -291,7 +303,7 @@ def _sweep_all(client) -> list[str]:
 def test_every_reach_field_has_attempts_and_every_role_a_place():
     """A new screen with a reach field, or a new role, is not silently outside the sweep."""
     screens = reach_screens()
-    assert set(screens) == {"core/users", "global/users", "core/groups"}
+    assert set(screens) == {"core/users", "global/users", "core/groups", TOKENS}
     assert all(fields <= set(ATTEMPTS) for fields in screens.values())
     swept = {path for writer in WRITERS for path in writer.screens}
     assert swept | {"global/users"} == set(screens)  # global/users: only global admins write it
@@ -340,3 +352,20 @@ def test_a_customers_admin_changes_only_what_its_company_granted(client):
     assert shared.email != "taken@evil.test"
     assert R.ROLE_CCMARKET_ADMIN in shared.membership_in(b.id).roles
     assert R.ROLE_CCMARKET_ADMIN not in shared.membership_in(world.a.id).roles
+
+
+def test_a_token_within_the_makers_reach_is_made_so_the_sweep_refusals_are_real(client):
+    """The token form the sweep posts is taken when it asks for no more than the maker holds:
+    its refusals above are for the rights, not for a form that never passes."""
+    world = build_world()
+    token = sign_in(client, world.people["instance_admin"])
+    within = {**TOKEN_FORM, "roles": ["ROLE_USER"], "modules": ["begcare"], "all_divisions": "y"}
+    answer = client.post(f"/admin/{TOKENS}/new", data={"csrf_token": token, **within})
+    assert answer.status_code == 200 and 'data-testid="api-token"' in answer.get_data(as_text=True)
+    staff = sign_in(client, world.people["division_admin"])
+    assert client.post(
+        f"/admin/{TOKENS}/new", data={"csrf_token": staff, **within}
+    ).status_code in (
+        403,
+        404,
+    )

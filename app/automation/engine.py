@@ -1,0 +1,146 @@
+"""The event engine: each announcement (app/core/happenings.py) goes to the webhook endpoints
+that subscribe to its event, and through the instance's event rules (Administration > General >
+Event engine): an e-mail to an address or to the users holding a role, or a webhook to a named
+endpoint."""
+
+import secrets
+
+from flask_babel import lazy_gettext as _l
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from app.auth.models import Membership, User
+from app.automation.models import WebhookEndpoint
+from app.automation.webhooks import queue
+from app.core.happenings import EVENTS, listener
+from app.core.i18n import DEFAULT_LOCALE
+from app.core.models import Instance, utcnow
+from app.core.settings import SettingRow
+from app.core.webhook_doc import declare_webhook
+from app.extensions import db
+from app.mail.services import send_mail
+
+# The rule screen's names of the events (app/admin/settings.py EVENTS).
+RULE_EVENTS = {
+    "vehicle_added": "vehicle.added",
+    "state_changed": "vehicle.state_changed",
+    "vehicle_sold": "vehicle.sold",
+    "advert_published": "advert.published",
+    "advert_allocated": "advert.allocated",
+    "task_overdue": "task.overdue",
+}
+
+
+# What each event is called on the screens and in the mails.
+EVENT_NAMES = {
+    "vehicle.added": _l("A vehicle is added"),
+    "vehicle.state_changed": _l("A vehicle changes state"),
+    "vehicle.sold": _l("A vehicle is sold"),
+    "advert.published": _l("An advert is published"),
+    "advert.allocated": _l("An advert is allocated"),
+    "task.overdue": _l("A task is overdue"),
+}
+
+
+class WebhookEvent(BaseModel):
+    """The body of every webhook: which event, when, in which instance, and its facts."""
+
+    id: str = Field(description="Unique per event: a receiver drops one it has seen")
+    type: str = Field(json_schema_extra={"enum": list(EVENTS)})
+    created: str = Field(description="When it happened (ISO 8601, UTC)")
+    instance: int
+    data: dict = Field(
+        description="The event's facts: ids, names, numbers (vehicle: itemId, module, regno,"
+        " state; advert: advertId, regno, currency, startPrice or price)"
+    )
+
+
+for _name in EVENTS:
+    declare_webhook(_name, WebhookEvent)
+
+
+def payload(name: str, instance_id: int, facts: dict) -> dict:
+    return WebhookEvent(
+        id=f"evt_{secrets.token_hex(12)}",
+        type=name,
+        created=utcnow().isoformat(),
+        instance=instance_id,
+        data=facts,
+    ).model_dump()
+
+
+@listener
+def on_event(name: str, instance_id: int, facts: dict) -> None:
+    """Queue what the instance's endpoints and rules ask for this event."""
+    body = None
+    endpoints = db.session.scalars(
+        select(WebhookEndpoint)
+        .where(WebhookEndpoint.instance_id == instance_id, WebhookEndpoint.active.is_(True))
+        .execution_options(all_instances=True)
+    ).all()
+    for endpoint in endpoints:
+        if name in (endpoint.events or []):
+            body = body or payload(name, instance_id, facts)
+            queue(endpoint, name, body)
+    rules = db.session.scalars(
+        select(SettingRow)
+        .where(
+            SettingRow.instance_id == instance_id,
+            SettingRow.kind == "event",
+            SettingRow.active.is_(True),
+        )
+        .execution_options(all_instances=True)
+    ).all()
+    for rule in rules:
+        data = rule.data or {}
+        if RULE_EVENTS.get(data.get("event")) != name:
+            continue
+        body = body or payload(name, instance_id, facts)
+        _act(rule, data, endpoints, body)
+
+
+def _act(rule: SettingRow, data: dict, endpoints, body: dict) -> None:
+    target = (data.get("target") or "").strip()
+    action = data.get("action")
+    if action == "webhook":
+        for endpoint in endpoints:
+            if endpoint.name == target and body["type"] not in (endpoint.events or []):
+                queue(endpoint, body["type"], body)
+    elif action in ("email", "notify"):
+        for address, language in _recipients(rule.instance_id, target):
+            _mail(rule, address, language, body)
+
+
+def _recipients(instance_id: int, target: str) -> list[tuple[str, str]]:
+    """An e-mail address as it is, or the active users holding a role (a role's code) in the
+    instance."""
+    if "@" in target:
+        return [(target, DEFAULT_LOCALE)]
+    if not target:
+        return []
+    members = db.session.scalars(
+        select(User)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.instance_id == instance_id, User.active.is_(True))
+        .execution_options(all_instances=True)
+    ).all()
+    return [
+        (user.email, (user.options or {}).get("language") or DEFAULT_LOCALE)
+        for user in members
+        if target in user.roles_in(instance_id) and user.login_type == "default"
+    ]
+
+
+def _mail(rule: SettingRow, address: str, language: str, body: dict) -> None:
+    instance = db.session.get(Instance, rule.instance_id)
+    send_mail(
+        to=address,
+        template="event_rule",
+        kind="event_rule",
+        language=language,
+        instance_id=rule.instance_id,
+        rule_name=rule.name,
+        event=str(EVENT_NAMES[body["type"]]),
+        facts=body["data"],
+        company=instance.company_name if instance else "",
+    )

@@ -1,0 +1,43 @@
+"""What happens in the product, announced to whoever listens: a vehicle added, a state
+changed, a vehicle sold, an advert published or allocated, a station task overdue. (A bid
+placed is not announced yet: a bid's path counts its statements, docs/decisions.md.)
+
+A feature announces with `announce(name, instance_id, **facts)`; the event engine
+(app/automation) listens with `@listener`. This module sits in core so that no feature imports
+the engine (tests/test_import_graph.py): the features know only this registry.
+
+`facts` are plain JSON values (ids, names, numbers, ISO times): they become the webhook payload's
+`data` as they are.
+"""
+
+from collections.abc import Callable
+
+# The events, by name: what the product announces (the engine's choices and the webhook schema).
+EVENTS = (
+    "vehicle.added",
+    "vehicle.state_changed",
+    "vehicle.sold",
+    "advert.published",
+    "advert.allocated",
+    "task.overdue",
+)
+
+_LISTENERS: list[Callable[[str, int, dict], None]] = []
+
+
+def listener(fn: Callable[[str, int, dict], None]) -> Callable[[str, int, dict], None]:
+    """Register `fn(name, instance_id, facts)`, called for every announcement."""
+    if fn not in _LISTENERS:
+        _LISTENERS.append(fn)
+    return fn
+
+
+def announce(name: str, instance_id: int | None, **facts) -> None:
+    """Tell every listener that `name` happened in an instance (inside the caller's unit of
+    work: what the listeners add is committed, or rolled back, with it)."""
+    if name not in EVENTS:
+        raise ValueError(f"unknown event {name}")
+    if instance_id is None:
+        return
+    for fn in _LISTENERS:
+        fn(name, instance_id, facts)
