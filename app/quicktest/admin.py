@@ -1,5 +1,6 @@
-"""Admin screens of the quick-test templates: storages (with their tree of groups), information
-groups and informations, under /admin/general/.
+"""Admin screens of the quick-test templates: storages (with their tree of groups) under
+/admin/general/, and the forms of the information groups and informations (whose screens are
+app/admin/quicktest.py).
 
 Seeing a screen follows its admin menu entry (ROLE_ADMIN or the ROLE_TENANT_STORAGE_READ /
 ROLE_TENANT_INFORMATION_READ role); changing needs ROLE_ADMIN or division admin, as on the
@@ -33,10 +34,8 @@ from app.quicktest import bp, services
 from app.quicktest.models import (
     TYPES,
     Information,
-    InformationGroup,
     Storage,
     StorageContainer,
-    StorageContainerValue,
     StorageGroup,
     StorageGroupInformation,
 )
@@ -127,11 +126,11 @@ class InformationForm(FlaskForm):
     ordering = _ordering()
 
     def validate_choices(self, field) -> None:
-        if self.type.data == "select" and not _lines(field.data):
+        if self.type.data == "select" and not lines(field.data):
             raise ValidationError(_("A choice needs at least one option."))
 
 
-def _lines(text: str | None) -> list[str]:
+def lines(text: str | None) -> list[str]:
     seen = []
     for line in (text or "").splitlines():
         line = line.strip()[:TITLE_MAX]
@@ -216,152 +215,6 @@ def _changes(obj, values: dict) -> dict:
             changed[name] = [old, new]
             setattr(obj, name, new)
     return changed
-
-
-# --- information groups ------------------------------------------------------------------------
-
-IG = "information-groups"
-
-
-@bp.get("/admin/general/information-groups")
-def information_groups():
-    v = _access(IG)
-    rows = db.session.scalars(
-        select(InformationGroup).order_by(InformationGroup.ordering, InformationGroup.title)
-    ).all()
-    counts = dict(
-        db.session.execute(
-            select(Information.information_group_id, func.count()).group_by(
-                Information.information_group_id
-            )
-        ).all()
-    )
-    return _page("quicktest/admin/information_groups.html", IG, v, rows=rows, counts=counts)
-
-
-@bp.route("/admin/general/information-groups/new", methods=["GET", "POST"])
-@bp.route("/admin/general/information-groups/<int:row_id>/edit", methods=["GET", "POST"])
-def information_group_form(row_id: int | None = None):
-    v = _access(IG, write=True)
-    row = _found(db.session.get(InformationGroup, row_id)) if row_id else None
-    form = InformationGroupForm(obj=row)
-    if form.validate_on_submit():
-        values = {"title": form.title.data.strip(), "ordering": form.ordering.data}
-        if row is None:
-            row = InformationGroup(**values)
-            db.session.add(row)
-            db.session.flush()
-            audit.record("quicktest.admin.information_group.create", id=row.id, **values)
-        elif changes := _changes(row, values):
-            audit.record("quicktest.admin.information_group.update", id=row.id, changes=changes)
-        return _done("/admin/general/information-groups", _("The information group is saved."))
-    heading = _("Edit information group") if row else _("New information group")
-    return _form_page(IG, v, form, heading)
-
-
-@bp.route("/admin/general/information-groups/<int:row_id>/delete", methods=["GET", "POST"])
-def information_group_delete(row_id: int):
-    v = _access(IG, write=True)
-    row = _found(db.session.get(InformationGroup, row_id))
-    if request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
-        audit.record("quicktest.admin.information_group.delete", id=row.id, title=row.title)
-        db.session.delete(row)
-        return _done("/admin/general/information-groups", _("The information group is deleted."))
-    return _delete_page(
-        IG, v, row.title, _("Delete information group"),
-        consequences=[_("Its informations stay, without a group.")],
-    )  # fmt: skip
-
-
-# --- informations --------------------------------------------------------------------------------
-
-INFO = "information"
-
-
-def _group_choices():
-    rows = db.session.scalars(
-        select(InformationGroup).order_by(InformationGroup.ordering, InformationGroup.title)
-    ).all()
-    return [(None, _("No group"))] + [(g.id, g.title) for g in rows]
-
-
-@bp.get("/admin/general/information")
-def informations():
-    v = _access(INFO)
-    rows = db.session.scalars(
-        select(Information).order_by(Information.ordering, Information.title)
-    ).all()
-    used = dict(
-        db.session.execute(
-            select(StorageContainerValue.information_id, func.count())
-            .where(StorageContainerValue.information_id.is_not(None))
-            .group_by(StorageContainerValue.information_id)
-        ).all()
-    )
-    return _page(
-        "quicktest/admin/informations.html", INFO, v, rows=rows, used=used, labels=TYPE_LABELS
-    )
-
-
-@bp.route("/admin/general/information/new", methods=["GET", "POST"])
-@bp.route("/admin/general/information/<int:row_id>/edit", methods=["GET", "POST"])
-def information_form(row_id: int | None = None):
-    v = _access(INFO, write=True)
-    row = _found(db.session.get(Information, row_id)) if row_id else None
-    form = InformationForm(obj=row)
-    form.information_group.choices = _group_choices()
-    if request.method == "GET" and row is not None:
-        form.choices.data = "\n".join(row.choices or [])
-        form.information_group.data = row.information_group_id
-    group_ids = {c for c, _label in form.information_group.choices}
-    if form.validate_on_submit():
-        if form.information_group.data not in group_ids:
-            form.information_group.errors = [_("Choose one of the options.")]
-        elif row is not None and row.type != form.type.data and _used(row.id):
-            form.type.errors = [_("The type cannot change: quick tests hold values of it.")]
-        else:
-            values = {
-                "title": form.title.data.strip(),
-                "type": form.type.data,
-                "choices": _lines(form.choices.data) if form.type.data == "select" else [],
-                "information_group_id": form.information_group.data,
-                "ordering": form.ordering.data,
-            }
-            if row is None:
-                row = Information(**values)
-                db.session.add(row)
-                db.session.flush()
-                audit.record("quicktest.admin.information.create", id=row.id, **values)
-            elif changes := _changes(row, values):
-                audit.record("quicktest.admin.information.update", id=row.id, changes=changes)
-            return _done("/admin/general/information", _("The information is saved."))
-    heading = _("Edit information") if row else _("New information")
-    return _form_page(INFO, v, form, heading)
-
-
-def _used(information_id: int) -> int:
-    return db.session.scalar(
-        select(func.count()).where(StorageContainerValue.information_id == information_id)
-    )
-
-
-@bp.route("/admin/general/information/<int:row_id>/delete", methods=["GET", "POST"])
-def information_delete(row_id: int):
-    v = _access(INFO, write=True)
-    row = _found(db.session.get(Information, row_id))
-    blocked = (
-        _("Quick tests hold values of this information, so it cannot be deleted.")
-        if _used(row.id)
-        else None
-    )
-    if not blocked and request.method == "POST" and ConfirmDeleteForm().validate_on_submit():
-        audit.record("quicktest.admin.information.delete", id=row.id, title=row.title)
-        db.session.delete(row)
-        return _done("/admin/general/information", _("The information is deleted."))
-    return _delete_page(
-        INFO, v, row.title, _("Delete information"),
-        consequences=[_("It is taken out of the storage groups that ask for it.")], blocked=blocked,
-    )  # fmt: skip
 
 
 # --- storages and their groups -----------------------------------------------------------------

@@ -17,7 +17,9 @@ from app.core.audit import AuditLog
 from app.core.models import Country, Division, InstanceScoped, Region
 from app.core.settings import Holiday, SettingRow
 from app.core.tenancy import activate
+from app.dashboard.models import Goal
 from app.extensions import db
+from app.quicktest.models import Information, InformationGroup
 from tests.factories import make_instance, make_user
 from tests.helpers import page_text, sign_in
 
@@ -40,6 +42,9 @@ def _row(screen):
         Tag: lambda: Tag(name="Other"),
         Holiday: lambda: Holiday(name="Other", day=date(2026, 12, 24)),
         Address: lambda: Address(name="Other"),
+        InformationGroup: lambda: InformationGroup(title="Other", ordering=0),
+        Information: lambda: Information(title="Other", type="text", choices=[], ordering=0),
+        Goal: lambda: Goal(name="sold", goal_name="Other", goal_value=1, module="begcare"),
         ApiUser: lambda: ApiUser(name="Other", token_hash="x" * 64, token_hint="dc_x", calls=[]),
     }[model]()
 

@@ -30,7 +30,7 @@ from app.core.audit import AuditLog
 from app.core.models import Division, Instance
 from app.core.settings import SettingRow
 from app.core.tenancy import activate
-from app.dashboard.models import DashboardWidget, Goal
+from app.dashboard.models import DashboardWidget
 from app.extensions import db
 from app.market.models import (
     Advert,
@@ -59,8 +59,6 @@ from app.preparation.models import (
 )
 from app.purchase.models import PurchaseAnalysis
 from app.quicktest.models import (
-    Information,
-    InformationGroup,
     Storage,
     StorageContainer,
     StorageContainerValue,
@@ -210,7 +208,6 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "dashboard_api.update_widget": _by_id(DashboardWidget, "widget_id"),
     "dashboard_api.delete_widget": _by_id(DashboardWidget, "widget_id"),
     "dashboard_api.copy_widget": _by_id(DashboardWidget, "widget_id"),
-    "dashboard.delete_goal": _by_id(Goal, "goal_id"),
     # Quick tests and their admin screens.
     "quicktest.show": lambda s: {"test_id": _test(s).id},
     "quicktest.fill": lambda s: {"test_id": _test(s).id},
@@ -229,10 +226,6 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "quicktest_api.remove_image": lambda s: (
         lambda v: {"test_id": v.container_id, "value_id": v.id}
     )(_value(s)),
-    "quicktest.information_group_form": _by_id(InformationGroup, "row_id"),
-    "quicktest.information_group_delete": _by_id(InformationGroup, "row_id"),
-    "quicktest.information_form": _by_id(Information, "row_id"),
-    "quicktest.information_delete": _by_id(Information, "row_id"),
     "quicktest.storage_tree": _by_id(Storage, "row_id"),
     "quicktest.storage_form": _by_id(Storage, "row_id"),
     "quicktest.storage_delete": _by_id(Storage, "row_id"),
@@ -375,12 +368,15 @@ EXEMPT = {
     "admin.global_service_schedule_checkup_tasks_edit": "global rows",
     "admin.global_service_schedule_checkup_tasks_delete": "global rows",
     "admin.global_service_schedule_checkup_tasks_history": "global rows",
-    "messages.system_message_edit": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
-    "messages.system_message_delete": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
-    "ranking.season_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
-    "ranking.season_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
-    "ranking.tier_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
-    "ranking.tier_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_system_messages_edit": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "admin.global_system_messages_delete": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "admin.global_system_messages_history": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "admin.global_ranking_seasons_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_seasons_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_seasons_history": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_tiers_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_tiers_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_tiers_history": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
 }
 
 # Where a 403 is the answer instead of 404, and why: a guard that refuses the caller whatever the
