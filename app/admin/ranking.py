@@ -81,8 +81,8 @@ SEASONS = Screen(
     form=SeasonForm,
     columns=(
         Column(_l("Identifier"), _season_name, with_extra=True),
-        Column(_l("Starts"), lambda s: _moment(s.start_at)),
-        Column(_l("Ends"), lambda s: _moment(s.end_at)),
+        Column(_l("Starts"), lambda s: _moment(s.start_at), "nowrap"),
+        Column(_l("Ends"), lambda s: _moment(s.end_at), "nowrap"),
         Column(_l("Divisions ranked"), lambda s, e: e["ranked"].get(s.id, 0), "num", True),
     ),
     intro=_l(

@@ -83,8 +83,8 @@ SYSTEM_MESSAGES = Screen(
         Column(_l("Type"), lambda m: TYPE_CHOICES.get(m.type, m.type)),
         Column(_l("Show as"), lambda m: _("Dialog") if m.show_as == "modal" else _("Alert")),
         Column(_l("Shown to"), _audience, with_extra=True),
-        Column(_l("Shown from"), lambda m: _moment(m.started_at)),
-        Column(_l("Shown until"), lambda m: _moment(m.ended_at)),
+        Column(_l("Shown from"), lambda m: _moment(m.started_at), "nowrap"),
+        Column(_l("Shown until"), lambda m: _moment(m.ended_at), "nowrap"),
         Column(_l("State"), _state, with_extra=True),
     ),
     intro=_l(
