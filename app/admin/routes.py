@@ -8,6 +8,7 @@ from app.admin import configuration, import_routes, ranking, reports
 from app.admin.crud import SCREENS, register
 from app.admin.goals import GOALS
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
+from app.admin.purchase import PURCHASE_SCREENS
 from app.admin.quicktest import QUICKTEST_SCREENS
 from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
@@ -29,6 +30,7 @@ for _screen in (
     SYSTEM_MESSAGES,
     GOALS,
     *QUICKTEST_SCREENS,
+    *PURCHASE_SCREENS,
 ):
     register(bp, _screen)
 ranking.register_routes(bp)

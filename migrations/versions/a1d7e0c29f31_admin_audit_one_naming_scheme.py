@@ -28,8 +28,13 @@ audit_log = sa.table(
 # the record's id; the key of its name)
 FAMILIES = {
     "messages.system_message.": ("global/system-messages", "message_id", "message"),
+    "purchase.admin.fields.": ("purchase-analysis/purchase-analyses-dynamic-fields", "id", "id"),
+    "purchase.admin.priorities.": ("purchase-analysis/purchase-analyses-priorities", "id", "id"),
+    "purchase.admin.calculators.": ("general/calculators", "id", "id"),
     "quicktest.admin.information_group.": ("general/information-groups", "id", "title"),
     "quicktest.admin.information.": ("general/information", "id", "title"),
+    "quicktest.admin.storage.": ("general/storages", "id", "title"),
+    "quicktest.admin.storage_group.": ("general/storages/groups", "id", "title"),
     "ranking.season.": ("global/ranking/seasons", "season_id", "identifier"),
     "ranking.tier.": ("global/ranking/tiers", "tier_id", "name"),
 }

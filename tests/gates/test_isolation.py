@@ -226,15 +226,16 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "quicktest_api.remove_image": lambda s: (
         lambda v: {"test_id": v.container_id, "value_id": v.id}
     )(_value(s)),
-    "quicktest.storage_tree": _by_id(Storage, "row_id"),
-    "quicktest.storage_form": _by_id(Storage, "row_id"),
-    "quicktest.storage_delete": _by_id(Storage, "row_id"),
-    "quicktest.group_form": lambda s: (lambda g: {"row_id": g.storage_id, "group_id": g.id})(
-        s.row(StorageGroup)
-    ),
-    "quicktest.group_delete": lambda s: (lambda g: {"row_id": g.storage_id, "group_id": g.id})(
-        s.row(StorageGroup)
-    ),
+    # A storage's groups: crud's screen with a parent (app/admin/quicktest.py), its rows under
+    # the storage's page.
+    "admin.general_storages_groups_list": _by_id(Storage, "parent_id"),
+    "admin.general_storages_groups_new": _by_id(Storage, "parent_id"),
+    **{
+        f"admin.general_storages_groups_{op}": lambda s: (
+            lambda g: {"parent_id": g.storage_id, "row_id": g.id}
+        )(s.row(StorageGroup))
+        for op in ("edit", "delete", "history")
+    },
     # Purchase analyses.
     "purchase.show": lambda s: {"analysis_id": _analysis(s).id},
     "purchase.act": lambda s: {"analysis_id": _analysis(s).id},

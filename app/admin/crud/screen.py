@@ -97,6 +97,11 @@ class Screen:
     read_only_note: bool = True
     # The division a row belongs to, for its audit entries (default: its `division_id`).
     division: Callable | None = None
+    # Rows that belong to one row of another screen (a storage's groups): their list is that
+    # row's page, /admin/{parent path}/{parent id}, and their pages are below it, at
+    # .../{the last part of path}/…; `parent_key` is the column holding the parent's id.
+    parent: "Screen | None" = None
+    parent_key: str = ""
     # (viewer, row) -> whether the viewer may change this row, beyond `write` (e.g. a
     # division administrator only their divisions' rows): read-only in the list, 403 otherwise.
     write_row: Callable | None = None
@@ -112,8 +117,17 @@ class Screen:
     def endpoint(self) -> str:
         return self.path.replace("/", "_").replace("-", "_")
 
+    def list_url(self, parent_id: int | None = None) -> str:
+        return f"{self.parent.url}/{parent_id}" if self.parent else self.url
+
+    def base_url(self, parent_id: int | None = None) -> str:
+        """Where the rows' pages are: {base}/new, {base}/{id}/edit, …"""
+        if self.parent is None:
+            return self.url
+        return f"{self.parent.url}/{parent_id}/{self.path.rsplit('/', 1)[-1]}"
+
     def entry_trail(self) -> list[Entry]:
-        return _trail(ADMIN_MENU, self.url)
+        return _trail(ADMIN_MENU, (self.parent or self).url)
 
     def title(self) -> str:
         trail = self.entry_trail()
@@ -140,8 +154,10 @@ class Screen:
 
     # --- queries -------------------------------------------------------------------------
 
-    def query(self, v: Viewer, phrase: str = ""):
+    def query(self, v: Viewer, phrase: str = "", parent_id: int | None = None):
         stmt = select(self.model).where(*self.where)
+        if self.parent is not None:
+            stmt = stmt.where(getattr(self.model, self.parent_key) == parent_id)
         if self.scope is not None:
             stmt = self.scope(stmt, v)
         if phrase and self.search_with is not None:
@@ -155,9 +171,12 @@ class Screen:
             stmt = stmt.execution_options(all_instances=True)
         return stmt
 
-    def get(self, v: Viewer, row_id: int):
-        """The row when the viewer may reach it, else 404 (another instance, another scope)."""
-        stmt = self.query(v).where(inspect(self.model).primary_key[0] == row_id)
+    def get(self, v: Viewer, row_id: int, parent_id: int | None = None):
+        """The row when the viewer may reach it, else 404 (another instance, another scope,
+        another parent)."""
+        stmt = self.query(v, parent_id=parent_id).where(
+            inspect(self.model).primary_key[0] == row_id
+        )
         row = db.session.scalars(stmt).first()
         if row is None:
             abort(404)

@@ -22,26 +22,31 @@ class ConfirmForm(FlaskForm):
 # --- views ---------------------------------------------------------------------------------
 
 
-def _viewer_for(screen: Screen, write: bool = False) -> Viewer:
-    return screen.guard(write)
+def _viewer_for(screen: Screen, write: bool = False, parent_id: int | None = None) -> Viewer:
+    v = screen.guard(write)
+    if screen.parent is not None:
+        screen.parent.get(v, parent_id)  # 404 for a parent beyond the viewer's reach
+    return v
 
 
-def _changeable(screen: Screen, v: Viewer, row_id: int):
+def _changeable(screen: Screen, v: Viewer, row_id: int, parent_id: int | None = None):
     """The row when the viewer may change it; 404 when they cannot reach it, 403 when they
     may only read it."""
-    row = screen.get(v, row_id)
+    row = screen.get(v, row_id, parent_id)
     if not screen.may_write_row(v, row):
         abort(403)
     return row
 
 
-def _render(screen: Screen, template: str, status: int = 200, **ctx):
+def _render(screen: Screen, template: str, status: int = 200, parent_id=None, **ctx):
     return (
         render_template(
             template if "/" in template else f"admin/{template}",
             screen=screen,
             screen_title=screen.title(),
-            list_url=screen.url,
+            list_url=screen.list_url(parent_id),
+            base_url=screen.base_url(parent_id),
+            parent_id=parent_id,
             ops=OPS,
             **ctx,
         ),
@@ -49,14 +54,14 @@ def _render(screen: Screen, template: str, status: int = 200, **ctx):
     )
 
 
-def list_view(screen: Screen):
-    v = _viewer_for(screen)
+def list_view(screen: Screen, parent_id: int | None = None):
+    v = _viewer_for(screen, parent_id=parent_id)
     phrase = (request.args.get("q") or "").strip()[:100]
     try:
         page = max(1, min(int(request.args.get("page", 1)), 100000))
     except ValueError:
         page = 1
-    stmt = screen.query(v, phrase)
+    stmt = screen.query(v, phrase, parent_id)
     total = db.session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
     order = screen.order_by or (inspect(screen.model).primary_key[0],)
     rows = list(
@@ -66,6 +71,7 @@ def list_view(screen: Screen):
     return _render(
         screen,
         screen.list_template,
+        parent_id=parent_id,
         rows=rows,
         extra=screen.list_extra(rows, v) if screen.list_extra else {},
         confirm_form=ConfirmForm(),
@@ -89,9 +95,9 @@ def _fill_errors(form, refused: FormRefused) -> str | None:
     return refused.message
 
 
-def form_view(screen: Screen, row_id: int | None = None):
-    v = _viewer_for(screen, write=True)
-    row = _changeable(screen, v, row_id) if row_id is not None else None
+def form_view(screen: Screen, row_id: int | None = None, parent_id: int | None = None):
+    v = _viewer_for(screen, write=True, parent_id=parent_id)
+    row = _changeable(screen, v, row_id, parent_id) if row_id is not None else None
     if row is None and not screen.can_create:
         abort(404)
     form = (
@@ -106,13 +112,16 @@ def form_view(screen: Screen, row_id: int | None = None):
         # A button that only redraws the form as filled in (a preset applied, the codes shown),
         # so that it works without JavaScript: nothing is saved.
         return _render(
-            screen, screen.form_template, form=form, row=row, subpage=_subpage(screen, row)
-        )
+            screen, screen.form_template, parent_id=parent_id, form=form, row=row,
+            subpage=_subpage(screen, row),
+        )  # fmt: skip
     if request.method == "POST":
         if form.validate_on_submit():
             created = row is None
             before = None if created else snapshot(screen, row)
             target = row if row is not None else (screen.new(v) if screen.new else screen.model())
+            if created and screen.parent is not None:
+                setattr(target, screen.parent_key, parent_id)
             try:
                 with db.session.begin_nested():
                     if screen.save is not None:
@@ -136,17 +145,21 @@ def form_view(screen: Screen, row_id: int | None = None):
                 if page is not None:
                     return page
                 flash(_("Saved."), "success")
-                return redirect(screen.url)
+                return redirect(screen.list_url(parent_id))
         return _render(
             screen,
             screen.form_template,
             422,
+            parent_id=parent_id,
             form=form,
             row=row,
             refusal=refusal,
             subpage=_subpage(screen, row),
         )
-    return _render(screen, screen.form_template, form=form, row=row, subpage=_subpage(screen, row))
+    return _render(
+        screen, screen.form_template, parent_id=parent_id, form=form, row=row,
+        subpage=_subpage(screen, row),
+    )  # fmt: skip
 
 
 def _subpage(screen: Screen, row) -> str:
@@ -157,11 +170,11 @@ def _subpage(screen: Screen, row) -> str:
     return _("Edit %(thing)s %(name)s", thing=screen.noun, name=screen.label(row))
 
 
-def delete_view(screen: Screen, row_id: int):
-    v = _viewer_for(screen, write=True)
+def delete_view(screen: Screen, row_id: int, parent_id: int | None = None):
+    v = _viewer_for(screen, write=True, parent_id=parent_id)
     if not screen.can_delete:
         abort(404)
-    row = _changeable(screen, v, row_id)
+    row = _changeable(screen, v, row_id, parent_id)
     form = ConfirmForm()
     blocked = screen.delete_blocked(row) if screen.delete_blocked else None
     if request.method == "POST" and not blocked and form.validate_on_submit():
@@ -178,11 +191,12 @@ def delete_view(screen: Screen, row_id: int):
                 screen.after_delete(row, v)
         db.session.commit()
         flash(_("Done."), "success")
-        return redirect(screen.url)
+        return redirect(screen.list_url(parent_id))
     return _render(
         screen,
         "delete.html",
         409 if blocked and request.method == "POST" else 200,
+        parent_id=parent_id,
         form=form,
         row=row,
         name=screen.label(row),
@@ -192,13 +206,14 @@ def delete_view(screen: Screen, row_id: int):
     )
 
 
-def history_view(screen: Screen, row_id: int):
-    v = _viewer_for(screen)
-    row = screen.get(v, row_id)
+def history_view(screen: Screen, row_id: int, parent_id: int | None = None):
+    v = _viewer_for(screen, parent_id=parent_id)
+    row = screen.get(v, row_id, parent_id)
     entries = history(screen, row_id)
     return _render(
         screen,
         "history.html",
+        parent_id=parent_id,
         row=row,
         entries=entries,
         users=_user_names(entries),
@@ -234,34 +249,26 @@ SCREENS: dict[str, Screen] = {}
 
 def register(bp: Blueprint, screen: Screen) -> Screen:
     """Add the screen's routes to the blueprint (literal paths, so they win over the
-    planned catch-all of app/shell/planned.py)."""
+    planned catch-all of app/shell/planned.py). A screen with a parent has its list at the
+    parent row's page and takes the parent's id first."""
     SCREENS[screen.path] = screen
-    name, url = screen.endpoint, screen.url
-    bp.add_url_rule(url, f"{name}_list", lambda: list_view(screen))
-    bp.add_url_rule(f"{url}/new", f"{name}_new", lambda: form_view(screen), methods=["GET", "POST"])
-    bp.add_url_rule(
-        f"{url}/<int:row_id>/edit",
-        f"{name}_edit",
-        lambda row_id: form_view(screen, row_id),
-        methods=["GET", "POST"],
-    )
-    bp.add_url_rule(
-        f"{url}/<int:row_id>/delete",
-        f"{name}_delete",
-        lambda row_id: delete_view(screen, row_id),
-        methods=["GET", "POST"],
-    )
-    bp.add_url_rule(
-        f"{url}/<int:row_id>/history",
-        f"{name}_history",
-        lambda row_id: history_view(screen, row_id),
-    )
+    name, base = screen.endpoint, screen.base_url("<int:parent_id>")
+    list_url = screen.list_url("<int:parent_id>")
+
+    def route(url: str, op: str, view, methods=("GET",)) -> None:
+        def endpoint(parent_id: int | None = None, **ids):
+            return view(screen, **ids, **({"parent_id": parent_id} if screen.parent else {}))
+
+        bp.add_url_rule(url, f"{name}_{op}", endpoint, methods=list(methods))
+
+    both = ("GET", "POST")
+    route(list_url, "list", list_view)
+    route(f"{base}/new", "new", form_view, both)
+    route(f"{base}/<int:row_id>/edit", "edit", form_view, both)
+    route(f"{base}/<int:row_id>/delete", "delete", delete_view, both)
+    route(f"{base}/<int:row_id>/history", "history", history_view)
     if screen.preview is not None:
-        bp.add_url_rule(
-            f"{url}/<int:row_id>/preview",
-            f"{name}_preview",
-            lambda row_id: preview_view(screen, row_id),
-        )
+        route(f"{base}/<int:row_id>/preview", "preview", preview_view)
     return screen
 
 
