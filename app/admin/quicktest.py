@@ -127,6 +127,7 @@ INFORMATION = Screen(
         else None
     ),
     delete_consequences=lambda i: [_("It is taken out of the storage groups that ask for it.")],
+    delete_note=lambda i, e: _("In use") if e.get(i.id) else None,
     empty=_l("No informations yet."),
 )
 
@@ -180,6 +181,7 @@ STORAGES = Screen(
         else None
     ),
     delete_consequences=lambda s: [_("Its groups go with it.")],
+    delete_note=lambda s, e: _("In use") if e["tests"].get(s.id) else None,
     empty=_l("No storages yet."),
 )
 

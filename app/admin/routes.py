@@ -4,7 +4,7 @@ from flask import Blueprint, abort, flash, redirect, session
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from app.admin import configuration, import_routes, ranking, reports
+from app.admin import configuration, import_routes, preparation, ranking, reports
 from app.admin.crud import SCREENS, register
 from app.admin.goals import GOALS
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
@@ -31,9 +31,11 @@ for _screen in (
     GOALS,
     *QUICKTEST_SCREENS,
     *PURCHASE_SCREENS,
+    *preparation.PREPARATION_SCREENS,
 ):
     register(bp, _screen)
 ranking.register_routes(bp)
+preparation.register_routes(bp)
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
 bp.add_url_rule(reports.URL, "reports", reports.view)

@@ -24,9 +24,24 @@ audit_log = sa.table(
     sa.column("details", sa.JSON),
 )
 
+def _module(slug: str):
+    return lambda details: f"{details['module']}/{slug}" if details.get("module") else None
+
+
+def _location(details: dict) -> str | None:
+    slug = {"parking": "locations", "key": "keylocations", "delivery": "delivery-locations"}
+    kind = slug.get(details.get("kind"))
+    return f"{details['module']}/{kind}" if kind and details.get("module") else None
+
+
 # old action prefix -> (the screen's path, or a function of the details giving it; the key of
 # the record's id; the key of its name)
 FAMILIES = {
+    "preparation.admin.station_group.": (_module("station-groups"), "id", "name"),
+    "preparation.admin.station.": (_module("stations"), "id", "name"),
+    "preparation.admin.station_package.": (_module("station-packages"), "id", "name"),
+    "preparation.admin.state_button.": (_module("state-buttons"), "id", "title"),
+    "preparation.admin.location.": (_location, "id", "name"),
     "messages.system_message.": ("global/system-messages", "message_id", "message"),
     "purchase.admin.fields.": ("purchase-analysis/purchase-analyses-dynamic-fields", "id", "id"),
     "purchase.admin.priorities.": ("purchase-analysis/purchase-analyses-priorities", "id", "id"),

@@ -19,6 +19,7 @@ from app.core.settings import Holiday, SettingRow
 from app.core.tenancy import activate
 from app.dashboard.models import Goal
 from app.extensions import db
+from app.preparation.models import Location, StateButton, Station, StationGroup, StationPackage
 from app.purchase.models import Calculator, PurchaseDynamicField, PurchasePriority
 from app.quicktest.models import Information, InformationGroup, Storage, StorageGroup
 from tests.factories import make_instance, make_user
@@ -38,6 +39,18 @@ def _row(screen):
         return db.session.scalars(select(Region)).first()
     if model is Division:
         return db.session.scalars(select(Division)).first()
+    if model is Location:  # a location of the screen's kind, in a division of the instance
+        division = db.session.scalars(select(Division)).first()
+        kind = screen.where[1].right.value
+        return Location(module=screen.module, kind=kind, name="Other", division_id=division.id)
+    if screen.module in ("begcare", "newcare"):
+        values = {
+            StateButton: {"from_state": 1, "to_state": 2, "title": "Other"},
+            StationGroup: {"name": "Other"},
+            Station: {"name": "Other", "target_minutes": 30},
+            StationPackage: {"name": "Other"},
+        }[model]
+        return model(module=screen.module, **values)
     return {
         Group: lambda: Group(name="Other", roles=[]),
         Tag: lambda: Tag(name="Other"),

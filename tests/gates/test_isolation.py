@@ -50,12 +50,7 @@ from app.preparation.models import (
     ItemComment,
     ItemFile,
     ItemStationTask,
-    Location,
     PreparationItem,
-    StateButton,
-    Station,
-    StationGroup,
-    StationPackage,
 )
 from app.purchase.models import PurchaseAnalysis
 from app.quicktest.models import (
@@ -189,20 +184,6 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.delete_dynamic_list": lambda s: {"uuid": s.row(DynamicList).uuid},
     "preparation.rename_dynamic_list": lambda s: {"uuid": s.row(DynamicList).uuid},
     # The module admin screens of preparation.
-    "preparation.admin_location_form": lambda s: {
-        "item_id": s.row(Location, Location.kind == "parking").id
-    },
-    "preparation.admin_location_delete": lambda s: {
-        "item_id": s.row(Location, Location.kind == "parking").id
-    },
-    "preparation.admin_state_button_form": _by_id(StateButton, "item_id"),
-    "preparation.admin_state_button_delete": _by_id(StateButton, "item_id"),
-    "preparation.admin_station_group_form": _by_id(StationGroup, "item_id"),
-    "preparation.admin_station_group_delete": _by_id(StationGroup, "item_id"),
-    "preparation.admin_station_package_form": _by_id(StationPackage, "item_id"),
-    "preparation.admin_station_package_delete": _by_id(StationPackage, "item_id"),
-    "preparation.admin_station_form": _by_id(Station, "item_id"),
-    "preparation.admin_station_delete": _by_id(Station, "item_id"),
     # Dashboards and goals.
     "dashboard_api.get_widget": _by_id(DashboardWidget, "widget_id"),
     "dashboard_api.update_widget": _by_id(DashboardWidget, "widget_id"),

@@ -74,9 +74,12 @@ class Screen:
     save: Callable | None = None  # (row, form, viewer): store the form; may raise FormRefused
     after_save: Callable | None = None  # (row, created, viewer): mails, flashes, recomputing
     delete: Callable | None = None  # (row, viewer): instead of deleting the row
+    before_delete: Callable | None = None  # (row, viewer): what must go first (references)
     after_delete: Callable | None = None  # (row, viewer): once the row is deleted (recomputing)
     delete_blocked: Callable | None = None  # (row) -> a reason or None
     delete_consequences: Callable | None = None  # (row) -> sentences on what follows
+    # (row, extra) -> a word shown in the list instead of the Delete link ("In use"), or None
+    delete_note: Callable | None = None
     delete_label: object = _l("Delete")
     delete_question: object = _l("Do you want to delete this? It cannot be undone.")
     can_create: bool = True
@@ -211,10 +214,14 @@ def is_text(model, name: str) -> bool:
     return isinstance(inspect(model).columns[name].type, String)
 
 
-def guard(path: str, write: Callable[[Viewer], bool] | None = None) -> Viewer:
+def guard(
+    path: str, write: Callable[[Viewer], bool] | None = None, module: str | None = None
+) -> Viewer:
     """For the screens that are not lists (import, configuration): the admin menu entry's rule
-    to read, and `write` (when given) to change; 403 otherwise."""
+    to read, and `write` (when given) to change; 403 otherwise (404 without `module`)."""
     v = viewer()
+    if module is not None and (v is None or module not in v.modules):
+        abort(404)
     if not _may_read(v, _trail(ADMIN_MENU, f"/admin/{path}")):
         abort(403)
     if write is not None and not write(v):

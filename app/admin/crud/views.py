@@ -185,6 +185,8 @@ def delete_view(screen: Screen, row_id: int, parent_id: int | None = None):
             record_change(screen, row, "delete", before, snapshot(screen, row))
         else:
             record_change(screen, row, "delete", before, None)
+            if screen.before_delete is not None:
+                screen.before_delete(row, v)
             db.session.delete(row)
             if screen.after_delete is not None:
                 db.session.flush()
