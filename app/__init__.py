@@ -121,7 +121,6 @@ def _register_blueprints(app: Flask) -> None:
     from app.market import api_bp as market_api_bp
     from app.market import bp as market_bp
     from app.messages import api_bp as messages_api_bp
-    from app.messages import bp as messages_bp
     from app.preparation import api_bp as preparation_api_bp
     from app.preparation import bp as preparation_bp
     from app.purchase import api_bp as purchase_api_bp
@@ -138,7 +137,7 @@ def _register_blueprints(app: Flask) -> None:
     # (its admin catch-all serves every admin screen that has no route of its own).
     for blueprint in (
         account_bp, events_bp, auth_bp, auth_api_bp, mail_bp, preparation_bp, preparation_api_bp,
-        market_bp, market_api_bp, messages_bp, messages_api_bp, ranking_bp, ranking_api_bp,
+        market_bp, market_api_bp, messages_api_bp, ranking_bp, ranking_api_bp,
         quicktest_bp, quicktest_api_bp, purchase_bp, purchase_api_bp, admin_bp,
         dashboard_bp, dashboard_api_bp, bookings_bp,
         planned_bp, shell_bp, shell_api_bp,

@@ -16,6 +16,20 @@ from wtforms.widgets import CheckboxInput, ListWidget
 from app.admin.role_catalogue import by_area
 from app.core.messages import KEYS
 
+# The kinds of field a quick test's information or a purchase analysis' dynamic field has.
+FIELD_TYPE_LABELS = {
+    "text": _l("Text"),
+    "textarea": _l("Long text"),
+    "date": _l("Date"),
+    "select": _l("Choice"),
+    "link": _l("Link"),
+    "number": _l("Number"),
+    "mileage": _l("Mileage"),
+    "currency": _l("Amount"),
+    "checkbox": _l("Yes/no"),
+    "image": _l("Image"),
+}
+
 
 def text(label, max_length: int = 100, required: bool = True, hint=None) -> StringField:
     validators = [Length(max=max_length, message=KEYS["FIELD_TOO_LONG"])]

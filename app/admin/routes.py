@@ -4,12 +4,16 @@ from flask import Blueprint, abort, flash, redirect, session
 from flask_babel import gettext as _
 from flask_login import current_user
 
-from app.admin import configuration, import_routes, reports
+from app.admin import configuration, import_routes, preparation, ranking, reports
 from app.admin.api_tokens import API_USERS
 from app.admin.crud import SCREENS, register
+from app.admin.goals import GOALS
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
+from app.admin.purchase import PURCHASE_SCREENS
+from app.admin.quicktest import QUICKTEST_SCREENS
 from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
+from app.admin.system_messages import SYSTEM_MESSAGES
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
 from app.admin.webhooks import WEBHOOKS, register_log
 from app.auth import impersonation
@@ -20,8 +24,22 @@ from app.extensions import db
 bp = Blueprint("admin", __name__)
 
 CORE_SCREENS = (INSTANCES, COUNTRIES, REGIONS, DIVISIONS, GROUPS, CORE_USERS, GLOBAL_USERS)
-for _screen in (*CORE_SCREENS, API_USERS, WEBHOOKS, *RECORD_SCREENS, *SETTING_SCREENS):
+for _screen in (
+    *CORE_SCREENS,
+    API_USERS,
+    WEBHOOKS,
+    *RECORD_SCREENS,
+    *SETTING_SCREENS,
+    *ranking.RANKING_SCREENS,
+    SYSTEM_MESSAGES,
+    GOALS,
+    *QUICKTEST_SCREENS,
+    *PURCHASE_SCREENS,
+    *preparation.PREPARATION_SCREENS,
+):
     register(bp, _screen)
+ranking.register_routes(bp)
+preparation.register_routes(bp)
 register_log(bp)
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])

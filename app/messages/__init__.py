@@ -2,8 +2,8 @@
 
 from flask import Blueprint
 
-bp = Blueprint("messages", __name__)
 api_bp = Blueprint("messages_api", __name__, url_prefix="/api")
 
-# Each area of the feature keeps its views in its own module.
-from app.messages import admin, api  # noqa: E402,F401
+# Each area of the feature keeps its views in its own module (the admin screen is
+# app/admin/system_messages.py).
+from app.messages import api  # noqa: E402,F401

@@ -10,7 +10,6 @@ from app.core.api import ApiError, api_call
 from app.extensions import db
 from app.messages import api_bp
 from app.messages import services as S
-from app.messages.access import get_row
 from app.messages.models import SystemMessage
 
 
@@ -38,7 +37,7 @@ def my_messages():
 @api_call(api_bp, "/system-messages/<int:message_id>/viewed", "POST")
 def message_viewed(message_id: int):
     """Record "stop showing" for the current version of a message the user may read."""
-    message = get_row(SystemMessage, message_id)
+    message = db.session.get(SystemMessage, message_id) if message_id < 2**31 else None
     if message is None or not S.reaches(message, _reader()):
         abort(404)
     view = S.record_viewed(viewer().user.id, message)

@@ -95,15 +95,25 @@ class SystemMessageForm(FlaskForm):
         ),
     )
     audience = SelectField(_l("Shown to"), choices=_choices(AUDIENCE_CHOICES), default="all")
-    audience_instance_id = SelectField(_l("Company"), coerce=_optional_id, validate_choice=False)
+    audience_instance_id = SelectField(
+        _l("Company"),
+        coerce=_optional_id,
+        validate_choice=False,
+        description=_l("Only when the message is shown to one company."),
+    )
     audience_role = StringField(
         _l("Role"),
         validators=[Length(max=100, message=KEYS["FIELD_TOO_LONG"])],
         render_kw={"maxlength": 100, "autocomplete": "off", "placeholder": "ROLE_…"},
+        description=_l(
+            "Only when the message is shown to the holders of one role, e.g. ROLE_STATION_USER."
+        ),
     )
 
-    def __init__(self, *args, instances=(), **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    instance_ids: set[int] = set()
+
+    def set_instances(self, instances) -> None:
+        """The companies a message may be shown to."""
         self.instance_ids = {i.id for i in instances}
         self.audience_instance_id.choices = [SelectChoice("", _("Choose a company"))] + [
             SelectChoice(i.id, i.company_name) for i in instances

@@ -40,10 +40,6 @@ def _optional_id(value):
     return coerce_id(value)
 
 
-class ConfirmDeleteForm(FlaskForm):
-    """The second step of every delete: only the CSRF token."""
-
-
 class OwnedForm(FlaskForm):
     """A setting that is one division's or the whole instance's (app.core.division_settings):
     the view offers only what the viewer may change."""

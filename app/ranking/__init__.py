@@ -19,4 +19,4 @@ def refresh_command(every_season: bool) -> None:
 
 
 # Each area of the feature keeps its views in its own module.
-from app.ranking import admin, api, routes  # noqa: E402,F401
+from app.ranking import api, routes  # noqa: E402,F401

@@ -1,6 +1,6 @@
 """The leaderboard every user of an instance may open: /ranking (linked from the user menu)."""
 
-from flask import render_template
+from flask import abort, render_template, request
 from flask_babel import gettext as _
 from sqlalchemy import select
 
@@ -9,7 +9,18 @@ from app.core.models import Division
 from app.extensions import db
 from app.ranking import bp
 from app.ranking import services as S
-from app.ranking.admin import chosen_season
+from app.ranking.models import RankingSeason
+
+
+def chosen_season(seasons: list[RankingSeason]) -> RankingSeason | None:
+    """?season=<identifier>, else the current season, else the latest."""
+    wanted = request.args.get("season")
+    if wanted:
+        found = next((s for s in seasons if s.identifier == wanted), None)
+        if found is None:
+            abort(404)
+        return found
+    return S.current_season() or (seasons[0] if seasons else None)
 
 
 @bp.get("/ranking")
@@ -46,8 +57,6 @@ def _summary_props():
 def tier_summary_props() -> dict:
     """Props of the tier-summary island: the user's divisions (stop-showing marks them all)
     and, on an item-manage page, the item's division (the summary then runs for it)."""
-    from flask import request
-
     from app.preparation.models import PreparationItem
 
     v = viewer()

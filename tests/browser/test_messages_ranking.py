@@ -130,14 +130,14 @@ def test_an_admin_publishes_a_dialog_message_the_seller_sees_within_one_poll(
     admin = new_page()
     sign_in(admin, "admin@demo.test")
     admin.goto("/admin/global/system-messages")
-    admin.get_by_role("link", name="New system message").click()
+    admin.get_by_role("link", name="Add system message").click()
     admin.get_by_label("Message", exact=True).fill("Browser test: the workshop closes at 15:00")
     admin.get_by_label("Description (HTML)").fill(
         '<p>Plan your deliveries.<img src=x onerror="alert(1)"></p><script>alert(2)</script>'
     )
     admin.get_by_label("Dialog").check()
     admin.get_by_role("button", name="Save").click()
-    expect(admin.get_by_text("The system message is saved.")).to_be_visible()
+    expect(admin.get_by_text("Saved.")).to_be_visible()
     row = admin.locator("tr", has_text="Browser test: the workshop closes at 15:00")
     expect(row.get_by_text("Active")).to_be_visible()
 

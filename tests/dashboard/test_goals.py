@@ -80,7 +80,7 @@ def test_administrators_set_goals_and_others_may_not(as_demo):
     assert page.status_code == 200
     solna = _solna()
     bad = client.post(
-        "/admin/general/goals",
+        "/admin/general/goals/new",
         data={"csrf_token": token, "name": "sold", "goal_name": "Mål Solna", "goal_value": "många",
               "module": "begcare", "site": f"division-{solna.id}", "time_period": "month"},
     )  # fmt: skip
@@ -88,7 +88,7 @@ def test_administrators_set_goals_and_others_may_not(as_demo):
     assert 'value="Mål Solna"' in page_text(bad)  # the input is kept
     before = db.session.scalar(select(db.func.count()).select_from(Goal))
     good = client.post(
-        "/admin/general/goals",
+        "/admin/general/goals/new",
         data={"csrf_token": token, "name": "sold", "goal_name": "Mål Solna", "goal_value": "12",
               "module": "begcare", "site": f"division-{solna.id}", "time_period": "month"},
     )  # fmt: skip

@@ -35,7 +35,7 @@ from app.core.models import Division, Instance
 from app.core.scopes import every_scope, scope_for
 from app.core.settings import SettingRow
 from app.core.tenancy import activate
-from app.dashboard.models import DashboardWidget, Goal
+from app.dashboard.models import DashboardWidget
 from app.extensions import db
 from app.market.models import (
     Advert,
@@ -55,17 +55,10 @@ from app.preparation.models import (
     ItemComment,
     ItemFile,
     ItemStationTask,
-    Location,
     PreparationItem,
-    StateButton,
-    Station,
-    StationGroup,
-    StationPackage,
 )
 from app.purchase.models import PurchaseAnalysis
 from app.quicktest.models import (
-    Information,
-    InformationGroup,
     Storage,
     StorageContainer,
     StorageContainerValue,
@@ -204,26 +197,11 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.delete_dynamic_list": lambda s: {"uuid": s.row(DynamicList).uuid},
     "preparation.rename_dynamic_list": lambda s: {"uuid": s.row(DynamicList).uuid},
     # The module admin screens of preparation.
-    "preparation.admin_location_form": lambda s: {
-        "item_id": s.row(Location, Location.kind == "parking").id
-    },
-    "preparation.admin_location_delete": lambda s: {
-        "item_id": s.row(Location, Location.kind == "parking").id
-    },
-    "preparation.admin_state_button_form": _by_id(StateButton, "item_id"),
-    "preparation.admin_state_button_delete": _by_id(StateButton, "item_id"),
-    "preparation.admin_station_group_form": _by_id(StationGroup, "item_id"),
-    "preparation.admin_station_group_delete": _by_id(StationGroup, "item_id"),
-    "preparation.admin_station_package_form": _by_id(StationPackage, "item_id"),
-    "preparation.admin_station_package_delete": _by_id(StationPackage, "item_id"),
-    "preparation.admin_station_form": _by_id(Station, "item_id"),
-    "preparation.admin_station_delete": _by_id(Station, "item_id"),
     # Dashboards and goals.
     "dashboard_api.get_widget": _by_id(DashboardWidget, "widget_id"),
     "dashboard_api.update_widget": _by_id(DashboardWidget, "widget_id"),
     "dashboard_api.delete_widget": _by_id(DashboardWidget, "widget_id"),
     "dashboard_api.copy_widget": _by_id(DashboardWidget, "widget_id"),
-    "dashboard.delete_goal": _by_id(Goal, "goal_id"),
     # Quick tests and their admin screens.
     "quicktest.show": lambda s: {"test_id": _test(s).id},
     "quicktest.fill": lambda s: {"test_id": _test(s).id},
@@ -242,19 +220,16 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "quicktest_api.remove_image": lambda s: (
         lambda v: {"test_id": v.container_id, "value_id": v.id}
     )(_value(s)),
-    "quicktest.information_group_form": _by_id(InformationGroup, "row_id"),
-    "quicktest.information_group_delete": _by_id(InformationGroup, "row_id"),
-    "quicktest.information_form": _by_id(Information, "row_id"),
-    "quicktest.information_delete": _by_id(Information, "row_id"),
-    "quicktest.storage_tree": _by_id(Storage, "row_id"),
-    "quicktest.storage_form": _by_id(Storage, "row_id"),
-    "quicktest.storage_delete": _by_id(Storage, "row_id"),
-    "quicktest.group_form": lambda s: (lambda g: {"row_id": g.storage_id, "group_id": g.id})(
-        s.row(StorageGroup)
-    ),
-    "quicktest.group_delete": lambda s: (lambda g: {"row_id": g.storage_id, "group_id": g.id})(
-        s.row(StorageGroup)
-    ),
+    # A storage's groups: crud's screen with a parent (app/admin/quicktest.py), its rows under
+    # the storage's page.
+    "admin.general_storages_groups_list": _by_id(Storage, "parent_id"),
+    "admin.general_storages_groups_new": _by_id(Storage, "parent_id"),
+    **{
+        f"admin.general_storages_groups_{op}": lambda s: (
+            lambda g: {"parent_id": g.storage_id, "row_id": g.id}
+        )(s.row(StorageGroup))
+        for op in ("edit", "delete", "history")
+    },
     # Purchase analyses.
     "purchase.show": lambda s: {"analysis_id": _analysis(s).id},
     "purchase.act": lambda s: {"analysis_id": _analysis(s).id},
@@ -398,12 +373,15 @@ EXEMPT = {
     "admin.global_service_schedule_checkup_tasks_edit": "global rows",
     "admin.global_service_schedule_checkup_tasks_delete": "global rows",
     "admin.global_service_schedule_checkup_tasks_history": "global rows",
-    "messages.system_message_edit": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
-    "messages.system_message_delete": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
-    "ranking.season_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
-    "ranking.season_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
-    "ranking.tier_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
-    "ranking.tier_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_system_messages_edit": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "admin.global_system_messages_delete": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "admin.global_system_messages_history": "global rows (ROLE_GLOBAL_SYSTEM_MESSAGES_READ)",
+    "admin.global_ranking_seasons_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_seasons_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_seasons_history": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_tiers_edit": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_tiers_delete": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
+    "admin.global_ranking_tiers_history": "global rows (ROLE_GLOBAL_TIER_RANKING_READ)",
 }
 
 # Where a 403 is the answer instead of 404, and why: a guard that refuses the caller whatever the

@@ -197,7 +197,7 @@ def test_a_refused_form_keeps_the_input_and_saves_nothing(client):
         f"{PATH}/new",
         data=_form(message="Kept text", audience="role", audience_role="", csrf_token=token),
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     html = response.get_data(as_text=True)
     assert 'value="Kept text"' in html
     assert 'data-message-key="FIELD_REQUIRED"' in html

@@ -286,20 +286,23 @@ def test_state_buttons_are_added_edited_and_deleted_with_audit(as_demo):
     assert response.status_code == 302
     assert response.headers["Location"] == "/admin/begcare/state-buttons"
     listed = page_text(client.get("/admin/begcare/state-buttons"))
-    assert "Archive parked" in listed and "The state button is saved." in listed
+    assert "Archive parked" in listed and "Saved." in listed
     (button,) = rows_of(StateButton, nordbil(), title="Archive parked")
     button_id = button.id
     assert (button.module, button.from_state, button.to_state) == ("begcare", 5, 9)
-    created = audits("preparation.admin.state_button.create")[-1]
-    assert created.details["values"]["title"] == "Archive parked"
+    created = audits(f"admin:begcare/state-buttons:{button_id}:create")[-1]
+    assert created.details["after"]["title"] == "Archive parked"
 
     response = post(
         client, token, f"/admin/begcare/state-buttons/{button.id}/edit",
         from_state=5, to_state=9, title="Archive", ordering=3,
     )  # fmt: skip
     assert response.status_code == 302
-    updated = audits("preparation.admin.state_button.update")[-1]
-    assert updated.details["changes"] == {"title": ["Archive parked", "Archive"]}
+    updated = audits(f"admin:begcare/state-buttons:{button_id}:update")[-1]
+    assert (updated.details["before"], updated.details["after"]) == (
+        {"title": "Archive parked"},
+        {"title": "Archive"},
+    )
 
     confirm = client.get(f"/admin/begcare/state-buttons/{button.id}/delete")
     assert confirm.status_code == 200
@@ -310,7 +313,9 @@ def test_state_buttons_are_added_edited_and_deleted_with_audit(as_demo):
     )
     db.session.expire_all()
     assert not rows_of(StateButton, nordbil(), id=button_id)
-    assert audits("preparation.admin.state_button.delete")[-1].details["id"] == button_id
+    assert audits(f"admin:begcare/state-buttons:{button_id}:delete")[-1].details["record_id"] == (
+        button_id
+    )
 
 
 def test_a_state_button_to_the_same_state_is_refused_and_the_input_kept(as_demo):
@@ -392,8 +397,12 @@ def test_stations_are_added_with_a_group_and_edited(as_demo):
     assert response.status_code == 302
     db.session.expire_all()
     assert db.session.get(Station, station.id).station_group_id is None
-    changes = audits("preparation.admin.station.update")[-1].details["changes"]
-    assert changes["target_minutes"] == [75, 90] and changes["station_group_id"] == [group.id, None]
+    entry = audits(f"admin:begcare/stations:{station.id}:update")[-1].details
+    assert (entry["before"]["target_minutes"], entry["after"]["target_minutes"]) == (75, 90)
+    assert (entry["before"]["station_group_id"], entry["after"]["station_group_id"]) == (
+        group.id,
+        None,
+    )
 
 
 def test_station_fields_and_duplicates_are_checked(as_demo):
@@ -488,9 +497,8 @@ def test_station_groups_are_added_renamed_and_deleted_keeping_their_stations(as_
     db.session.expire_all()
     assert db.session.get(StationGroup, rekond_id) is None
     assert all(db.session.get(Station, i).station_group_id is None for i in members)
-    assert audits("preparation.admin.station_group.delete")[-1].details["values"] == {
-        "name": "Rekond"
-    }
+    entry = audits(f"admin:begcare/station-groups:{rekond_id}:delete")[-1]
+    assert entry.details["before"]["name"] == "Rekond" and entry.details["after"] is None
 
 
 # --- station packages ---------------------------------------------------------------------------
@@ -524,8 +532,9 @@ def test_a_package_is_built_from_stations_in_the_chosen_order(as_demo):
         **{"steps-0": stations["Tvätt"], "steps-1": stations["Fotografering"]},
     )  # fmt: skip
     assert response.status_code == 302
-    changes = audits("preparation.admin.station_package.update")[-1].details["changes"]
-    assert changes["steps"] == [["Fotografering", "Tvätt"], ["Tvätt", "Fotografering"]]
+    entry = audits(f"admin:begcare/station-packages:{package.id}:update")[-1].details
+    assert entry["before"]["steps"] == ["Fotografering", "Tvätt"]
+    assert entry["after"]["steps"] == ["Tvätt", "Fotografering"]
 
 
 def test_a_package_needs_stations_each_once_and_a_free_name(as_demo):
@@ -611,8 +620,8 @@ def test_locations_of_each_kind_are_added_renamed_and_deleted(as_demo, screen):
     assert post(client, token, f"{path}/{location_id}/delete").status_code == 302
     db.session.expire_all()
     assert db.session.get(Location, location_id) is None
-    actions = [a.details.get("kind") for a in audits("preparation.admin.location.delete")]
-    assert actions[-1] == KIND[screen]
+    deleted = audits(f"admin:newcare/{screen}:{location_id}:delete")[-1]
+    assert deleted.details["before"]["kind"] == KIND[screen]
 
 
 # --- the confirmation step ----------------------------------------------------------------------

@@ -82,7 +82,7 @@ def test_a_division_admin_adds_and_changes_a_station_group_of_their_division(as_
     assert snapshot(group)["name"] == "Göteborg tvätt"
     entry = db.session.scalars(
         select(AuditLog)
-        .where(AuditLog.action == "preparation.admin.station_group.update")
+        .where(AuditLog.action == f"admin:begcare/station-groups:{group.id}:update")
         .order_by(AuditLog.id.desc())
     ).first()
     assert entry.division_id == own().id

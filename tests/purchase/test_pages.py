@@ -279,7 +279,7 @@ def test_admin_screens_follow_the_menu_roles(client, world):
     assert response.status_code == 200 and "Trade-in" in page_text(response)
     assert (
         client.post(
-            "/admin/general/calculators", data={"csrf_token": token, "title": "x"}
+            "/admin/general/calculators/new", data={"csrf_token": token, "title": "x"}
         ).status_code
         == 403
     )
@@ -296,25 +296,23 @@ def test_an_admin_adds_a_calculator_and_bad_rows_are_refused(client, world, othe
         "preset_description": "Margin",
         "preset_percent": "8",
     }
-    bad = client.post("/admin/general/calculators", data={**base, "row_title_0": "Tyres", "row_value_0": "x",
-                                                          "row_operator_0": "-", "row_unit_0": "currency"})  # fmt: skip
+    bad = client.post("/admin/general/calculators/new", data={**base, "rows-0-title": "Tyres", "rows-0-value": "x",
+                                                              "rows-0-operator": "-", "rows-0-unit": "currency"})  # fmt: skip
     assert bad.status_code == 422 and 'value="Tyres"' in bad.get_data(as_text=True)
-    good = client.post("/admin/general/calculators", data={**base, "row_title_0": "Tyres", "row_value_0": "6000",
-                                                           "row_operator_0": "-", "row_unit_0": "currency"})  # fmt: skip
+    good = client.post("/admin/general/calculators/new", data={**base, "rows-0-title": "Tyres", "rows-0-value": "6000",
+                                                               "rows-0-operator": "-", "rows-0-unit": "currency"})  # fmt: skip
     assert good.status_code == 302
     saved = db.session.scalars(select(Calculator).where(Calculator.title == "Quick")).one()
     assert saved.rows == [{"title": "Tyres", "operator": "-", "value": 6000.0, "unit": "currency"}]
     # another instance's row: 404 to edit or delete
     assert (
         client.post(
-            "/admin/general/calculators", data={"csrf_token": token, "delete": other.calculator.id}
+            f"/admin/general/calculators/{other.calculator.id}/delete", data={"csrf_token": token}
         ).status_code
         == 404
     )
     assert (
-        client.post(
-            "/admin/general/calculators", data={**base, "id": other.calculator.id}
-        ).status_code
+        client.post(f"/admin/general/calculators/{other.calculator.id}/edit", data=base).status_code
         == 404
     )
 
@@ -324,7 +322,7 @@ def test_an_admin_adds_a_priority_and_a_field(client, world):
         world.instance, roles=["ROLE_ADMIN"], modules=["purchaseAnalysis"], all_divisions=True
     )
     token = sign_in(client, admin)
-    path = "/admin/purchase-analysis/purchase-analyses-priorities"
+    path = "/admin/purchase-analysis/purchase-analyses-priorities/new"
     assert (
         client.post(path, data={"csrf_token": token, "name": "Urgent", "ordering": "1"}).status_code
         == 302
@@ -332,11 +330,11 @@ def test_an_admin_adds_a_priority_and_a_field(client, world):
     assert db.session.scalars(
         select(PurchasePriority).where(PurchasePriority.name == "Urgent")
     ).one()
-    path = "/admin/purchase-analysis/purchase-analyses-dynamic-fields"
+    path = "/admin/purchase-analysis/purchase-analyses-dynamic-fields/new"
     refused = client.post(
         path, data={"csrf_token": token, "title": "Tyres", "section": "S", "field_type": "select"}
     )
-    assert refused.status_code == 422 and 'id="pa-choices-error"' in refused.get_data(as_text=True)
+    assert refused.status_code == 422 and 'id="choices-error"' in refused.get_data(as_text=True)
     assert (
         client.post(
             path, data={"csrf_token": token, "title": "Km", "section": "S", "field_type": "mileage"}
@@ -367,10 +365,10 @@ def test_odd_ids_and_numbers_never_answer_500(signed_in, world, value):
     ]  # fmt: skip
     token = sign_in(client, admin)
     answers += [
-        client.get(f"/admin/general/calculators?edit={value}"),
-        client.post("/admin/purchase-analysis/purchase-analyses-priorities",
+        client.get(f"/admin/general/calculators?page={value}&q={value}"),
+        client.post("/admin/purchase-analysis/purchase-analyses-priorities/new",
                     data={"csrf_token": token, "name": "x", "ordering": value}),
-        client.post("/admin/general/calculators", data={"csrf_token": token, "delete": value}),
+        client.post(f"/admin/general/calculators/{value}/delete", data={"csrf_token": token}),
     ]  # fmt: skip
     assert all(a.status_code < 500 for a in answers), [a.status_code for a in answers]
 

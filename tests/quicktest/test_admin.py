@@ -53,8 +53,9 @@ def test_the_storage_list_and_tree_show_the_demo_template(admin):
     tree = page_text(client.get(f"/admin/general/storages/{storage.id}"))
     for title in ("Exteriör", "Bromsar", "Lackskador", "Takes photos"):
         assert title in tree
-    # Used by quick tests: no delete.
-    assert "In use" in page_text(client.get("/admin/general/storages"))
+    # Used by quick tests: no delete, and the delete step says why.
+    refusal = page_text(client.get(f"/admin/general/storages/{storage.id}/delete"))
+    assert "Quick tests were made with this storage, so it cannot be deleted." in refusal
     assert (
         client.post(
             f"/admin/general/storages/{storage.id}/delete", data={"csrf_token": admin[1]}

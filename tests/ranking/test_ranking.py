@@ -242,7 +242,7 @@ def test_a_season_form_refuses_an_end_before_its_start(client):
         data={"identifier": "Q9", "start_at": "2026-10-01T00:00", "end_at": "2026-09-01T00:00",
               "csrf_token": token},
     )  # fmt: skip
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "The end must come after the start." in response.get_data(as_text=True)
     assert 'value="Q9"' in response.get_data(as_text=True)
     assert db.session.scalars(select(RankingSeason)).first() is None

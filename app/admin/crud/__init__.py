@@ -1,0 +1,41 @@
+"""One declarative list/edit mechanism for every admin screen.
+
+A `Screen` (screen.py) says what a screen shows and who may do what: its model, columns, search
+fields, form, read rule (the admin menu entry's rule, looked up by path), write rule and scope.
+`register` (views.py) turns each into the same routes under /admin/{path}: the list (search and
+pages), new, edit, delete (a confirmation step first) and the record's history. Every change is
+written to the audit log (audit.py) as `admin:{path}:{id}:{op}`, with who, when, what, and the
+values before and after.
+"""
+
+from app.admin.crud.audit import history, plain, record_change, snapshot
+from app.admin.crud.screen import (
+    Column,
+    FormRefused,
+    Screen,
+    admin_only,
+    admin_or_division_admin,
+    guard,
+    is_text,
+    page_title,
+)
+from app.admin.crud.views import SCREENS, ConfirmForm, register, screen_url
+
+__all__ = [
+    "SCREENS",
+    "Column",
+    "ConfirmForm",
+    "FormRefused",
+    "Screen",
+    "admin_only",
+    "admin_or_division_admin",
+    "guard",
+    "history",
+    "is_text",
+    "page_title",
+    "plain",
+    "record_change",
+    "register",
+    "screen_url",
+    "snapshot",
+]

@@ -1,0 +1,489 @@
+"""The preparation modules' admin screens, one set per module at /admin/{begcare|newcare}/…:
+a screen is seen with the module by whoever its admin menu entry shows to (ROLE_ADMIN, the
+screen's ROLE_*_READ role, or division admin); a change needs ROLE_ADMIN or division admin, and
+a division administrator changes only their divisions' rows (app.core.division_settings)."""
+
+from flask import render_template, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
+from markupsafe import Markup
+from sqlalchemy import func, select
+
+from app.admin.crud import Column, FormRefused, Screen, admin_or_division_admin, guard, page_title
+from app.core.division_settings import (
+    division_label,
+    may_change,
+    own_division_ids,
+    owner_choices,
+)
+from app.core.modules import MODULE_NAMES
+from app.extensions import db
+from app.preparation import admin_services as S
+from app.preparation.admin_forms import (
+    LocationForm,
+    StateButtonForm,
+    StationForm,
+    StationGroupForm,
+    StationPackageForm,
+)
+from app.preparation.locations import in_use_text
+from app.preparation.models import (
+    ItemStationTask,
+    Location,
+    PreparationItem,
+    StateButton,
+    Station,
+    StationGroup,
+    StationPackage,
+    StationPackageStep,
+)
+from app.preparation.states import BY_ID
+
+MODULES = ("begcare", "newcare")
+
+
+def _owned(model, module: str, **fields) -> dict:
+    """What every setting of a module that is one division's or the instance's shares."""
+
+    more = fields.pop("extra", lambda rows: {})
+
+    def prepare(form, v, row) -> None:
+        form.set_owners(owner_choices(v, S.divisions()))
+
+    def extra(rows, v) -> dict:
+        return {"divisions": S.divisions(), **more(rows)}
+
+    return dict(
+        model=model,
+        module=module,
+        where=(model.module == module,),
+        write=admin_or_division_admin,
+        write_row=lambda v, row: may_change(v, row.division_id),
+        prepare=prepare,
+        list_extra=extra,
+        **fields,
+    )
+
+
+def _owner() -> Column:
+    return Column(
+        _l("Division"), lambda r, e: division_label(e["divisions"], r.division_id), "", True
+    )
+
+
+def _refused(exc: S.Refused):
+    return FormRefused({exc.field: exc.message} if exc.field else exc.message)
+
+
+# --- station groups ------------------------------------------------------------------------------
+
+
+def _group_counts(rows) -> dict:
+    ids = [g.id for g in rows]
+    counts = db.session.execute(
+        select(Station.station_group_id, func.count())
+        .where(Station.station_group_id.in_(ids))
+        .group_by(Station.station_group_id)
+    )
+    return {"stations": dict(counts.all())}
+
+
+def _save_station_group(module: str):
+    def save(group: StationGroup, form, v) -> None:
+        name = form.name.data.strip()
+        try:
+            S.check_station_group(module, group.id, name)
+        except S.Refused as exc:
+            raise _refused(exc) from exc
+        group.module, group.name, group.division_id = module, name, form.division_id.data
+
+    return save
+
+
+def _stations_stay(group: StationGroup) -> list[str]:
+    count = S.group_station_counts(group.module).get(group.id, 0)
+    if not count:
+        return []
+    return [
+        ngettext(
+            "Its %(num)s station stays, without a group.",
+            "Its %(num)s stations stay, without a group.",
+            count,
+        )
+    ]
+
+
+def station_groups(module: str) -> Screen:
+    return Screen(
+        path=f"{module}/station-groups",
+        noun=_l("station group"),
+        form=StationGroupForm,
+        columns=(
+            Column(_l("Name"), "name"),
+            Column(_l("Stations"), lambda g, e: e["stations"].get(g.id, 0), "num", True),
+            _owner(),
+        ),
+        intro=_l(
+            "Station groups gather stations that belong together, such as the workshop or reconditioning."
+        ),
+        search=("name",),
+        order_by=(func.lower(StationGroup.name), StationGroup.id),
+        save=_save_station_group(module),
+        before_delete=lambda group, v: S.ungroup_stations(group),
+        delete_consequences=_stations_stay,
+        empty=_l("No station groups yet."),
+        **_owned(StationGroup, module, extra=_group_counts),
+    )
+
+
+# --- stations ------------------------------------------------------------------------------------
+
+
+def _station_extra(rows) -> dict:
+    counts = db.session.execute(
+        select(ItemStationTask.station_id, func.count())
+        .where(ItemStationTask.station_id.in_([s.id for s in rows]))
+        .group_by(ItemStationTask.station_id)
+    )
+    groups = db.session.execute(
+        select(StationGroup.id, StationGroup.name).where(
+            StationGroup.id.in_({s.station_group_id for s in rows})
+        )
+    )
+    return {"tasks": dict(counts.all()), "groups": dict(groups.all())}
+
+
+def _prepare_station(module: str):
+    def prepare(form, v, row) -> None:
+        form.set_owners(owner_choices(v, S.divisions()))
+        form.set_groups(S.station_groups(module))
+        if row is None and request.method == "GET":
+            form.target_minutes.data, form.ordering.data = 60, len(S.stations(module))
+
+    return prepare
+
+
+def _save_station(module: str):
+    def save(station: Station, form, v) -> None:
+        name, group_id = form.name.data.strip(), form.station_group_id.data
+        try:
+            S.check_station(module, station.id, name, group_id)
+        except S.Refused as exc:
+            raise _refused(exc) from exc
+        station.module, station.name, station.station_group_id = module, name, group_id
+        station.target_minutes, station.ordering = form.target_minutes.data, form.ordering.data
+        station.division_id = form.division_id.data
+
+    return save
+
+
+def _station_blocked(station: Station) -> str | None:
+    tasks = S.station_in_use(station)
+    return S.station_in_use_message(station, tasks) if tasks else None
+
+
+def _packages_lose(station: Station) -> list[str]:
+    packages = S.packages_with_station(station)
+    if not packages:
+        return []
+    return [_("It is taken out of these packages: %(names)s.", names=", ".join(packages))]
+
+
+def stations(module: str) -> Screen:
+    fields = _owned(Station, module, extra=_station_extra)
+    fields["prepare"] = _prepare_station(module)
+    return Screen(
+        path=f"{module}/stations",
+        noun=_l("station"),
+        form=StationForm,
+        columns=(
+            Column(_l("Name"), "name"),
+            Column(
+                _l("Station group"),
+                lambda s, e: e["groups"].get(s.station_group_id) or _("No group"),
+                "",
+                True,
+            ),
+            Column(_l("Position"), "ordering", "num"),
+            Column(
+                _l("Target time"),
+                lambda s: ngettext("%(num)s minute", "%(num)s minutes", s.target_minutes),
+                "num",
+            ),
+            Column(_l("Tasks"), lambda s, e: e["tasks"].get(s.id, 0), "num", True),
+            _owner(),
+        ),
+        intro=_l(
+            "Stations are the preparation steps a vehicle goes through. A station that has tasks on vehicles cannot be deleted."
+        ),
+        search=("name",),
+        order_by=(Station.ordering, func.lower(Station.name), Station.id),
+        save=_save_station(module),
+        before_delete=lambda station, v: S.leave_packages(station),
+        delete_blocked=_station_blocked,
+        delete_note=lambda s, e: _("In use") if e["tasks"].get(s.id) else None,
+        delete_consequences=_packages_lose,
+        empty=_l("No stations yet."),
+        **fields,
+    )
+
+
+# --- state buttons -------------------------------------------------------------------------------
+
+
+def _save_state_button(module: str):
+    def save(button: StateButton, form, v) -> None:
+        try:
+            S.check_state_button(module, button.id, form.from_state.data, form.to_state.data)
+        except S.Refused as exc:
+            raise _refused(exc) from exc
+        button.module, button.title = module, form.title.data.strip()
+        button.from_state, button.to_state = form.from_state.data, form.to_state.data
+        button.ordering, button.division_id = form.ordering.data, form.division_id.data
+
+    return save
+
+
+def state_buttons(module: str) -> Screen:
+    return Screen(
+        path=f"{module}/state-buttons",
+        noun=_l("state button"),
+        form=StateButtonForm,
+        columns=(
+            Column(_l("Button title"), "title"),
+            Column(_l("From state"), lambda b: BY_ID[b.from_state].title),
+            Column(_l("To state"), lambda b: BY_ID[b.to_state].title),
+            Column(_l("Position"), "ordering", "num"),
+            _owner(),
+        ),
+        intro=_l(
+            "A state button is an allowed move: vehicles in its from-state show it, and choosing it moves them to its to-state."
+        ),
+        search=("title",),
+        order_by=(StateButton.from_state, StateButton.ordering, StateButton.id),
+        label=lambda b: b.title,
+        save=_save_state_button(module),
+        delete_consequences=lambda b: [
+            _(
+                "Vehicles in %(state)s no longer get this button.",
+                state=BY_ID[b.from_state].title,
+            )
+        ],
+        empty=_l("No state buttons yet: vehicles cannot be moved between states."),
+        **_owned(StateButton, module),
+    )
+
+
+# --- parking, key and delivery locations ----------------------------------------------------------
+
+# Each kind has its own sentences, so that every language can word them with its own grammar.
+LOCATIONS = {
+    "locations": ("parking", _l("parking location"), _l("Parking location"), _l("No parking locations yet.")),
+    "keylocations": ("key", _l("key location"), _l("Key location"), _l("No key locations yet.")),
+    "delivery-locations": (
+        "delivery", _l("delivery location"), _l("Delivery location"), _l("No delivery locations yet."),
+    ),
+}  # fmt: skip
+
+
+def _may_change_locations(slug: str):
+    def write(v) -> bool:
+        if admin_or_division_admin(v):
+            return True
+        return slug == "delivery-locations" and v.has("ROLE_TENANT_DELIVERY_LOCATION_ADMIN")
+
+    return write
+
+
+def _save_location(module: str, kind: str):
+    def save(location: Location, form, v) -> None:
+        name = form.name.data.strip()
+        try:
+            S.check_location(module, kind, location.id, name, form.division_id.data)
+        except S.Refused as exc:
+            raise _refused(exc) from exc
+        location.module, location.kind = module, kind
+        location.name, location.division_id = name, form.division_id.data
+
+    return save
+
+
+def _division_names(rows, v) -> dict:
+    return {d.id: d.name for d in v.visible_divisions}
+
+
+def locations(module: str, slug: str) -> Screen:
+    kind, noun, column, empty = LOCATIONS[slug]
+    return Screen(
+        path=f"{module}/{slug}",
+        noun=noun,
+        module=module,
+        model=Location,
+        form=LocationForm,
+        columns=(
+            Column(column, "name"),
+            Column(_l("Division"), lambda loc, e: e.get(loc.division_id), "", True),
+        ),
+        intro=_l("Each division has its own locations. You see the divisions you have access to."),
+        search=("name",),
+        where=(Location.module == module, Location.kind == kind),
+        scope=lambda stmt, v: stmt.where(Location.division_id.in_(own_division_ids(v))),
+        order_by=(Location.division_id, func.lower(Location.name), Location.id),
+        write=_may_change_locations(slug),
+        prepare=lambda form, v, row: form.set_divisions(v.visible_divisions),
+        save=_save_location(module, kind),
+        delete_blocked=in_use_text,  # a location vehicles are at stays
+        list_extra=_division_names,
+        empty=empty,
+    )
+
+
+# --- station packages ----------------------------------------------------------------------------
+
+
+def _package_extra(rows) -> dict:
+    ids = [p.id for p in rows]
+    steps = db.session.execute(
+        select(StationPackageStep.package_id, Station.name)
+        .join(Station, Station.id == StationPackageStep.station_id)
+        .where(StationPackageStep.package_id.in_(ids))
+        .order_by(StationPackageStep.package_id, StationPackageStep.ordering)
+    )
+    names: dict[int, list[str]] = {}
+    for package_id, name in steps:
+        names.setdefault(package_id, []).append(name)
+    vehicles = db.session.execute(
+        select(PreparationItem.package_id, func.count())
+        .where(PreparationItem.package_id.in_(ids))
+        .group_by(PreparationItem.package_id)
+    )
+    return {"steps": names, "vehicles": dict(vehicles.all())}
+
+
+def _steps(package: StationPackage, extra: dict):
+    items = Markup("").join(
+        Markup("<li>{}</li>").format(n) for n in extra["steps"].get(package.id, [])
+    )
+    return Markup('<ol class="admin-steps">{}</ol>').format(items)
+
+
+def _prepare_package(module: str):
+    def prepare(form, v, row) -> None:
+        form.set_owners(owner_choices(v, S.divisions()))
+        form.set_stations(S.stations(module))
+
+    return prepare
+
+
+def _load_package(form, package: StationPackage) -> None:
+    form.name.data, form.division_id.data = package.name, package.division_id
+    ids = [step.station_id for step in package.steps]
+    while len(form.steps.entries) < len(ids):
+        form.steps.append_entry()
+    for entry, station_id in zip(form.steps.entries, ids, strict=False):
+        entry.data = station_id
+
+
+def _save_package(module: str):
+    def save(package: StationPackage, form, v) -> None:
+        name, station_ids = form.name.data.strip(), form.station_ids
+        try:
+            S.check_package(module, package.id, name, station_ids)
+        except S.Refused as exc:
+            raise FormRefused(
+                exc.message if exc.field == "steps" else {exc.field: exc.message}
+            ) from exc
+        package.module, package.name, package.division_id = module, name, form.division_id.data
+        S.set_steps(package, station_ids)
+
+    return save
+
+
+def _package_snapshot(package: StationPackage) -> dict:
+    return {
+        "name": package.name,
+        "division_id": package.division_id,
+        "steps": [step.station.name for step in package.steps if step.station is not None],
+    }
+
+
+def _vehicles_keep(package: StationPackage) -> list[str]:
+    count = S.package_item_counts(package.module).get(package.id, 0)
+    if not count:
+        return []
+    return [
+        ngettext(
+            "%(num)s vehicle has this package; its station tasks stay as they are.",
+            "%(num)s vehicles have this package; their station tasks stay as they are.",
+            count,
+        )
+    ]
+
+
+def station_packages(module: str) -> Screen:
+    fields = _owned(StationPackage, module, extra=_package_extra)
+    fields["prepare"] = _prepare_package(module)
+    return Screen(
+        path=f"{module}/station-packages",
+        noun=_l("station package"),
+        form=StationPackageForm,
+        columns=(
+            Column(_l("Name"), "name"),
+            Column(_l("Stations in order"), _steps, "", True),
+            Column(_l("Vehicles"), lambda p, e: e["vehicles"].get(p.id, 0), "num", True),
+            _owner(),
+        ),
+        intro=_l(
+            "A station package is the route of stations a vehicle takes, in order. A vehicle given a package gets one task per station."
+        ),
+        search=("name",),
+        order_by=(func.lower(StationPackage.name), StationPackage.id),
+        load=_load_package,
+        save=_save_package(module),
+        snapshot=_package_snapshot,
+        before_delete=lambda package, v: S.unset_package(package),
+        delete_consequences=_vehicles_keep,
+        form_template="admin/package_form.html",
+        empty=_l("No station packages yet."),
+        **fields,
+    )
+
+
+PREPARATION_SCREENS = (
+    *(
+        screen(m)
+        for screen in (state_buttons, station_groups, stations, station_packages)
+        for m in MODULES
+    ),
+    *(locations(m, slug) for slug in LOCATIONS for m in MODULES),
+)
+
+
+# --- states (fixed: a page, not a list of records) ------------------------------------------------
+
+
+def states(module: str):
+    """The nine fixed states with their vehicles and the state buttons leaving each."""
+    v = guard(f"{module}/states", module=module)
+    buttons = f"/admin/{module}/state-buttons"
+    return render_template(
+        "admin/states.html",
+        screen_title=page_title(f"{module}/states"),
+        module=module,
+        module_name=MODULE_NAMES[module],
+        states_by_id=BY_ID,
+        rows=S.state_overview(module, v.selected_division_ids),
+        divisions=v.selected_division_label,
+        buttons_url=buttons if SCREENS_BY_PATH[f"{module}/state-buttons"].may_read(v) else None,
+    )
+
+
+SCREENS_BY_PATH = {screen.path: screen for screen in PREPARATION_SCREENS}
+
+
+def register_routes(bp) -> None:
+    for module in MODULES:
+        bp.add_url_rule(
+            f"/admin/{module}/states", f"{module}_states", lambda module=module: states(module)
+        )
