@@ -5,7 +5,7 @@ after, so that every record's history page shows them. The old name and details 
 entry (legacy_action, legacy) and the downgrade puts them back.
 
 Revision ID: a1d7e0c29f31
-Revises: 8e7cf8327169
+Revises: 15e84387b9e4
 Create Date: 2026-11-28 03:50:00
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "a1d7e0c29f31"
-down_revision = "8e7cf8327169"
+down_revision = "15e84387b9e4"
 branch_labels = None
 depends_on = None
 

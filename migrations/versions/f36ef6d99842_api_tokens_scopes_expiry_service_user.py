@@ -5,7 +5,7 @@ A token made before this has no service user and no expiry: it is refused (app.a
 takes a token only with its service user); its administrator makes a new one.
 
 Revision ID: f36ef6d99842
-Revises: 8e7cf8327169
+Revises: 7aafe1db8c8b
 Create Date: 2026-11-28 03:31:21.369405
 
 """
@@ -15,7 +15,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "f36ef6d99842"
-down_revision = "8e7cf8327169"
+down_revision = "7aafe1db8c8b"
 branch_labels = None
 depends_on = None
 
