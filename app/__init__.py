@@ -30,8 +30,6 @@ def create_app(overrides: dict | None = None) -> Flask:
         jobs,
         liveness,  # noqa: F401 - the pool's checkout check, registered on import
         pages,
-        ratelimit,
-        roundtrips,
         security,
     )
     from app.extensions import babel, csrf, db, login_manager, migrate
@@ -50,14 +48,12 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     _import_models()
     errors.init_app(app)  # first: every later hook's failure gets a request id
-    roundtrips.init_app(app)  # answers wait for their deferred commits (bids)
     pages.init_app(app)
     from app.auth import impersonation
 
     impersonation.init_app(app)
     security.init_app(app)
     jobs.init_app(app)
-    ratelimit.init_app(app)
     from app.schedule import runner as schedule_runner
 
     schedule_runner.init_app(app)

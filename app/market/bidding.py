@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -21,14 +20,12 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import and_, bindparam, exists, insert, select, text, update
-from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
 from app.core.cache import LRUCache
 from app.core.locking import locked
 from app.core.models import utcnow
-from app.core.roundtrips import call_then_commit, defer
 from app.core.tenancy import activate
 from app.extensions import db
 from app.market import bidder_mail
@@ -408,26 +405,12 @@ _LAST_LINK_OF_GROUP = (
 # round trip) for a bid without maxima: the function market_place_bid (migration c95894507d20,
 # where its statement and the reasons for a function are). What it refuses, Python explains
 # from the state it returns; with a refusal it also returns the earlier bid of the same request
-# key, if any (_pg_bid: whether the lock is still held then). _PG_BID runs it in the session's
-# transaction, _PG_BID_CALL (the same call, for app.core.roundtrips) in a transaction of its own.
-_PG_BID_ARGS = (  # in the function's order
-    "advert_id", "advert_currency", "link_id", "group_id", "currency", "instance_id",
-    "link_rate", "now", "advert_amount", "user_id", "request_key", "amount", "rate",
-)  # fmt: skip
+# key, if any. It runs in the session's transaction, whose lock is still held when it took no
+# bid.
 _PG_BID = text(
     "SELECT * FROM market_place_bid(:advert_id, :advert_currency, :link_id, :group_id,"
     " :currency, :instance_id, :link_rate, :now, :advert_amount, :user_id, :request_key,"
     " :amount, :rate)"
-)
-_PG_BID_CALL = (
-    b"SELECT * FROM market_place_bid($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-)
-_PgBidState = namedtuple(  # its columns, as RETURNS TABLE names them
-    "PgBidState",
-    "status ends_at start_price bid_step highest_bid highest_group_id proxy_bidding"
-    " soft_close_seconds buy_now_price maxima_count link_ok bid_id new_ends_at lost_link"
-    " lost_amount lost_currency lost_mailed earlier_id earlier_amount earlier_currency"
-    " earlier_advert_amount earlier_created_at",
 )
 
 
@@ -632,7 +615,6 @@ def place_bid(
     amount: int | None,
     request_key: str,
     maximum: int | None = None,
-    alone: bool = False,
 ) -> BidResult:
     """Record a bid (and/or set the bidder's maximum) through a bidder's link, or raise
     MarketError. The advert's row is locked for the whole decision; inside it the maxima
@@ -641,20 +623,13 @@ def place_bid(
 
     This is the market's hottest path, so it speaks in columns, not objects: the rates are read
     before the lock (they do not depend on the bids), then under the lock one read of the
-    advert's row, the maxima only when there are any, the bid's insert and one update.
-
-    `alone`: the bid may be its own transaction, committed inside (PostgreSQL, see _pg_bid),
-    when the caller writes nothing else in the unit of work."""
+    advert's row, the maxima only when there are any, the bid's insert and one update."""
     link = _bid_link(link) if isinstance(link, int) else link
     state = None
     if maximum is None and amount is not None and db.engine.dialect.name == "postgresql":
-        state, result, committed = _pg_bid(link, amount, request_key, alone)
+        state, result = _pg_bid(link, amount, request_key)
         if result is not None:
             return result
-        if committed:  # refused in a transaction of its own: its lock is gone
-            if duplicate := _refuse_unlocked(link, state, amount, request_key):
-                return duplicate
-            state = None  # the maxima answer, or no refusal found: decide under a new lock
     if state is None and not link.checked:
         # What follows decides on the link's remembered facts: checked under the lock.
         state = locked(_CHECKED_STATE, _facts(link), of=_advert_t).first()
@@ -671,23 +646,6 @@ def place_bid(
         if duplicate := _double_tap(state, link, request_key, rates):
             return duplicate
         raise
-
-
-def _refuse_unlocked(link: BidLink, state, amount: int, request_key: str) -> BidResult | None:
-    """A bid that market_place_bid refused in a transaction of its own: raise the refusal from
-    the state it read under its lock (bidding closed, no rate, too low, too large), as _place
-    gives it, or return a double tap's first answer. None when the maxima must answer, or
-    when no refusal is found: that needs a lock again."""
-    if state.proxy_bidding and state.maxima_count:
-        return None
-    rates = link.rates()
-    try:
-        _check_amount(link, amount, _open_book(link, state, rates, utcnow())[1])
-    except MarketError:
-        if duplicate := _double_tap(state, link, request_key, rates):
-            return duplicate
-        raise
-    return None
 
 
 def _double_tap(state, link: BidLink, request_key: str, rates: dict) -> BidResult | None:
@@ -712,40 +670,24 @@ def _facts(link: BidLink) -> dict:
     }  # fmt: skip
 
 
-def _pg_bid(link: BidLink, amount: int, request_key: str, alone: bool):
+def _pg_bid(link: BidLink, amount: int, request_key: str):
     """PostgreSQL, a bid without a maximum: lock, check, insert and update in one round trip
-    (a call of market_place_bid). Returns (the advert's locked state, the result, and whether
-    the call was its own transaction), the result None when the call took no bid.
-
-    `alone` (the caller holds no lock and writes nothing else in its unit of work): the call
-    is a transaction of its own on a connection of its own (app.core.roundtrips), its lock gone
-    when it returns; the request's answer waits for its commit to be durable. Otherwise it runs
-    in the session's transaction, whose lock is still held when the call took no bid, and the
+    (a call of market_place_bid, in the session's transaction). Returns the advert's locked
+    state and the result, None when the call took no bid: then the lock is still held and the
     general path decides from the state (a refusal's reason, or the maxima that must answer)."""
     rate = link.rates().get(link.currency)
     if rate is None or not 0 < amount <= MAX_AMOUNT:
-        return None, None, False
+        return None, None
     advert_amount, now = convert_back(amount, rate), utcnow()
     params = _facts(link) | {
         "now": now, "advert_amount": advert_amount, "user_id": link.user_id,
         "request_key": request_key, "amount": amount, "rate": rate,
     }  # fmt: skip
-    if alone and isinstance(db.session.get_bind(), Engine):
-        rows, pending = call_then_commit(
-            db.engine,
-            b"market_place_bid",
-            _PG_BID_CALL,
-            [params[k] for k in _PG_BID_ARGS],
-            _PgBidState._make,
-        )
-        defer(pending)  # the answer is built while the commit is written, and waits for it
-        row, committed = (rows[0] if rows else None), True
-    else:  # in the caller's transaction (a test's outer one, or more to write)
-        row, committed = db.session.connection().execute(_PG_BID, params).first(), False
+    row = db.session.connection().execute(_PG_BID, params).first()
     if row is None or not row.link_ok:  # the advert or the link is gone, or a fact changed
         raise StaleLink
     if row.bid_id is None:
-        return row, None, committed
+        return row, None
     # Who led until this bid (the locked row as it was): the link of its last bid, which is
     # also its highest (every bid tops all before it), read by the same statement.
     lost = row.lost_link
@@ -759,7 +701,7 @@ def _pg_bid(link: BidLink, amount: int, request_key: str, alone: bool):
         outbid_links=(lost,) if lost is not None else (),
         outbid_mails=((lost, row.lost_amount, row.lost_currency),) if row.lost_mailed else (),
     )
-    return row, placed, committed
+    return row, placed
 
 
 def _open_book(link: BidLink, state, rates: dict, now: datetime) -> tuple[_Book, int]:
@@ -1134,9 +1076,7 @@ def save_bid(
     `notify(result)` runs inside the transaction, before the commit: the mails it stores are
     there exactly when the bid is (and on SQLite it writes under the lock the bid holds)."""
     link = _bid_link(link) if isinstance(link, int) else link
-    # Without `notify` nothing else is written with the bid: it may commit by itself.
-    alone = notify is None
-    return _committed(link, request_key, notify, place_bid, amount, request_key, maximum, alone)
+    return _committed(link, request_key, notify, place_bid, amount, request_key, maximum)
 
 
 def save_buy_now(
@@ -1154,8 +1094,7 @@ def _committed(link: BidLink, request_key: str, notify, action, *args) -> BidRes
             bidder_mail.outbid(link.advert_id, result.outbid_links, result.outbid_mails)
             if notify is not None:
                 notify(result)
-        if db.session().in_transaction():  # (a bid in a transaction of its own left it none)
-            db.session.commit()
+        db.session.commit()
         return result
     except IntegrityError:
         db.session.rollback()

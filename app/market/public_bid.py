@@ -30,7 +30,7 @@ from app.core.locking import immediate
 from app.core.messages import message
 from app.core.models import utcnow
 from app.core.pages import public_page
-from app.core.ratelimit import check_public_rate, count_early
+from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bidder_mail, bp, notices, reserve
 from app.market.bidding import (
@@ -865,13 +865,3 @@ def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash:
         return _refused(exc)
     db.session.commit()
     return jsonify({"message": text, "advert": advert_summary(advert)})
-
-
-# The calls a bidder's page makes most: their rate-limit count goes to Redis as they start.
-count_early(
-    *(
-        f"{api_bp.name}.{view.__name__}"
-        for view in (market_bid_place, market_bid_buy_now, market_advert_state,
-                     market_advert_currencies)
-    )
-)  # fmt: skip
