@@ -28,9 +28,9 @@ from app.core.models import utcnow
 from app.core.tenancy import activate, active_instance_id
 from app.extensions import db
 from app.mail.services import send_mail
-from app.market.bidding import convert_up, link_path
 from app.market.groups import partner_buyers, partner_seller_ids
 from app.market.invites import COUNTRY_DEFAULTS, DEFAULT_LANGUAGE
+from app.market.links import link_path
 from app.market.models import (
     SOFT_CLOSE_SECONDS,
     Advert,
@@ -40,6 +40,7 @@ from app.market.models import (
     InstanceGroup,
     MarketLink,
 )
+from app.market.rates import convert_up
 from app.market.reserve import default_reserve
 from app.preparation import queries
 from app.preparation.files import store_file

@@ -23,6 +23,7 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.services import stored_by_job
 from app.market.models import Advert, AdvertBid, InstanceGroup, MarketLink
+from app.market.rates import convert_up, next_bid, rates_from
 
 JOB = "app.market.bidder_mail:deliver"  # the job function, as enqueued
 
@@ -104,7 +105,6 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     job), it finds the mail it stored and queues its delivery again if that may never have
     been queued, instead of storing a second mail."""
     from app.market.adverts import recipient_language
-    from app.market.bidding import convert_up, next_bid, rates_from
     from app.market.notices import mail_about, names
 
     job_key = _job_key(kind, link_id, advert_id, context)

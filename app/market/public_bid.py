@@ -33,33 +33,22 @@ from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bidder_mail, bp, notices, reserve
-from app.market.bidding import (
-    ACTIONS,
+from app.market.bidding import buy_now_open, save_bid, save_buy_now
+from app.market.links import ACTIONS, StaleLink, resolve_bid_link, resolve_link, same_hash
+from app.market.maxima import own_maximum
+from app.market.models import MAX_AMOUNT, Advert, AdvertBid, AdvertImage, InstanceGroup, MarketLink
+from app.market.rates import convert_up, currency_table, format_amount, next_bid, rates_from
+from app.market.status import (
     ALLOCATABLE,
-    MAX_AMOUNT,
     STATUS_LABELS,
     STATUSES,
     TRANSITIONS,
     MarketError,
-    StaleLink,
     allocate,
     bidding_closed_message,
-    buy_now_open,
     change_status,
-    convert_up,
-    currency_table,
-    format_amount,
-    next_bid,
-    own_maximum,
     provisional_message,
-    rates_from,
-    resolve_bid_link,
-    resolve_link,
-    save_bid,
-    save_buy_now,
 )
-from app.market.bidding import _same as same_hash
-from app.market.models import Advert, AdvertBid, AdvertImage, InstanceGroup, MarketLink
 from app.preparation.files import SMALL_CONTENT_TYPE
 from app.preparation.models import FileObject
 

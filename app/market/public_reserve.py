@@ -17,8 +17,9 @@ from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bidder_mail, bp, reserve
-from app.market.bidding import MarketError, resolve_link
+from app.market.links import resolve_link
 from app.market.public_bid import PUBLIC, _link_missing, _refused, advert_summary
+from app.market.status import MarketError
 
 
 class CounterAnswerBody(Schema):

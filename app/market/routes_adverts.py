@@ -21,18 +21,13 @@ from app.core.numbers import is_int, request_int
 from app.extensions import db
 from app.market import adverts as svc
 from app.market import bp, reserve, watch
-from app.market.bidding import (
-    ALLOCATABLE,
-    STATUS_LABELS,
-    MarketError,
-    allowed_statuses,
-    format_amount,
-    link_path,
-)
 from app.market.filters import FILTER_NAMES, FilterForm
 from app.market.forms import AdvertForm
 from app.market.groups import current_group
+from app.market.links import link_path
 from app.market.models import Advert, AdvertImage, InstanceGroup
+from app.market.rates import format_amount
+from app.market.status import ALLOCATABLE, STATUS_LABELS, MarketError, allowed_statuses
 from app.preparation.files import SMALL_CONTENT_TYPE, UploadError, check_upload
 from app.shell.menu import MAIN_MENU
 

@@ -33,7 +33,6 @@ from app.market.adverts import (
     visible_condition,
     writing_across_instances,
 )
-from app.market.bidding import convert_up, rates_from
 from app.market.filters import Criteria
 from app.market.groups import partner_buyers
 from app.market.models import (
@@ -43,6 +42,7 @@ from app.market.models import (
     SavedSearch,
     SavedSearchHit,
 )
+from app.market.rates import convert_up, rates_from
 
 MAX_SEARCHES = 50
 NAME_MAX = 100

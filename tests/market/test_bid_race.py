@@ -13,18 +13,11 @@ from sqlalchemy import func, select
 
 from app.core.models import utcnow
 from app.extensions import db
-from app.market.bidding import (
-    MarketError,
-    convert_back,
-    convert_up,
-    next_bid,
-    place_bid,
-    rates_from,
-    resolve_bid_link,
-    save_bid,
-    save_buy_now,
-)
+from app.market.bidding import place_bid, save_bid, save_buy_now
+from app.market.links import resolve_bid_link
 from app.market.models import Advert, AdvertBid, MarketLink
+from app.market.rates import convert_back, convert_up, next_bid, rates_from
+from app.market.status import MarketError
 from tests.conftest import database_url, make_app
 from tests.market._bid import last_mail_id, new_mails
 from tests.market._race import problems, race, seed_market

@@ -18,8 +18,9 @@ from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.models import EmailMessage
-from app.market.bidding import STATUSES, ensure_link
+from app.market.links import ensure_link
 from app.market.models import Advert, AdvertBid, AdvertImage, ExchangeRate, MarketLink
+from app.market.status import STATUSES
 from app.preparation.files import store_file
 from tests.helpers import schema_errors, translated
 from tests.market._bid import (
