@@ -30,8 +30,6 @@ def create_app(overrides: dict | None = None) -> Flask:
         jobs,
         liveness,  # noqa: F401 - the pool's checkout check, registered on import
         pages,
-        ratelimit,
-        roundtrips,
         security,
         times,
     )
@@ -51,7 +49,6 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     _import_models()
     errors.init_app(app)  # first: every later hook's failure gets a request id
-    roundtrips.init_app(app)  # answers wait for their deferred commits (bids)
     pages.init_app(app)
     from app.auth import impersonation, tokens
 
@@ -59,7 +56,6 @@ def create_app(overrides: dict | None = None) -> Flask:
     tokens.init_app(app)  # ahead of the CSRF check: a token call without a cookie has none
     security.init_app(app)
     jobs.init_app(app)
-    ratelimit.init_app(app)
     from app.schedule import runner as schedule_runner
 
     schedule_runner.init_app(app)

@@ -148,7 +148,8 @@ def main() -> None:
 
     from app import create_app
     from app.extensions import db
-    from app.market.bidding import _PG_BID, resolve_bid_link  # the statement the app sends
+    from app.market.bid_store import _PG_BID  # the statement the app sends
+    from app.market.links import resolve_bid_link
 
     with create_app({"SQLALCHEMY_DATABASE_URI": url}).app_context():
         upgrade()

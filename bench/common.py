@@ -86,12 +86,21 @@ def prepare_database(url: str, items: int = 100_000) -> None:
 
 
 @contextmanager
-def gunicorn(app_spec: str, port: int, env: dict, workers: int = 4, root: Path = ROOT):
+def gunicorn(
+    app_spec: str,
+    port: int,
+    env: dict,
+    workers: int = 4,
+    root: Path = ROOT,
+    worker_class: str = "sync",
+    threads: int = 1,
+):
     """Serve `app_spec` with gunicorn on 127.0.0.1:port for the duration of the block (the
     code of `root`: another checkout serves an older version beside this one)."""
     cmd = [
         str(ROOT / ".venv/bin/gunicorn"), "--config", str(ROOT / "bench" / "gunicorn_bench.py"), "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-        "--worker-class", "sync", "--log-level", "warning", app_spec,
+        "--worker-class", worker_class, "--threads", str(threads), "--log-level", "warning",
+        app_spec,
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=root, env={**os.environ, **env})  # noqa: S603
     try:

@@ -1,9 +1,9 @@
 """Issue 14 benchmark: the shell pages, the item tables and bids against TechEmpower's fortunes page.
 
-One run, one database, the same gunicorn set-up for both apps (sync workers on 127.0.0.1, no
-access log). The pages are loaded in rounds, the fortunes page first in each round, by
-clients that each send the next request when the answer came (the sync workers close every
-connection after its answer); each page's ratio is the median over the rounds of its rate
+One run, one database, the same gunicorn set-up for both apps (on 127.0.0.1, no access log;
+2 sync workers unless --setup names others). The pages are loaded in rounds, the fortunes page
+first in each round, by clients that each send the next request when the answer came (sync
+workers close every connection after its answer, gthread workers keep it); each page's ratio is the median over the rounds of its rate
 divided by the fortunes page's rate of the same round, so load from elsewhere on the machine
 hits both.
 CPU per request is the workers' user + system CPU time over the requests served; beside it,
@@ -28,6 +28,11 @@ After the rounds one RQ worker runs the queued jobs, timed, and every outbid mai
 --baseline DIR serves another checkout (the code before a change, e.g. `git worktree add` or
 `git archive | tar -x`) beside this one, on the same database, and loads its pages in the same
 rounds: before and after side by side under the same machine load.
+
+--setup class:workers[xthreads], repeated (e.g. --setup sync:4 --setup gthread:2x4), serves the
+fortunes page and the app(s) under each gunicorn set-up at once; every round loads each set-up in
+turn, and each page is measured against the fortunes page of its own set-up in the same round.
+(The inline-jobs row is left out when there are several set-ups.)
 
     .venv/bin/python bench/pages.py                  # SQLite, demo data, instance/bench_pages.db
     .venv/bin/python bench/pages.py --client wrk     # the same load from wrk (apt-get install wrk)
@@ -197,9 +202,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=4.0, help="per page and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="sync workers, without --setup")
+    parser.add_argument(
+        "--setup", action="append",
+        help="a gunicorn set-up, class:workers[xthreads] (sync:4, gthread:2x4); repeat it to "
+        "measure several side by side, each against its own fortunes page, in the same rounds",
+    )  # fmt: skip
     parser.add_argument("--items", type=int, default=0, help="top the demo data up to N")
-    parser.add_argument("--port", type=int, default=5401, help="uses this port and the next three")
+    parser.add_argument("--port", type=int, default=5401, help="and the next, one per server")
     parser.add_argument("--baseline", type=Path, help="another checkout, served beside this one")
     parser.add_argument("--no-bids", action="store_true")
     parser.add_argument(
@@ -222,49 +232,68 @@ def main() -> None:
     from bare_app import create_fortunes
 
     create_fortunes(url)
-    pages = [p for p in PAGES if not (args.no_bids and p[2] == "bid")]
-    if args.only:
-        chosen = set(args.only.split(","))
-        pages = [p for p in pages if p[1] == "bare" or p[2] in chosen]
-    if os.environ.get("REDIS_URL") and not args.no_bids:
+    setups = args.setup or [f"sync:{args.workers}"]
+    chosen = set(args.only.split(",")) if args.only else None
+    one_setup = [
+        p
+        for p in PAGES
+        if not (args.no_bids and p[2] == "bid") and (chosen is None or p[1] == "bare" or p[2] in chosen)
+    ]  # fmt: skip
+    if os.environ.get("REDIS_URL") and not args.no_bids and len(setups) == 1:
         # Jobs go to RQ (production); the embedded set-up's inline jobs are measured beside.
-        pages.append(("bid POST, inline jobs (embedded set-up)", "inline", "bid", None))
+        one_setup.append(("bid POST, inline jobs (embedded set-up)", "inline", "bid", None))
     if args.baseline:  # the same pages of the other checkout, each right before this one's
-        pages = [pages[0]] + [
+        one_setup = [one_setup[0]] + [
             q
-            for name, server, path, target in pages[1:]
+            for name, server, path, target in one_setup[1:]
             for q in (((f"{name} (before)", "base", path, None),) if server == "app" else ())
             + ((name, server, path, target),)
         ]
+    # Each set-up serves its own fortunes page and app(s); a round loads every set-up in turn,
+    # so the machine's load hits all of them, and each page is measured against the fortunes
+    # page of its own set-up and round.
+    pages, reference = [], {}
+    for setup in setups:
+        label = f" [{setup}]" if len(setups) > 1 else ""
+        for name, server, path, target in one_setup:
+            pages.append((name + label, f"{server}@{setup}", path, target))
+            reference[name + label] = one_setup[0][0] + label
     bid_app = market = bidders = None
     if any(p[2] == "bid" for p in pages):
         bid_app, market, bidders = seed_bidders(url, args.clients)
     env = {"DATABASE_URL": url, "PYTHONPATH": ".", "PUBLIC_RATE_LIMIT": RATE_LIMIT}
-    ports = {"bare": args.port, "app": args.port + 1, "base": args.port + 2}
-    ports["inline"] = args.port + 3
+    servers = sorted({s for _, s, _, _ in pages}, key=lambda s: [p[1] for p in pages].index(s))
+    ports = {s: args.port + n for n, s in enumerate(servers)}
     runs: dict[str, list[dict]] = {name: [] for name, *_ in pages}
     accepted: dict[int, list[int]] = {}
     with contextlib.ExitStack() as stack:
-        procs = {
-            "bare": stack.enter_context(
-                gunicorn("bench.bare_app:app", ports["bare"], env, workers=args.workers)
-            ),
-            "app": stack.enter_context(gunicorn("wsgi:app", ports["app"], env, args.workers)),
-        }
-        if any(p[1] == "inline" for p in pages):  # the same app without REDIS_URL
-            procs["inline"] = stack.enter_context(
-                gunicorn("wsgi:app", ports["inline"], env | {"REDIS_URL": ""}, args.workers)
-            )
-        if args.baseline:
-            procs["base"] = stack.enter_context(
-                gunicorn("wsgi:app", ports["base"], env, args.workers, root=args.baseline)
+        procs = {}
+        for key in servers:
+            kind, setup = key.split("@")
+            worker_class, _, shape = setup.partition(":")
+            workers, _, threads = shape.partition("x")
+            procs[key] = stack.enter_context(
+                gunicorn(
+                    "bench.bare_app:app" if kind == "bare" else "wsgi:app",
+                    ports[key],
+                    env | ({"REDIS_URL": ""} if kind == "inline" else {}),
+                    int(workers),
+                    root=args.baseline if kind == "base" else ROOT,
+                    worker_class=worker_class,
+                    threads=int(threads or 1),
+                )
             )
         masters = {k: p.pid for k, p in procs.items()}
-        cookies = {k: sign_in(ports[k], "seller@demo.test") if k != "bare" else "" for k in procs}
+        cookies = {
+            k: sign_in(ports[k], "seller@demo.test") if not k.startswith("bare") else ""
+            for k in procs
+        }
         rows = {name: rows_on(ports[s], path, cookies[s]) for name, s, path, _ in pages}
         wrk_lines = {}  # per server: the bidders' lines for wrk (each server's own cookies)
         if args.client == "wrk" and bidders:
-            wrk_lines = {k: wrk_bidders(ports[k], bidders) for k in procs if k != "bare"}
+            wrk_lines = {
+                k: wrk_bidders(ports[k], bidders) for k in procs if not k.startswith("bare")
+            }
 
         def run_page(s: str, path: str, seconds: float) -> dict:
             if args.client == "wrk":
@@ -301,7 +330,7 @@ def main() -> None:
         problems = verify(bid_app, market, {a: accepted.get(a, []) for a in market.advert_ids})
         if os.environ.get("REDIS_URL"):
             problems += drain_jobs(bid_app, market, env)
-    report(url, args, pages, runs, rows, problems)
+    report(url, args, pages, reference, runs, rows, problems)
 
 
 def unanswered_by_wrk(app, market, accepted: dict, allowed: int) -> dict:
@@ -386,11 +415,11 @@ def drain_jobs(app, market, env: dict) -> list[str]:
     return problems
 
 
-def report(url, args, pages, runs, rows, problems) -> None:
-    base = runs[pages[0][0]]
+def report(url, args, pages, reference, runs, rows, problems) -> None:
+    setups = ", ".join(args.setup or [f"sync:{args.workers}"])
     print(
-        f"\n{url.split('://')[0]}, {args.workers} sync workers, {args.clients} clients "
-        f"({'wrk' if args.client == 'wrk' else 'Python threads'}), "
+        f"\n{url.split('://')[0]}, gunicorn {setups} (class:workers[xthreads]), {args.clients} "
+        f"clients ({'wrk' if args.client == 'wrk' else 'Python threads'}), "
         f"{args.rounds} rounds x {args.seconds:g} s per page ({os.cpu_count()} cores, load "
         f"{os.getloadavg()[0]:.1f})"
     )
@@ -399,9 +428,9 @@ def report(url, args, pages, runs, rows, problems) -> None:
         "| fortunes CPU / page CPU | load generator's CPU ms/req | PostgreSQL's CPU ms/req |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    base_cpu = sum(r["cpu"] for r in base) / max(1, sum(r["requests"] for r in base))
     for name, _, _, target in pages:
-        rs = runs[name]
+        rs, base = runs[name], runs[reference[name]]
+        base_cpu = sum(r["cpu"] for r in base) / max(1, sum(r["requests"] for r in base))
         latencies = sorted(x for r in rs for x in r.get("latencies", ()))
         served = sum(r["requests"] for r in rs)
         errors = sum(r["errors"] for r in rs)

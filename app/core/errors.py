@@ -14,9 +14,6 @@ from app.core.numbers import BadInteger
 from app.core.pages import is_public
 
 log = logging.getLogger("app.errors")
-# The request's id in its WSGI environ too: an answer may be made after its context ended
-# (app.core.roundtrips).
-REQUEST_ID = "dealercare.request_id"
 
 
 def wants_json() -> bool:
@@ -55,7 +52,7 @@ def _messages() -> dict[int, str]:
 def init_app(app: Flask) -> None:
     @app.before_request
     def _request_id():
-        g.request_id = request.environ[REQUEST_ID] = secrets.token_hex(6)
+        g.request_id = secrets.token_hex(6)
 
     @app.after_request
     def _request_id_header(response):

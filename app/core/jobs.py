@@ -22,7 +22,6 @@ from flask import Flask, current_app, g, has_request_context
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from app.core.roundtrips import wait_deferred
 from app.extensions import db
 
 log = logging.getLogger(__name__)
@@ -57,11 +56,6 @@ def dispatch() -> int:
     from redis.exceptions import RedisError
     from rq import Retry
 
-    # A unit of work's jobs go once its commits are durable (app.core.roundtrips); after a
-    # failed one, none goes.
-    if db.session.info.get(_READY) and not wait_deferred():
-        db.session.info.pop(_READY, None)
-        return 0
     count = 0
     while ready := db.session.info.pop(_READY, []):
         count += len(ready)

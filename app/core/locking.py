@@ -120,8 +120,5 @@ def locked(statement: Select, params: dict | None = None, of=None):
         raise RuntimeError("locked() needs a session without pending changes")
     else:
         lock = immediate()
-    # A statement on tables (no ORM entity) runs on the session's connection: the ORM's
-    # execute adds nothing to it but time.
-    orm = statement._propagate_attrs.get("compile_state_plugin") == "orm"
     with lock:
-        return (session if orm else session.connection()).execute(statement, params)
+        return session.execute(statement, params)

@@ -2,7 +2,7 @@
 for every engine, the tests' own included)."""
 
 import psycopg
-from psycopg.pq import TransactionStatus
+from psycopg.pq import PipelineStatus, TransactionStatus
 
 
 class Connection(psycopg.Connection):
@@ -14,14 +14,16 @@ class Connection(psycopg.Connection):
     PostgreSQL parsed and planned nearly every statement of every page on every request
     (bench/PAGES.md, rounds 5 and 6). The server keeps prepared statements across a ROLLBACK.
     psycopg's clearing is needed only after an error, when a statement sent in the failed
-    transaction may not have been prepared. That case keeps psycopg's own rollback. So do a
-    pipeline and psycopg's own transaction blocks, which SQLAlchemy does not leave open."""
+    transaction may not have been prepared. That case keeps psycopg's own rollback, and so does
+    a connection in pipeline mode. Only public API is used (`pgconn`'s statuses, `execute`'s
+    `prepare`): SQLAlchemy drives these connections and never opens psycopg's own transaction
+    blocks (`Connection.transaction()`), inside which psycopg refuses a rollback.
+    tests/core/test_prepared.py checks all three cases."""
 
     def rollback(self) -> None:
         if (
             self.pgconn.transaction_status == TransactionStatus.INTRANS
-            and self._pipeline is None
-            and not self._num_transactions
+            and self.pgconn.pipeline_status == PipelineStatus.OFF
         ):
             self.execute("ROLLBACK", prepare=False)
         else:

@@ -4,20 +4,13 @@ The address is the client's as the trusted reverse proxies report it (TRUSTED_PR
 "Deployment"). With REDIS_URL the count is shared by every worker (INCR + EXPIRE); without it
 the limit is per process: each gunicorn worker counts for itself, so an address may make up to
 the limit times the number of workers (stated in the README). While Redis cannot be reached,
-the count falls back to the process's own, so public pages still answer (tests/faults).
+the count falls back to the process's own, so public pages still answer (tests/faults)."""
 
-The busiest public calls (a bid, the advert state the bid page polls) are named with
-`count_early`: their INCR is sent to Redis as their request starts, and its answer read when
-the view checks the limit, so Redis answers while the request's CSRF, session and locale work
-runs instead of the worker waiting for it. What is counted and refused is the same."""
-
-import contextlib
 import logging
 import threading
 import time
-from dataclasses import dataclass
 
-from flask import Flask, current_app, g, request
+from flask import current_app, request
 from flask_babel import gettext as _
 from redis.exceptions import RedisError
 from werkzeug.exceptions import TooManyRequests
@@ -35,15 +28,6 @@ def _rule(setting: str = "PUBLIC_RATE_LIMIT") -> tuple[int, int]:
     return int(count), int(seconds or 60)
 
 
-_EARLY: set[str] = set()  # endpoints whose count is sent as their request starts
-
-
-def count_early(*endpoints: str) -> None:
-    """Send these endpoints' count to Redis as their request starts (their views call
-    check_public_rate first thing, whatever the request)."""
-    _EARLY.update(endpoints)
-
-
 def _counter(seconds: int, who: str | None = None) -> str:
     """The Redis key counting this request's address (or `who`) in the current window (a new
     window starts at 0)."""
@@ -51,68 +35,9 @@ def _counter(seconds: int, who: str | None = None) -> str:
     return f"rl:{who}:{int(time.time()) // seconds}"
 
 
-@dataclass(frozen=True)
-class _Sent:
-    """An INCR _send_early sent, its answer still on `connection`."""
-
-    pool: object
-    connection: object
-    name: str
-    seconds: int
-
-
-def _send_early() -> None:
-    """before_request, first of all: INCR sent, its answer left on the connection for _hit."""
-    if request.endpoint not in _EARLY or request.method == "OPTIONS":
-        return  # (OPTIONS is answered without the view)
-    if (redis := redis_connection()) is None:
-        return
-    seconds = _rule()[1]
-    pool = redis.connection_pool
-    try:
-        connection = pool.get_connection()
-    except RedisError:
-        return  # _hit counts the usual way (and logs Redis's state)
-    name = _counter(seconds)
-    try:
-        connection.send_command("INCR", name)
-    except RedisError:
-        connection.disconnect()
-        pool.release(connection)
-        return
-    g.rate_sent = _Sent(pool, connection, name, seconds)
-
-
-def _answer(sent: _Sent) -> int:
-    """The count Redis answered to an INCR _send_early sent; the connection goes back."""
-    try:
-        count = int(sent.connection.read_response())
-    except BaseException:
-        sent.connection.disconnect()
-        raise
-    finally:
-        sent.pool.release(sent.connection)
-    if count == 1:
-        _expire(sent.name, sent.seconds)
-    return count
-
-
 def _expire(name: str, seconds: int) -> None:
     """The window's first hit sets its counter's expiry: one round trip after that."""
     redis_connection().expire(name, seconds + 1)
-
-
-def _drop_unread(_exc) -> None:
-    """teardown: a request that ended before its view read the count (a CSRF refusal, say)
-    still leaves the connection clean for the next."""
-    if (sent := g.pop("rate_sent", None)) is not None:
-        with contextlib.suppress(RedisError):
-            _answer(sent)
-
-
-def init_app(app: Flask) -> None:
-    app.before_request_funcs.setdefault(None, []).insert(0, _send_early)
-    app.teardown_request(_drop_unread)
 
 
 def _hit(seconds: int, who: str | None = None) -> int:
@@ -121,11 +46,6 @@ def _hit(seconds: int, who: str | None = None) -> int:
     redis = redis_connection()
     if redis is not None:
         try:
-            sent = g.pop("rate_sent", None)
-            if sent is not None and sent.name == name:
-                return _answer(sent)
-            if sent is not None:  # sent in the window before (the minute turned): not this one
-                _answer(sent)
             count = int(redis.incr(name))
             if count == 1:
                 _expire(name, seconds)

@@ -4,11 +4,9 @@ path integers within the column's range, and the trusted reverse proxies."""
 
 from urllib.parse import urlsplit
 
-import flask_wtf.csrf
-from flask import Flask, abort, current_app, g, request
+from flask import Flask, abort, g, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
-from itsdangerous import URLSafeTimedSerializer
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter, PathConverter
 
@@ -146,33 +144,8 @@ def trust_proxies(app: Flask) -> None:
         )
 
 
-class _RememberedSigner(URLSafeTimedSerializer):
-    """Flask-WTF's signer of CSRF tokens, remembering what it signed: generate_csrf() signs the
-    session's raw token anew on every page (an HMAC, JSON and zlib, some 0.1 ms) with a
-    timestamp nobody checks (WTF_CSRF_TIME_LIMIT = None). A token signed earlier for the same
-    secret and raw token is exactly as valid; a new session has a new raw token. Validation
-    (loads) is Flask-WTF's own."""
-
-    _signed: dict[tuple, str] = {}
-
-    def dumps(self, obj, salt=None):
-        if (
-            salt is not None or not isinstance(obj, str)
-            or current_app.config.get("WTF_CSRF_TIME_LIMIT", 3600) is not None  # tokens age
-        ):  # fmt: skip
-            return super().dumps(obj, salt)
-        key = (tuple(self.secret_keys), self.salt, obj)
-        token = self._signed.get(key)
-        if token is None:
-            if len(self._signed) > 10_000:
-                self._signed.clear()
-            token = self._signed[key] = super().dumps(obj)
-        return token
-
-
 def init_app(app: Flask) -> None:
     app.json = JSONProvider(app)
-    flask_wtf.csrf.URLSafeTimedSerializer = _RememberedSigner
     app.url_map.converters["int"] = BoundedIntConverter
     app.url_map.converters["page"] = PageConverter
     trust_proxies(app)

@@ -18,7 +18,6 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import aliased
 
 from app.extensions import db
-from app.market.bidding import convert_up
 from app.market.groups import partner_seller_ids
 from app.market.models import (
     Advert,
@@ -26,6 +25,7 @@ from app.market.models import (
     AdvertImage,
     InstanceGroup,
 )
+from app.market.rates import convert_up
 from app.preparation import queries
 from app.preparation.items import normalise_regno
 from app.preparation.models import FileObject

@@ -20,9 +20,9 @@ from app.core.models import utcnow
 from app.core.tenancy import activate, active_instance_id
 from app.extensions import db
 from app.mail.services import send_mail
-from app.market.bidding import link_path
 from app.market.groups import partner_buyers
 from app.market.invites import COUNTRY_DEFAULTS, DEFAULT_LANGUAGE
+from app.market.links import link_path
 from app.market.models import (
     Advert,
     InstanceGroup,

@@ -104,8 +104,8 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     job), it finds the mail it stored and queues its delivery again if that may never have
     been queued, instead of storing a second mail."""
     from app.market.bid_links import recipient_language
-    from app.market.bidding import convert_up, next_bid, rates_from
     from app.market.notices import mail_about, names
+    from app.market.rates import convert_up, next_bid, rates_from
 
     job_key = _job_key(kind, link_id, advert_id, context)
     if stored_by_job(job_key) is not None:

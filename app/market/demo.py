@@ -12,8 +12,8 @@ from app.core.models import Instance, utcnow
 from app.core.tenancy import activate
 from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder
 from app.extensions import db
-from app.market.bidding import convert_back, ensure_link, rates_from
 from app.market.groups import add_partner
+from app.market.links import ensure_link
 from app.market.models import (
     Advert,
     AdvertBid,
@@ -25,6 +25,7 @@ from app.market.models import (
     MarketWatch,
     VehicleRequest,
 )
+from app.market.rates import convert_back, rates_from
 from app.preparation.models import PreparationItem
 
 # A third company, a buyer only, so that bids arrive in two currencies (SEK and NOK).

@@ -21,9 +21,9 @@ from wtforms.validators import Length, NumberRange, Optional, ValidationError
 from app.core.messages import KEYS
 from app.extensions import db
 from app.market.adverts import SEARCH_MAX, search_condition
-from app.market.bidding import convert_back, format_amount, rates_from
 from app.market.forms import WholeNumberField
 from app.market.models import COUNTRIES, MAX_AMOUNT, Advert, InstanceGroup, MarketPartner
+from app.market.rates import convert_back, format_amount, rates_from
 from app.preparation.items import FUEL_TYPES
 
 YEARS = (1950, 2100)

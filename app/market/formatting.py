@@ -10,10 +10,8 @@ from app.core.models import utcnow
 from app.core.times import moment
 from app.market import bp
 from app.market.adverts import aware
-from app.market.bidding import (
-    STATUS_LABELS,
-    format_amount,
-)
+from app.market.rates import format_amount
+from app.market.status import STATUS_LABELS
 
 
 @bp.app_template_filter("advert_time")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from app.core.locking import immediate
 from app.extensions import db
-from app.market.bidding import BidLink, BidResult, StaleLink, resolve_bid_link, save_bid
+from app.market.bidding import BidResult, save_bid
+from app.market.links import BidLink, StaleLink, resolve_bid_link
 
 Hashes = tuple[str, str, str]  # the link's group, advert and user hashes
 

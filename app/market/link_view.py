@@ -13,20 +13,18 @@ from sqlalchemy import and_, func, select
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import reserve
-from app.market.bidding import (
+from app.market.bidding import buy_now_open
+from app.market.maxima import own_maximum
+from app.market.models import Advert, AdvertBid, AdvertImage, InstanceGroup, MarketLink
+from app.market.rates import convert_up, next_bid, rates_from
+from app.market.status import (
     ALLOCATABLE,
     STATUS_LABELS,
     STATUSES,
     TRANSITIONS,
     bidding_closed_message,
-    buy_now_open,
-    convert_up,
-    next_bid,
-    own_maximum,
     provisional_message,
-    rates_from,
 )
-from app.market.models import Advert, AdvertBid, AdvertImage, InstanceGroup, MarketLink
 
 # The bid history a page shows: the newest bids (the total is in bidCount).
 HISTORY_LIMIT = 50

@@ -16,18 +16,13 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 
 from app.core.pages import public_page
-from app.core.ratelimit import check_public_rate, count_early
+from app.core.ratelimit import check_public_rate
 from app.extensions import db
-from app.market import api_bp, bp
-from app.market.bidding import ACTIONS, format_amount, resolve_link
+from app.market import bp
 from app.market.link_view import advert_view
+from app.market.links import ACTIONS, resolve_link
 from app.market.models import AdvertImage
-from app.market.public_bid_calls import (
-    market_advert_currencies,
-    market_advert_state,
-    market_bid_buy_now,
-    market_bid_place,
-)
+from app.market.rates import format_amount
 from app.preparation.files import SMALL_CONTENT_TYPE
 from app.preparation.models import FileObject
 
@@ -235,13 +230,3 @@ def bid_image(action: str, group_hash: str, advert_hash: str, user_hash: str, im
     )
     response.headers["Cache-Control"] = "no-store"  # a private file: never kept by a cache
     return response
-
-
-# The calls a bidder's page makes most: their rate-limit count goes to Redis as they start.
-count_early(
-    *(
-        f"{api_bp.name}.{view.__name__}"
-        for view in (market_bid_place, market_bid_buy_now, market_advert_state,
-                     market_advert_currencies)
-    )
-)  # fmt: skip

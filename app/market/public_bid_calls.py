@@ -27,21 +27,12 @@ from app.core.messages import message
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bidder_mail, link_bids, notices
-from app.market.bidding import (
-    MAX_AMOUNT,
-    STATUS_LABELS,
-    STATUSES,
-    MarketError,
-    allocate,
-    change_status,
-    currency_table,
-    format_amount,
-    resolve_link,
-    save_buy_now,
-)
-from app.market.bidding import _same as same_hash
+from app.market.bidding import save_buy_now
 from app.market.link_view import advert_summary, bid_request, iso
-from app.market.models import Advert, InstanceGroup, MarketLink
+from app.market.links import resolve_link, same_hash
+from app.market.models import MAX_AMOUNT, Advert, InstanceGroup, MarketLink
+from app.market.rates import currency_table, format_amount
+from app.market.status import STATUS_LABELS, STATUSES, MarketError, allocate, change_status
 
 NOTES_MAX = 255
 

@@ -17,10 +17,11 @@ from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
 from app.market import api_bp, bidder_mail, bp, reserve
-from app.market.bidding import MarketError, resolve_link
 from app.market.link_view import advert_summary
+from app.market.links import resolve_link
 from app.market.public_bid import link_missing
 from app.market.public_bid_calls import PUBLIC, refused
+from app.market.status import MarketError
 
 
 class CounterAnswerBody(Schema):

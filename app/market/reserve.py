@@ -24,14 +24,9 @@ from sqlalchemy import select
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import bidder_mail, notices
-from app.market.bidding import (
-    MAX_AMOUNT,
-    MarketError,
-    _lock_advert,
-    _recorded,
-    format_amount,
-)
-from app.market.models import Advert, AdvertBid, InstanceGroup, MarketLink
+from app.market.models import MAX_AMOUNT, Advert, AdvertBid, InstanceGroup, MarketLink
+from app.market.rates import convert_up, format_amount
+from app.market.status import MarketError, lock_advert, record_change
 
 DEFAULT_HOURS = 48
 MAX_HOURS = 14 * 24
@@ -86,12 +81,12 @@ def end_advert(advert_id: int, now: datetime | None = None) -> Advert | None:
     bid is under the reserve. None (nothing changed) when it is not due any more: closed or
     withdrawn meanwhile, or its end moved on under the lock."""
     now = now or utcnow()
-    advert = _lock_advert(advert_id)
+    advert = lock_advert(advert_id)
     if advert.status != "published" or advert.ends_at > now:
         return None
     if advert.highest_bid is None or not reserve_not_met(advert):
         advert.status = "closed"
-        return _recorded("market_advert_status", advert, "published", None, status="closed")
+        return record_change("market_advert_status", advert, "published", None, status="closed")
     leader = db.session.scalar(
         select(AdvertBid.group_id)
         .where(AdvertBid.advert_id == advert.id)
@@ -102,7 +97,7 @@ def end_advert(advert_id: int, now: datetime | None = None) -> Advert | None:
     advert.status = "provisional"
     advert.provisional_group_id = leader
     advert.decision_due_at = now + _window(advert)
-    _recorded(
+    record_change(
         "market_advert_provisional", advert, "published", None,
         group=leader, highest=advert.highest_bid, reserve=advert.reserve_price,
     )  # fmt: skip
@@ -144,7 +139,7 @@ def _sell(advert: Advert, price: int, user_id: int | None, action: str, now: dat
     advert.status = "allocated"
     advert.allocated_group_id, advert.allocated_price = group_id, price
     advert.allocated_notes, advert.allocated_at = None, now
-    _recorded(action, advert, "provisional", user_id, group=group_id, price=price)
+    record_change(action, advert, "provisional", user_id, group=group_id, price=price)
     notices.notify_allocation(advert)  # the buyer (a bidder mail) and the sellers
     return advert
 
@@ -154,7 +149,7 @@ def _unsold(advert: Advert, user_id: int | None, action: str, **details) -> Adve
     _tell_bidder("ended_unsold", advert, reason=action, **details)
     group_id = _settle(advert)
     advert.status = "closed"
-    return _recorded(action, advert, "provisional", user_id, group=group_id, **details)
+    return record_change(action, advert, "provisional", user_id, group=group_id, **details)
 
 
 def seller_decides(
@@ -163,7 +158,7 @@ def seller_decides(
     """The seller's answer to a provisional sale: accept the highest bid, decline, or counter
     with a price above it (which the bidder then answers). Raises MarketError when refused."""
     now = utcnow()
-    advert = _lock_advert(advert_id)
+    advert = lock_advert(advert_id)
     if decision not in DECISIONS:
         raise MarketError(_("Choose accept, decline or counter."), "INVALID_VALUE")
     _refuse_unless_open(advert, now, countered=False)
@@ -184,7 +179,7 @@ def seller_decides(
         )
     advert.counter_price = counter_price
     advert.decision_due_at = now + _window(advert)
-    _recorded(
+    record_change(
         "market_reserve_countered", advert, "provisional", user_id,
         group=advert.provisional_group_id, price=counter_price,
     )  # fmt: skip
@@ -198,7 +193,7 @@ def bidder_answers(advert_id: int, group_id: int, answer: str, user_id: int) -> 
     from app.market.endings import tell_sellers
 
     now = utcnow()
-    advert = _lock_advert(advert_id)
+    advert = lock_advert(advert_id)
     _refuse_unless_open(advert, now, countered=True)
     if advert.provisional_group_id != group_id:
         raise MarketError(
@@ -223,7 +218,7 @@ def expire_decisions(now: datetime | None = None) -> int:
     now = now or utcnow()
 
     def expire(advert_id: int) -> Advert | None:
-        advert = _lock_advert(advert_id)
+        advert = lock_advert(advert_id)
         if advert.status != "provisional" or advert.decision_due_at > now:
             return None  # answered meanwhile
         waiting = "bidder" if advert.counter_price is not None else "seller"
@@ -253,7 +248,5 @@ def counter_view(advert: Advert, group: InstanceGroup, rate) -> dict:
         "counterInYourCurrency": None,
     }
     if mine and advert.counter_price is not None and rate is not None:
-        from app.market.bidding import convert_up
-
         data["counterInYourCurrency"] = convert_up(advert.counter_price, rate)
     return data

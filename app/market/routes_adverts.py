@@ -20,15 +20,11 @@ from app.core.numbers import is_int, request_int
 from app.extensions import db
 from app.market import adverts as svc
 from app.market import bid_links, bp, reserve, watch
-from app.market.bidding import (
-    ALLOCATABLE,
-    MarketError,
-    allowed_statuses,
-    link_path,
-)
 from app.market.filters import FILTER_NAMES, FilterForm
 from app.market.groups import current_group
+from app.market.links import link_path
 from app.market.models import Advert, AdvertImage, InstanceGroup
+from app.market.status import ALLOCATABLE, MarketError, allowed_statuses
 from app.preparation.files import SMALL_CONTENT_TYPE
 from app.shell.menu import MAIN_MENU
 

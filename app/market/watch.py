@@ -32,7 +32,6 @@ from app.market.adverts import (
     visible_condition,
 )
 from app.market.bid_links import recipient_language, writing_across_instances
-from app.market.bidding import convert_up, rates_from
 from app.market.filters import Criteria
 from app.market.groups import partner_buyers
 from app.market.models import (
@@ -42,6 +41,7 @@ from app.market.models import (
     SavedSearch,
     SavedSearchHit,
 )
+from app.market.rates import convert_up, rates_from
 
 MAX_SEARCHES = 50
 NAME_MAX = 100

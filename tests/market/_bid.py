@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from app.auth.models import User
 from app.extensions import db
 from app.mail.models import EmailMessage
-from app.market.bidding import ensure_link
+from app.market.links import ensure_link
 from app.market.models import Advert, InstanceGroup, MarketLink
 
 # The demo's market people: a partner buyer (Fjordauto, NOK), another (Malmö, SEK), the seller.
@@ -133,8 +133,8 @@ def make_advert(*, bids=(("malmo", 185_000), ("fjord", 191_500)), status="publis
 
     from app.core.models import utcnow
     from app.core.tenancy import activate
-    from app.market.bidding import convert_back, rates_from
     from app.market.models import AdvertBid, AdvertImage
+    from app.market.rates import convert_back, rates_from
     from app.preparation.files import store_file
 
     seller_group = group("Nordbil")

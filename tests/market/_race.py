@@ -20,17 +20,12 @@ from app.auth.models import User
 from app.core.models import Instance, utcnow
 from app.core.tenancy import activate
 from app.extensions import db
-from app.market.bidding import (
-    MarketError,
-    convert_back,
-    convert_up,
-    ensure_link,
-    next_bid,
-    rates_from,
-)
 from app.market.groups import add_partner
 from app.market.invites import create_market_company
+from app.market.links import ensure_link
 from app.market.models import Advert, AdvertBid, AdvertMaximum, ExchangeRate
+from app.market.rates import convert_back, convert_up, next_bid, rates_from
+from app.market.status import MarketError
 
 START, STEP, RATE = 100_000, 1_000, Decimal("1.0240")  # SEK adverts; 1 SEK = 1.0240 NOK
 

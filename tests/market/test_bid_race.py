@@ -13,18 +13,11 @@ from sqlalchemy import func, select
 
 from app.core.models import utcnow
 from app.extensions import db
-from app.market.bidding import (
-    MarketError,
-    convert_back,
-    convert_up,
-    next_bid,
-    place_bid,
-    rates_from,
-    resolve_bid_link,
-    save_bid,
-    save_buy_now,
-)
+from app.market.bidding import place_bid, save_bid, save_buy_now
+from app.market.links import resolve_bid_link
 from app.market.models import Advert, AdvertBid, MarketLink
+from app.market.rates import convert_back, convert_up, next_bid, rates_from
+from app.market.status import MarketError
 from tests.conftest import database_url, make_app
 from tests.market._bid import last_mail_id, new_mails
 from tests.market._race import problems, race, seed_market
@@ -308,11 +301,9 @@ def _committed_bids(app, advert_id: int) -> list[tuple[int, bool]]:
 
 
 def test_a_bid_is_stored_when_it_answers_and_a_refusal_keeps_its_reasons(race_app, market):
-    """On PostgreSQL a bid that is the first statement of its unit of work (its link
-    remembered, as the public call's usually is) is one call in a transaction of its own,
-    committed before Python sees the answer (app.core.roundtrips). Its refusals, given after
-    that lock is gone, are those given under it: the next bid for a bid too low, the first
-    answer again for a double tap, and the end for a closed advert."""
+    """A bid whose link was remembered (as the public call's usually is) is stored by its
+    commit; its refusals are the next bid for a bid too low, the first answer again for a
+    double tap, and the end for a closed advert, and a refusal leaves no lock behind."""
     first, rival = market.bidders[0], market.bidders[2]
     advert_id = market.advert_ids[0]
     with race_app.app_context():
@@ -320,10 +311,9 @@ def test_a_bid_is_stored_when_it_answers_and_a_refusal_keeps_its_reasons(race_ap
             resolve_bid_link(b.group_hash, b.advert_hash, b.link_hash) for b in (first, rival)
         )
         db.session.rollback()  # each bid below begins its own unit of work, as a request
-        placed = place_bid(mine, 100_000, "alone-1", alone=True)
-        if db.engine.dialect.name == "postgresql":  # stored before the session's commit
-            assert _committed_bids(race_app, advert_id) == [(100_000, False)]
+        placed = place_bid(mine, 100_000, "alone-1")
         db.session.commit()
+        assert _committed_bids(race_app, advert_id) == [(100_000, False)]
         again = save_bid(mine, 100_000, "alone-1")
         assert (again.duplicate, again.bid.id, again.next_bid) == (True, placed.bid.id, 101_000)
         with pytest.raises(MarketError) as refused:
@@ -360,7 +350,7 @@ def test_a_bid_under_a_rivals_maximum_is_answered_by_it(race_app, market):
 
 
 # PostgreSQL: a commit that takes its time or fails. A deferred trigger runs at the commit, after
-# the bid's call has answered (app.core.roundtrips sends the call's rows before the commit).
+# the bid's call has answered.
 COMMIT_PROBE = """
 CREATE FUNCTION bid_commit_probe() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -380,7 +370,7 @@ CREATE CONSTRAINT TRIGGER bid_commit_probe AFTER INSERT ON advert_bid
 def commit_probe(race_app):
     with race_app.app_context():
         if db.engine.dialect.name != "postgresql":
-            pytest.skip("the bid's commit is waited for apart from its call on PostgreSQL")
+            pytest.skip("the probe is a PostgreSQL deferred trigger")
         with db.engine.begin() as connection:
             connection.exec_driver_sql(COMMIT_PROBE)
         yield
@@ -398,8 +388,7 @@ def _mails_after(app, before: int | None = None):
 
 
 def test_a_bids_answer_leaves_only_once_its_commit_is_durable(race_app, market, commit_probe):
-    """The answer is built while the server writes the commit, and held until it is written:
-    whoever is told "accepted" finds the bid stored, even when the commit takes a second."""
+    """Whoever is told "accepted" finds the bid stored, even when the commit takes a second."""
     bid = bid_page(race_app, market.bidders[0])
     answer = bid(100_000, "slow-1")  # its commit takes a second (the probe)
     assert answer.status_code == 201, answer.get_json()
@@ -419,8 +408,8 @@ def test_a_bid_whose_commit_fails_is_answered_as_the_failure_and_mails_no_one(
     race_app, market, commit_probe, key, status, message
 ):
     """A commit that fails after the call answered: the bidder gets the app's answer to that
-    database error (as if the call had failed), nothing is stored, and the bidder it would
-    have outbid gets no mail; the next bid goes through."""
+    database error, nothing is stored, and the bidder it would have outbid gets no mail; the
+    next bid goes through."""
     rival, bidder = (bid_page(race_app, b) for b in (market.bidders[0], market.bidders[2]))
     assert rival(100_000, "ok-1").status_code == 201
     before = _mails_after(race_app)

@@ -14,7 +14,6 @@ from app.core.roles import ROLE_CCMARKET_ADMIN, ROLE_CCMARKET_STATISTICS
 from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.models import EmailMessage
-from app.market.bidding import currency_table, rates_from
 from app.market.groups import add_partner
 from app.market.models import (
     Advert,
@@ -23,6 +22,7 @@ from app.market.models import (
     MarketInvite,
     VehicleRequest,
 )
+from app.market.rates import currency_table, rates_from
 from tests.helpers import message_key, page_text
 from tests.market._admin import (
     QueryCounter,

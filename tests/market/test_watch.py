@@ -434,7 +434,7 @@ def test_a_switched_off_search_sends_nothing_and_the_mails_link_switches_it_off(
 def test_publishing_through_the_change_status_link_matches_too(demo_app):
     search = buyer_search(Criteria(brand="Smart"), name="Smart")
     draft = make_advert(nordbil(), "draft", brand="Smart", model="#1")
-    from app.market.bidding import change_status
+    from app.market.status import change_status
 
     with demo_app.test_request_context():
         activate(draft.instance_id)
