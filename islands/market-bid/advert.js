@@ -23,7 +23,7 @@ export function updateAdvertCard(card, data) {
     status.textContent = data.statusLabel;
     status.className = `bid-status bid-status-${data.status}`;
   }
-  for (const node of card.querySelectorAll('[data-local-time]')) node.textContent = dateTime(node.dateTime);
+  for (const node of card.querySelectorAll('[data-local-time]')) node.textContent = dateTime(node.dateTime, true);
   for (const node of card.querySelectorAll('[data-ends-at]')) {
     if (data) node.hidden = data.status !== 'published';
     node.textContent = timeLeftText(node.dataset.endsAt);

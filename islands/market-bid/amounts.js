@@ -3,11 +3,24 @@
 
 /**
  * y-MM-dd HH:mm in the browser's time zone (spec 02 section 9): Swedish short date and time is
- * exactly that pattern, whatever language the page is in.
+ * exactly that pattern, whatever language the page is in. `named`: followed by the zone, as
+ * every public page names it (people in several countries read one advert): "(Oslo, CET)".
  */
-export function dateTime(iso) {
+export function dateTime(iso, named = false) {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : d.toLocaleString('sv-SE', { dateStyle: 'short', timeStyle: 'short' });
+  if (Number.isNaN(d.getTime())) return '';
+  const text = d.toLocaleString('sv-SE', { dateStyle: 'short', timeStyle: 'short' });
+  return named ? `${text} (${zoneName(d)})` : text;
+}
+
+/** The browser's zone at `date` as people say it: its city and its abbreviation ("Oslo, CET"). */
+export function zoneName(date, lang = globalThis.document?.documentElement?.lang || 'en-GB') {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const short = new Intl.DateTimeFormat(lang, { timeZoneName: 'short' })
+    .formatToParts(date)
+    .find((part) => part.type === 'timeZoneName')?.value;
+  const city = zone.includes('/') ? zone.split('/').pop().replaceAll('_', ' ') : '';
+  return [city, short || zone].filter(Boolean).join(', ');
 }
 
 /** The time left until `iso` as {key, params} for the page texts, or {key: 'ended'}. */

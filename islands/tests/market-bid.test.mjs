@@ -1,7 +1,7 @@
 // The bid page's pure helpers: exact conversion, amounts per currency, time left, parsing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dateTime, parseAmount, timeLeft } from '../market-bid/amounts.js';
+import { dateTime, parseAmount, timeLeft, zoneName } from '../market-bid/amounts.js';
 import { amountsPerCurrency, convertBack, convertUp } from '../market-bid/convert.js';
 
 test('conversion rounds up exactly, without floating-point noise', () => {
@@ -68,6 +68,15 @@ test('dates read y-MM-dd HH:mm in the local time zone', () => {
   const local = new Date(2026, 10, 5, 7, 3); // 5 November 2026, 07:03 here
   assert.equal(dateTime(local.toISOString()), '2026-11-05 07:03');
   assert.equal(dateTime('not a date'), '');
+});
+
+test('a public page names the zone after the time: its city and abbreviation', () => {
+  const when = new Date(Date.UTC(2026, 6, 1, 10, 0));
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const named = dateTime(when.toISOString(), true);
+  assert.ok(named.startsWith(`${dateTime(when.toISOString())} (`), named);
+  if (zone.includes('/')) assert.ok(named.includes(zone.split('/').pop().replaceAll('_', ' ')), named);
+  assert.match(zoneName(when, 'en-GB'), /\S/);
 });
 
 // --- the React forms (issue 17): their rules and their markup ------------------------------------
