@@ -1,7 +1,9 @@
-"""Test fixtures: one migrated database per run, a rolled-back transaction per test.
+"""Test fixtures: migrated databases copied from the run's templates, a rolled-back transaction
+per test.
 
 With TEST_DATABASE_URL (PostgreSQL) and REDIS_URL set, the tests use those real servers;
-without them a temporary SQLite file and inline jobs.
+without them temporary SQLite files and inline jobs. Under pytest-xdist (`make test`) every
+worker has databases and a Redis database number of its own.
 """
 
 import fcntl
@@ -79,8 +81,9 @@ def xdist_group(item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
-    """Nothing in a plain run passes or fails on wall-clock time: the tests marked `timed`
-    (Lighthouse's scores, paint times) are left out unless --timed is given."""
+    """The tests of XDIST_GROUPS get their group; and nothing in a plain run passes or fails
+    on wall-clock time: the tests marked `timed` (Lighthouse's scores, paint times) are left out
+    unless --timed is given."""
     for item in items:
         group = xdist_group(item)
         if group:
