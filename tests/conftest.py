@@ -60,34 +60,56 @@ def pytest_addoption(parser):
 # Tests that share something costly, or that cannot share the machine with each other, run in
 # one pytest-xdist worker (`make test` runs with --dist loadgroup): the fault and scale-out gates
 # (private servers they stop and kill), the accessibility walk (made once for the two gates that
-# read it), and each module with a fixture of module scope (a server of its own, say).
+# read it), and each module with a fixture of module scope (a server or app of its own, the
+# fuzzer's three runs at once); tests/test_xdist_groups.py holds the list to the modules.
 XDIST_GROUPS = {
     "tests/faults/": "faults",
     "tests/browser/test_a11y.py": "a11y-walk",
     "tests/browser/test_budgets.py": "a11y-walk",
 }
+XDIST_MODULES = (
+    "tests/auth/test_concurrent_writer.py",
+    "tests/browser/test_admin_onboarding.py",
+    "tests/core/test_errors.py",
+    "tests/core/test_i18n.py",
+    "tests/gates/test_fuzz.py",
+    "tests/gates/test_language.py",
+    "tests/gates/test_openapi.py",
+    "tests/mail/test_delivery_race.py",
+    "tests/market/test_bid_race.py",
+    "tests/shell/test_chat_widget.py",
+    "tests/test_processes.py",
+)
 
 
-def xdist_group(item) -> str | None:
-    path = item.nodeid.split("::", 1)[0]
+def xdist_group(nodeid: str) -> str | None:
+    """The group a test runs in, or None for a test any worker may take."""
+    path = nodeid.split("::", 1)[0]
     for prefix, group in XDIST_GROUPS.items():
         if path.startswith(prefix):
             return group
-    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    if any(d.scope in ("module", "class", "package") for ds in defs.values() for d in ds):
-        return path
-    return None
+    return path if path in XDIST_MODULES else None
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup by XDIST_GROUPS. (pytest-xdist 3.8's own loadgroup reads the groups from
+    node ids it changes on the workers, which pytest 9.2 no longer lets it change:
+    pytest-dev/pytest-xdist#1386.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Grouped(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid) or nodeid
+
+    return Grouped(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
-    """The tests of XDIST_GROUPS get their group; and nothing in a plain run passes or fails
-    on wall-clock time: the tests marked `timed` (Lighthouse's scores, paint times) are left out
-    unless --timed is given."""
-    for item in items:
-        group = xdist_group(item)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+    """Nothing in a plain run passes or fails on wall-clock time: the tests marked `timed`
+    (Lighthouse's scores, paint times) are left out unless --timed is given."""
     if config.getoption("--timed"):
         return
     timed = [item for item in items if item.get_closest_marker("timed")]
