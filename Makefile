@@ -7,8 +7,13 @@ PO := $(wildcard translations/*/LC_MESSAGES/messages.po)
 MO := $(PO:.po=.mo)
 ISLAND_SOURCES := $(shell find islands -type f -not -path 'islands/tests/*' 2>/dev/null)
 LOCALES := sv_SE nb_NO fi_FI da_DK en_GB de_DE nl_NL
+# The suite runs in pytest-xdist workers (one per core unless set), each with databases and a
+# Redis database number of its own (tests/conftest.py); --dist loadgroup keeps the tests that
+# share a costly fixture or must not share the machine in one worker.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL := .venv/bin/pytest -n $(TEST_WORKERS) --dist loadgroup
 
-.PHONY: help run test lighthouse fuzz faults scale-out a11y check lint format build setup db demo i18n-extract i18n-update i18n-check worker clean
+.PHONY: help run test test-all lighthouse fuzz faults scale-out a11y check lint format build setup db demo i18n-extract i18n-update i18n-check worker clean
 
 help: ## Show the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -48,9 +53,13 @@ run: db ## Set up what is missing, then serve on http://127.0.0.1:$PORT with gun
 worker: setup ## Run the RQ worker (needs REDIS_URL)
 	$(FLASK) worker
 
-test: setup check ## Lint, drift and catalogue checks, then the whole test suite
+test: setup check ## Lint, drift and catalogue checks, then the whole test suite (in parallel)
 	npm test --silent
-	.venv/bin/pytest $(PYTEST_ARGS)
+	$(PYTEST_PARALLEL) $(PYTEST_ARGS)
+
+test-all: setup check ## make test at length: every page of every user walked, fuzzing at 100, timed gates
+	npm test --silent
+	A11Y_FULL=1 FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} $(PYTEST_PARALLEL) --timed $(PYTEST_ARGS)
 
 lighthouse: setup ## The timed gates make test leaves out: Lighthouse's scores, paint times
 	.venv/bin/pytest tests/browser --timed -m timed $(PYTEST_ARGS)

@@ -1,12 +1,20 @@
-"""Test fixtures: one migrated database per run, a rolled-back transaction per test.
+"""Test fixtures: migrated databases copied from the run's templates, a rolled-back transaction
+per test.
 
 With TEST_DATABASE_URL (PostgreSQL) and REDIS_URL set, the tests use those real servers;
-without them a temporary SQLite file and inline jobs.
+without them temporary SQLite files and inline jobs. Under pytest-xdist (`make test`) every
+worker has databases and a Redis database number of its own.
 """
 
+import fcntl
 import os
 import re
+import shutil
+import uuid
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from flask.globals import _cv_app
@@ -18,9 +26,25 @@ from sqlalchemy.orm import scoped_session, sessionmaker
 
 from app import create_app
 from app.extensions import db
-from tests.processes import pytest_configure, pytest_unconfigure  # noqa: F401 - the hooks
+from tests import processes
+from tests.processes import pytest_unconfigure  # noqa: F401 - the hook
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", ... under pytest-xdist
+
+
+def _worker_redis_url(url: str | None) -> str | None:
+    """Under pytest-xdist each worker has a Redis database of its own: REDIS_URL's number for
+    gw0, one less for gw1, and so on (CI's 15 gives 15, 14, ...)."""
+    if not (url and WORKER):
+        return url
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0) - int(WORKER.removeprefix("gw"))
+    return urlunsplit(parts._replace(path=f"/{number % 16}"))
+
+
+if os.environ.get("REDIS_URL"):  # (before the tests' modules read it)
+    os.environ["REDIS_URL"] = _worker_redis_url(os.environ["REDIS_URL"])
 REDIS_URL = os.environ.get("REDIS_URL")
 
 
@@ -31,6 +55,56 @@ def pytest_addoption(parser):
         help="also run the tests marked timed, which pass or fail on wall-clock time "
         "(`make lighthouse`); `make test` leaves them out",
     )
+
+
+# Tests that share something costly, or that cannot share the machine with each other, run in
+# one pytest-xdist worker (`make test` runs with --dist loadgroup): the fault and scale-out gates
+# (private servers they stop and kill), the accessibility walk (made once for the two gates that
+# read it), and each module with a fixture of module scope (a server or app of its own, the
+# fuzzer's three runs at once); tests/test_xdist_groups.py holds the list to the modules.
+XDIST_GROUPS = {
+    "tests/faults/": "faults",
+    "tests/browser/test_a11y.py": "a11y-walk",
+    "tests/browser/test_budgets.py": "a11y-walk",
+}
+XDIST_MODULES = (
+    "tests/auth/test_concurrent_writer.py",
+    "tests/browser/test_admin_onboarding.py",
+    "tests/core/test_errors.py",
+    "tests/core/test_i18n.py",
+    "tests/gates/test_fuzz.py",
+    "tests/gates/test_language.py",
+    "tests/gates/test_openapi.py",
+    "tests/mail/test_delivery_race.py",
+    "tests/market/test_bid_race.py",
+    "tests/shell/test_chat_widget.py",
+    "tests/test_processes.py",
+)
+
+
+def xdist_group(nodeid: str) -> str | None:
+    """The group a test runs in, or None for a test any worker may take."""
+    path = nodeid.split("::", 1)[0]
+    for prefix, group in XDIST_GROUPS.items():
+        if path.startswith(prefix):
+            return group
+    return path if path in XDIST_MODULES else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup by XDIST_GROUPS. (pytest-xdist 3.8's own loadgroup reads the groups from
+    node ids it changes on the workers, which pytest 9.2 no longer lets it change:
+    pytest-dev/pytest-xdist#1386.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Grouped(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid) or nodeid
+
+    return Grouped(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -46,6 +120,119 @@ def pytest_collection_modifyitems(config, items):
 
 def _engine(url: str):
     return create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+
+
+# --- databases ----------------------------------------------------------------------------------
+#
+# Every database of the run is copied from one of two templates the run makes once: "empty" (the
+# migrations applied) and "demo" (with the demo data set too). Migrating takes seconds and the
+# demo data most of a minute; a copy takes a fraction of a second, so a session fixture that
+# needs a database of its own (and each pytest-xdist worker its own of each) costs little.
+# Under pytest-xdist each worker has databases of its own: TEST_DATABASE_URL's names get the
+# worker's id (dealercare_test_gw0, dealercare_test_browser_gw1, ...), created here (the role may
+# create databases); the templates are shared by the workers of a run.
+
+_RUN: dict[str, str] = {}  # "id": the same in every worker of one run (pytest_configure)
+
+
+def pytest_configure(config):
+    workerinput = getattr(config, "workerinput", None)
+    _RUN["id"] = workerinput["testrunuid"] if workerinput else uuid.uuid4().hex
+    processes.pytest_configure(config)
+
+
+def postgresql_url(name: str = "main", worker: str | None = None) -> str:
+    """TEST_DATABASE_URL's database for `name` in this process: suffixed _name (nothing for
+    main) and, under pytest-xdist, with the worker's id."""
+    worker = WORKER if worker is None else worker
+    suffix = "".join(f"_{part}" for part in (name != "main" and name, worker) if part)
+    return re.sub(r"/([^/?]+)(\?|$)", rf"/\1{suffix}\2", TEST_DATABASE_URL, count=1)
+
+
+@contextmanager
+def _postgresql_admin(lock: str):
+    """A connection to the server's postgres database holding an advisory lock named `lock`
+    (the workers of a run take turns to make and copy the templates)."""
+    admin = _engine(str(make_url(TEST_DATABASE_URL).set(database="postgres")))
+    try:
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            key = zlib.crc32(lock.encode())
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+            try:
+                yield conn
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+    finally:
+        admin.dispose()
+
+
+def _fill(url: str, demo: bool) -> None:
+    """Migrate the database at `url` (and load the demo data), then close every connection."""
+    from app.demo import load_demo_data
+
+    app = make_app(url)
+    with app.app_context():
+        if demo:
+            assert load_demo_data(), "a new template database should start empty"
+        db.session.remove()
+        for engine in db.engines.values():
+            engine.dispose()
+
+
+def _postgresql_template(kind: str) -> str:
+    """The name of this run's template database of `kind`, made by the first process that asks."""
+    name = make_url(postgresql_url(f"template_{kind}", worker="")).database
+    empty = _postgresql_template("empty") if kind == "demo" else None  # (before the lock)
+    with _postgresql_admin("dealercare-test-templates") as conn:
+        made = conn.scalar(
+            text(
+                "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = :n"
+            ),
+            {"n": name},
+        )
+        if made == _RUN["id"]:
+            return name
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{empty}"' if empty else "")))
+        _fill(postgresql_url(f"template_{kind}", worker=""), demo=kind == "demo")
+        conn.execute(text(f"COMMENT ON DATABASE \"{name}\" IS '{_RUN['id']}'"))
+    return name
+
+
+def _sqlite_template(tmp_path_factory, kind: str) -> Path:
+    """This run's template SQLite file of `kind`, in the folder the run's workers share."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if WORKER else base
+    template = shared / f"template-{kind}.db"
+    empty = _sqlite_template(tmp_path_factory, "empty") if kind == "demo" else None
+    with open(shared / "templates.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            making = shared / f"making-{kind}.db"
+            making.unlink(missing_ok=True)  # what a failed attempt left
+            if empty:
+                shutil.copyfile(empty, making)
+            _fill(f"sqlite:///{making}", demo=kind == "demo")
+            making.rename(template)
+    return template
+
+
+def database_url(tmp_path_factory, name: str, demo: bool = False) -> str:
+    """A database of its own for `name`, migrated (and holding the demo data with `demo`),
+    copied from the run's template: TEST_DATABASE_URL's database suffixed _name (see
+    postgresql_url), or a SQLite file."""
+    kind = "demo" if demo else "empty"
+    if TEST_DATABASE_URL:
+        url = postgresql_url(name)
+        target = make_url(url).database
+        template = _postgresql_template(kind)
+        with _postgresql_admin("dealercare-test-templates") as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{target}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{target}" TEMPLATE "{template}"'))
+        return url
+    path = tmp_path_factory.mktemp(name) / "test.db"
+    shutil.copyfile(_sqlite_template(tmp_path_factory, kind), path)
+    return f"sqlite:///{path}"
 
 
 def ensure_database(url: str) -> None:
@@ -67,18 +254,6 @@ def reset_database(url: str) -> None:
         conn.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
         conn.execute(text("CREATE SCHEMA public"))
     engine.dispose()
-
-
-def database_url(tmp_path_factory, name: str) -> str:
-    if TEST_DATABASE_URL:
-        url = (
-            TEST_DATABASE_URL
-            if name == "main"
-            else re.sub(r"/([^/?]+)(\?|$)", rf"/\1_{name}\2", TEST_DATABASE_URL)
-        )
-        reset_database(url)
-        return url
-    return f"sqlite:///{tmp_path_factory.mktemp(name) / 'test.db'}"
 
 
 class RequestClient(FlaskClient):
@@ -135,14 +310,8 @@ def app(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def demo_app(tmp_path_factory):
-    """A second app whose database holds the demo data set (committed once per run)."""
-    from app.demo import load_demo_data
-
-    app = make_app(database_url(tmp_path_factory, "demo"))
-    with app.app_context():
-        load_demo_data()
-        db.session.remove()
-    return app
+    """A second app whose database holds the demo data set (a copy of the run's template)."""
+    return make_app(database_url(tmp_path_factory, "demo", demo=True))
 
 
 @pytest.fixture

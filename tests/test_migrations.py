@@ -4,8 +4,6 @@ Runs on a fresh SQLite file, and on PostgreSQL (TEST_DATABASE_URL's database wit
 `_migrations` suffix) when TEST_DATABASE_URL is set.
 """
 
-import re
-
 import pytest
 from alembic.script import ScriptDirectory
 from flask import current_app
@@ -16,7 +14,7 @@ from app import create_app
 from app.auth.models import User
 from app.core.models import Country, Division, Instance, Region
 from app.extensions import db
-from tests.conftest import TEST_DATABASE_URL, RequestClient, reset_database
+from tests.conftest import TEST_DATABASE_URL, RequestClient, postgresql_url, reset_database
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -26,7 +24,7 @@ def empty_app(request, tmp_path):
     if request.param == "postgresql":
         if not TEST_DATABASE_URL:
             pytest.skip("TEST_DATABASE_URL is not set: PostgreSQL migrations run in CI")
-        url = re.sub(r"/([^/?]+)(\?|$)", r"/\1_migrations\2", TEST_DATABASE_URL, count=1)
+        url = postgresql_url("migrations")
         reset_database(url)
     else:
         url = f"sqlite:///{tmp_path / 'empty.db'}"

@@ -96,13 +96,9 @@ class LiveServer:
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory):
     """The application with the demo data, served on a free local port for the whole session."""
-    from app.demo import load_demo_data
-
     # TEST_DATABASE_URL's database suffixed _browser (created when missing), or a SQLite file.
-    app = make_app(database_url(tmp_path_factory, "browser"))
+    app = make_app(database_url(tmp_path_factory, "browser", demo=True))
     app.config["TESTING"] = False  # behave as served: errors become pages, not exceptions
-    with app.app_context():
-        assert load_demo_data(), "the browser database should start empty"
     with serving(app) as url:
         yield LiveServer(app=app, url=url)
 

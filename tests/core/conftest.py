@@ -9,14 +9,17 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import QueuePool
 
 from app.config import database_url
+from tests.conftest import postgresql_url
 
 PG_URL = os.environ.get("TEST_DATABASE_URL", "")
 
 
 def _postgresql_url() -> str:
+    """This process's main test database (the app fixture makes it; under pytest-xdist each
+    worker has its own)."""
     if not PG_URL.startswith("postgresql"):
         pytest.skip("TEST_DATABASE_URL names no PostgreSQL (CI does)")
-    return database_url(PG_URL)
+    return database_url(postgresql_url())
 
 
 @pytest.fixture

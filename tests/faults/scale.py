@@ -151,7 +151,7 @@ def check_jobs_run_once_from_any_node(cluster: Cluster, count_mails) -> None:
         assert status == 200
     servers.wait_for(
         lambda: count_mails() == (before[0] + len(cluster.node_ports), 0),
-        60,
+        servers.STATE_SECONDS,
         "every node's mail job delivered once",
     )
 

@@ -11,7 +11,6 @@ import requests
 from flask import Flask
 
 from app.demo import DEMO_PASSWORD
-from app.extensions import db
 from tests.browser.conftest import serving
 from tests.conftest import database_url, make_app
 
@@ -43,12 +42,7 @@ class Served:
 def served(tmp_path_factory):
     """The application as served (errors are answers, not exceptions), with the demo data, on
     TEST_DATABASE_URL's database suffixed _gates (or a SQLite file)."""
-    from app.demo import load_demo_data
-
-    app = make_app(database_url(tmp_path_factory, "gates"))
+    app = make_app(database_url(tmp_path_factory, "gates", demo=True))
     app.config["TESTING"] = False
-    with app.app_context():
-        assert load_demo_data(), "the gates' database should start empty"
-        db.session.remove()
     with serving(app) as url:
         yield Served(app=app, url=url)

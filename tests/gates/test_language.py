@@ -19,7 +19,6 @@ import requests
 
 from app.core.i18n import LOCALES
 from app.demo import DEMO_PASSWORD
-from app.extensions import db
 from tests.conftest import database_url, make_app
 from tests.faults.servers import app_env, gunicorn_node, sqlalchemy_url
 from tests.mail._smtp import free_port
@@ -48,15 +47,8 @@ def _transaction():
 @pytest.fixture(scope="module")
 def two_workers(tmp_path_factory):
     """The demo data served by gunicorn with two sync workers on a free port, jobs inline."""
-    from app.demo import load_demo_data
-
-    url = database_url(tmp_path_factory, "language")
+    url = database_url(tmp_path_factory, "language", demo=True)
     app = make_app(url)
-    with app.app_context():
-        assert load_demo_data(), "the gate's database should start empty"
-        db.session.remove()
-        for engine in db.engines.values():
-            engine.dispose()
     port = free_port()
     env = app_env(sqlalchemy_url(url), None, "language-gate-secret")
     node = gunicorn_node("language", [port], env, tmp_path_factory.mktemp("logs"), workers=2)
