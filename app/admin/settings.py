@@ -87,6 +87,8 @@ def _form(extras: tuple[Extra, ...], divisional: bool = False) -> type[FlaskForm
 
 def _load(extras):
     def load(form, row) -> None:
+        form.name.data, form.description.data = row.name, row.description
+        form.active.data = row.active
         for e in extras:
             getattr(form, f"x_{e.key}").data = (row.data or {}).get(e.key)
         if "division_id" in form:

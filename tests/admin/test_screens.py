@@ -157,3 +157,27 @@ def test_logs_show_changes_and_impersonation_and_are_searchable(client):
     other = make_user(make_instance(), roles=ALL, modules=list(MODULES))
     sign_in(client, other)
     assert "admin:general/tags" not in page_text(client.get("/admin/begcare/logs"))
+
+
+SETTING_PATHS = sorted(p for p, s in SCREENS.items() if s.model is SettingRow)
+
+
+@pytest.mark.parametrize("path", SETTING_PATHS)
+def test_a_settings_edit_page_shows_what_is_stored(client, path):
+    """Editing a stored setting starts from its name, description and active state (the form
+    once came up empty: saving it unchanged would have cleared the name)."""
+    screen = SCREENS[path]
+    instance = make_instance()
+    admin = make_user(instance, roles=ALL, modules=list(MODULES), all_divisions=True)
+    sign_in(client, admin)
+    activate(instance.id)
+    row = _row(screen)
+    row.description, row.active = "Kept as entered", False
+    db.session.add(row)
+    db.session.flush()
+    row_id = row.id
+    activate(None)
+    text = page_text(client.get(f"{screen.url}/{row_id}/edit"))
+    assert 'value="Other"' in text, path
+    assert "Kept as entered" in text, path
+    assert 'name="active"' in text and 'name="active" checked' not in text, path
