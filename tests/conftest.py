@@ -69,6 +69,7 @@ XDIST_GROUPS = {
 }
 XDIST_MODULES = (
     "tests/auth/test_concurrent_writer.py",
+    "tests/bookings/test_booking_race.py",
     "tests/browser/test_admin_onboarding.py",
     "tests/core/test_errors.py",
     "tests/core/test_i18n.py",

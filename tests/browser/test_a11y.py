@@ -103,6 +103,10 @@ def test_a_keyboard_alone_places_a_bid(live_server, new_page):
     page.keyboard.type("193000")
     tab_to(page, lambda f: f["tag"] == "button" and "bid" in f["text"].lower(), limit=10)
     page.keyboard.press("Space")
+    # The bid binds: a dialog asks first, and its confirming button is reached by keyboard too.
+    page.get_by_role("dialog").wait_for()
+    tab_to(page, lambda f: f["tag"] == "button" and "binding bid" in f["text"].lower(), limit=6)
+    page.keyboard.press("Space")
     success = page.locator(".bid-result .alert-success")
     success.wait_for()
     assert 193_000 in bid_amounts(live_server, paths["id"])

@@ -76,7 +76,9 @@ def test_every_widget_type_shows_with_its_values(page, live_server, seller, snap
     types = set(
         page.locator(".widget-card").evaluate_all("cs => cs.map(c => c.dataset.widgetType)")
     )
-    assert types == {"number", "chart", "numberSummary", "list", "customList", "tier", "error"}
+    assert types == {
+        "number", "chart", "numberSummary", "list", "customList", "tier", "bookings", "error"
+    }  # fmt: skip
     expect(page.locator('[data-widget-type="error"]')).to_contain_text(
         "insufficient permissions to view data"
     )

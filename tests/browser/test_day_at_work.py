@@ -265,7 +265,10 @@ def test_the_desk_moves_a_vehicle_in_place_and_comments_with_an_image(
     expect(page.get_by_role("status").get_by_text("The comment is added.")).to_be_visible()
     image = page.locator(".comment-images img[alt='repa.png']")
     expect(image).to_be_visible()
-    assert image.evaluate("img => img.complete && img.naturalWidth > 0")  # served to the seller
+    # served to the seller: the image loads (a state, waited for; it never loads if refused)
+    page.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=image.element_handle()
+    )
     with live_server.app.app_context():
         comment = db.session.scalars(
             select(ItemComment)
