@@ -96,6 +96,9 @@ def _render(template: str, picker: Picker | None, status: int = 200, **ctx):
 def new(item_id: int):
     """Book a test drive or a delivery of the vehicle on one of its division's calendars."""
     item = _item_or_404(item_id)
+    if not svc.bookable(item):
+        flash(svc.archived_message(), "warning")
+        return redirect(manage_path(item))
     picker = _picker(item.division_id)
     form = BookingForm()
     if picker is None:
@@ -239,6 +242,11 @@ def calendar_view(calendar_id: int):
 
 
 # --- what other pages show (the vehicle page, the delivery flow list) ----------------------------
+
+
+@bp.app_template_global("vehicle_bookable")
+def vehicle_bookable(item: PreparationItem) -> bool:
+    return svc.bookable(item)
 
 
 @bp.app_template_global("vehicle_bookings")

@@ -20,6 +20,7 @@ from app.extensions import db
 from app.preparation.models import PreparationItem
 
 DELIVERY_FLOW = 8
+ARCHIVED = 9  # app.preparation.items.ARCHIVED: a vehicle out of the business
 
 
 class BookingError(Exception):
@@ -89,6 +90,15 @@ def _hold(booking: Booking) -> None:
         raise BookingError("slot", _("This time has just been booked. Choose another.")) from None
 
 
+def bookable(item: PreparationItem) -> bool:
+    """An archived vehicle is out of the business: nobody test-drives or takes delivery of it."""
+    return item.state != ARCHIVED
+
+
+def archived_message() -> str:
+    return _("An archived vehicle cannot be booked. Move it back to a state first.")
+
+
 def book(
     item: PreparationItem,
     calendar: cal.Calendar,
@@ -101,6 +111,8 @@ def book(
 ) -> Booking:
     """Book a free slot of the calendar for the vehicle; BookingError when it is not free."""
     now = now or utcnow()
+    if not bookable(item):
+        raise BookingError("kind", archived_message())
     if kind not in KINDS:
         raise BookingError("kind", _("Choose a test drive or a delivery."))
     if not calendar.runs_for(item.division_id):

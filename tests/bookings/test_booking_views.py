@@ -45,6 +45,27 @@ def test_the_vehicle_page_lists_its_bookings_and_offers_to_book(client, shop):
     assert f"/bookings/{booking.id}" in page and "Kari Kunde" in page
 
 
+def test_an_archived_vehicle_offers_no_booking_and_refuses_one(client, shop):
+    """Nobody test-drives or takes delivery of a vehicle out of the business: the page offers
+    no booking, its booking link leads back with the reason, and the service refuses one."""
+    activate(shop.instance_id)
+    db.session.get(PreparationItem, shop.items["SE"]).state = svc.ARCHIVED
+    db.session.flush()
+    activate(None)
+    sign_in(client, db.session.get(User, shop.user_id))
+    page = page_text(client.get(f"/begcare/{shop.items['SE']}", follow_redirects=True))
+    assert "Bookings" in page and "Book a test drive" not in page
+    answer = client.get(f"/bookings/vehicles/{shop.items['SE']}/new", follow_redirects=True)
+    assert "An archived vehicle cannot be booked." in page_text(answer)
+    try:
+        _book(shop)
+    except svc.BookingError as refused:
+        assert refused.field == "kind"
+    else:
+        raise AssertionError("an archived vehicle was booked")
+    assert db.session.scalar(select(Booking).where(Booking.item_id == shop.items["SE"])) is None
+
+
 def test_my_events_and_the_feed_show_the_users_bookings(client, shop):
     soon = datetime(2027, 1, 15, 8, 0, tzinfo=UTC)  # within the feed's 90 days
     booking = _book(shop, start=soon)
