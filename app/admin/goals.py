@@ -2,6 +2,7 @@
 module and time period, which the dashboards' number and chart widgets show (app.dashboard).
 Read and change: ROLE_ADMIN or ROLE_MANAGER_ADMIN (the menu's rule)."""
 
+from flask_babel import format_decimal
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, DecimalField, SelectField, StringField
@@ -84,7 +85,7 @@ GOALS = Screen(
         Column(_l("Module"), lambda g: MODULE_NAMES.get(g.module, g.module)),
         Column(_l("Division, region or country"), lambda g, e: e["sites"].get(_site(g)), "", True),
         Column(_l("Time period"), lambda g: svc.PERIODS.get(g.time_period, g.time_period)),
-        Column(_l("Goal value"), lambda g: round(g.goal_value, 1), "num"),
+        Column(_l("Goal value"), lambda g: format_decimal(g.goal_value, format="#,##0.#"), "num"),
     ),
     intro=_l(
         "A number or chart widget over exactly one division, region or country shows the most recently defined goal for its figure, module and site."
