@@ -1,7 +1,6 @@
 """Booking pages: book from a vehicle, see, move and cancel a booking, and a calendar's day and
 week for the staff of its division. Times are shown in the division's zone."""
 
-import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -18,6 +17,7 @@ from app.bookings.models import Booking
 from app.core import audit
 from app.core.i18n import force_time_zone
 from app.core.models import utcnow
+from app.core.times import calendar_period, iso_week
 from app.extensions import db
 from app.preparation.items import manage_path
 from app.preparation.manage import find_item
@@ -192,26 +192,6 @@ def calendars():
     return render_template("bookings/calendars.html", calendars=rows, names=names)
 
 
-def _period(zone: str) -> tuple[str, date, int]:
-    today = cal.today_in(zone, utcnow())
-    if raw := request.args.get("day", ""):
-        try:
-            return "day", date.fromisoformat(raw[:10]), 1
-        except ValueError:
-            pass
-    if match := re.fullmatch(r"(\d{4})-W(\d{2})", request.args.get("week", "")):
-        try:
-            return "week", date.fromisocalendar(int(match[1]), int(match[2]), 1), 7
-        except ValueError:
-            pass
-    return "week", today - timedelta(days=today.weekday()), 7
-
-
-def _week(day: date) -> str:
-    year, week, _weekday = day.isocalendar()
-    return f"{year}-W{week:02d}"
-
-
 @bp.get("/bookings/calendars/<int:calendar_id>")
 def calendar_view(calendar_id: int):
     """One calendar's bookings by day or by week (?day=YYYY-MM-DD, ?week=YYYY-Www)."""
@@ -221,7 +201,7 @@ def calendar_view(calendar_id: int):
         abort(404)
     division_id = row.division_id or (ids[0] if ids else None)
     zone = cal.site_of(division_id).zone if division_id else "UTC"
-    view, first, days = _period(zone)
+    view, first, days = calendar_period(request.args, cal.today_in(zone, utcnow()))
     start = cal.local_moment(zone, first, datetime.min.time())
     end = cal.local_moment(zone, first + timedelta(days=days), datetime.min.time())
     bookings = svc.between(start, end, division_ids=ids, calendar_id=calendar_id)
@@ -231,12 +211,12 @@ def calendar_view(calendar_id: int):
         grouped.setdefault(booking.starts_at.astimezone(tz).date(), []).append(booking)
     step = timedelta(days=days)
     nav = [first - step, first + step]
-    links = [{"day": d.isoformat()} if view == "day" else {"week": _week(d)} for d in nav]
+    links = [{"day": d.isoformat()} if view == "day" else {"week": iso_week(d)} for d in nav]
     with force_time_zone(zone):
         return render_template(
             "bookings/calendar.html", calendar=cal.Calendar.of(row), view=view, first=first,
             days=[first + timedelta(days=n) for n in range(days)], grouped=grouped, zone=zone,
-            previous=links[0], following=links[1], week=_week(first),
+            previous=links[0], following=links[1], week=iso_week(first),
             today=cal.today_in(zone, utcnow()),
         )  # fmt: skip
 

@@ -7,7 +7,8 @@ the bidder's own is known). Where people from several zones read the same text (
 mails) the zone is named after the time: "2026-11-28 14:00 (Helsinki, EET)".
 """
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime, timedelta
 
 from babel.dates import get_timezone_location
 from flask_babel import format_datetime, get_locale, get_timezone
@@ -44,6 +45,28 @@ def moment(value: datetime | None, part: str = "datetime", named: bool = False) 
         return ""
     text = format_datetime(_aware(value), PATTERNS[part])
     return f"{text} ({zone_name(value)})" if named else text
+
+
+def calendar_period(args, today: date) -> tuple[str, date, int]:
+    """(view, first day, number of days) of a day-or-week page from ?day=YYYY-MM-DD or
+    ?week=YYYY-Www; the week of `today` when neither is given or readable."""
+    if raw := args.get("day", ""):
+        try:
+            return "day", date.fromisoformat(raw[:10]), 1
+        except ValueError:
+            pass
+    if match := re.fullmatch(r"(\d{4})-W(\d{2})", args.get("week", "")):
+        try:
+            return "week", date.fromisocalendar(int(match[1]), int(match[2]), 1), 7
+        except ValueError:
+            pass
+    return "week", today - timedelta(days=today.weekday()), 7
+
+
+def iso_week(day: date) -> str:
+    """The ?week= value of the week `day` is in (YYYY-Www)."""
+    year, week, _weekday = day.isocalendar()
+    return f"{year}-W{week:02d}"
 
 
 def init_app(app) -> None:

@@ -1,7 +1,6 @@
 """My events (by day and week) and the user's calendar feed behind a secret link."""
 
-import re
-from datetime import date, timedelta
+from datetime import timedelta
 
 from flask import (
     abort,
@@ -25,6 +24,7 @@ from app.core.models import utcnow
 from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.core.tenancy import activate
+from app.core.times import calendar_period, iso_week
 from app.events import bp, feeds, ical
 from app.events import services as svc
 from app.extensions import db
@@ -44,45 +44,21 @@ def _who_signed_in() -> svc.Who:
     return svc.Who(v.user.id, tuple(v.modules), tuple(d.id for d in v.visible_divisions))
 
 
-def _period(zone: str) -> tuple[str, date, int]:
-    """(view, first day, number of days) from ?day=YYYY-MM-DD or ?week=YYYY-Www; this week
-    when neither is given or readable."""
-    today = utcnow().astimezone(svc.pytz.timezone(zone)).date()
-    if raw := request.args.get("day", ""):
-        try:
-            return "day", date.fromisoformat(raw[:10]), 1
-        except ValueError:
-            pass
-    if match := re.fullmatch(r"(\d{4})-W(\d{2})", request.args.get("week", "")):
-        try:
-            return "week", date.fromisocalendar(int(match[1]), int(match[2]), 1), 7
-        except ValueError:
-            pass
-    return "week", today - timedelta(days=today.weekday()), 7
-
-
-def _week_param(day: date) -> str:
-    year, week, _weekday = day.isocalendar()
-    return f"{year}-W{week:02d}"
-
-
 @bp.get("/my-events")
 def my_events():
     """The user's events of one week (grouped by day) or of one day."""
     _events_on()
     zone = user_time_zone(current_user)
-    view, first, days = _period(zone)
+    view, first, days = calendar_period(
+        request.args, utcnow().astimezone(svc.pytz.timezone(zone)).date()
+    )
     start, end = svc.local_window(first, days, zone)
     events = svc.events_between(_who_signed_in(), start, end, utcnow())
     grouped = svc.by_day(events, zone)
     step = timedelta(days=days)
     nav = (
-        {"day": (first - step).isoformat()}
-        if view == "day"
-        else {"week": _week_param(first - step)},
-        {"day": (first + step).isoformat()}
-        if view == "day"
-        else {"week": _week_param(first + step)},
+        {"day": (first - step).isoformat()} if view == "day" else {"week": iso_week(first - step)},
+        {"day": (first + step).isoformat()} if view == "day" else {"week": iso_week(first + step)},
     )
     feed = feeds.feed_of(current_user.id)
     return render_template(
@@ -92,7 +68,7 @@ def my_events():
         days=[first + timedelta(days=n) for n in range(days)],
         grouped=grouped,
         count=len(events),
-        week=_week_param(first),
+        week=iso_week(first),
         previous=nav[0],
         following=nav[1],
         today=utcnow().astimezone(svc.pytz.timezone(zone)).date(),

@@ -47,3 +47,18 @@ def test_the_system_messages_list_shows_the_admins_zone_not_utc(client):
     text = page_text(client.get("/admin/global/system-messages"))
     assert "2026-11-28 14:00" in text  # Helsinki, UTC+2 in November
     assert "2026-11-28 12:00" not in text
+
+
+def test_a_day_or_week_page_reads_its_period_and_falls_back_to_this_week():
+    """My events and a booking calendar read ?day= and ?week= with one rule; anything
+    unreadable shows the week of today (Monday first)."""
+    from datetime import date
+
+    from app.core.times import calendar_period, iso_week
+
+    today = date(2027, 3, 31)  # a Wednesday
+    assert calendar_period({"day": "2027-03-28"}, today) == ("day", date(2027, 3, 28), 1)
+    assert calendar_period({"week": "2027-W13"}, today) == ("week", date(2027, 3, 29), 7)
+    for bad in ({"day": "yesterday"}, {"week": "2027-W99"}, {}):
+        assert calendar_period(bad, today) == ("week", date(2027, 3, 29), 7)
+    assert iso_week(date(2027, 1, 1)) == "2026-W53"
