@@ -3,7 +3,7 @@
 import { createRoot } from 'react-dom/client';
 import { rememberVersion } from './lib/api.js';
 import { enhanceForms } from './lib/form-guard.js';
-import { enhanceInPlace } from './lib/in-place.js';
+import { enhanceInPlace, IN_PLACE_EVENT } from './lib/in-place.js';
 import { loadCatalogue } from './lib/i18n.js';
 import { enhanceMenus } from './lib/menu.js';
 import { enhanceRoleForms } from './lib/role-form.js';
@@ -67,7 +67,7 @@ async function start() {
   enhanceShell();
   enhanceForms();
   enhanceInPlace();
-  document.addEventListener('cc:in-place', ({ detail }) => {
+  document.addEventListener(IN_PLACE_EVENT, ({ detail }) => {
     enhanceForms(detail.region);
     mountIslands(detail.region);
   });

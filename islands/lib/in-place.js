@@ -7,6 +7,9 @@
 
 import { pushAlert } from './alerts.js';
 
+/** Fired on the document (bubbling to the window) once a region is new. */
+export const IN_PLACE_EVENT = 'cc:in-place';
+
 /** The flashed messages the fetched page carries in its alerts island's props. */
 export function flashedAlerts(doc) {
   const island = doc.querySelector('[data-island="alerts"]');
@@ -52,7 +55,8 @@ async function answerInPlace(form, submitter, region, others) {
   if (doc.title) document.title = doc.title;
   for (const alert of flashedAlerts(doc)) pushAlert({ ...alert, reveal: false });
   focusAfter(fresh, key);
-  document.dispatchEvent(new CustomEvent('cc:in-place', { detail: { region: fresh } }));
+  // It bubbles to the window, where the menu refreshes its counts (islands/menu-tree).
+  document.dispatchEvent(new CustomEvent(IN_PLACE_EVENT, { bubbles: true, detail: { region: fresh } }));
 }
 
 /** Answer marked forms in place; one listener on the document serves regions swapped later. */

@@ -1,9 +1,10 @@
 // The menu tree island (issue 17): hydrates the server-drawn main (or admin) menu and the user
 // menu with React, from the props in <script id="menu-tree-props">, and keeps the counts fresh
-// while the page stays open: on window focus and on the `dc:poll` event of the system-message
-// poll, from /api/me/menu-counts (the counts the pages use, cached on the server).
+// while the page stays open: on window focus, on the `dc:poll` event of the system-message
+// poll and after a form answered in place (a state moved), from /api/me/menu-counts (the counts the pages use, cached on the server).
 import { createElement as h } from 'react';
 import { hydrateRoot } from 'react-dom/client';
+import { IN_PLACE_EVENT } from '../lib/in-place.js';
 import { MOBILE_QUERY, shouldCloseAfterLeaf } from '../lib/menu.js';
 import { MainMenu, UserMenu } from './components.js';
 import { initialCounts, mergeCounts } from './tree.js';
@@ -34,7 +35,7 @@ export function countsStore(initial) {
 
 /**
  * Refresh `store` from `url` on window focus (at most once per FOCUS_REFRESH_GAP_MS) and on
- * every `dc:poll`. A failed call keeps what is shown; the session's end is the shell's business.
+ * every `dc:poll` and in-place answer (IN_PLACE_EVENT). A failed call keeps what is shown; the session's end is the shell's business.
  */
 export function refreshCounts(store, url, { win = window, fetcher = win.fetch?.bind(win), now = Date.now } = {}) {
   let last = now();
@@ -55,6 +56,7 @@ export function refreshCounts(store, url, { win = window, fetcher = win.fetch?.b
     return now() - last >= FOCUS_REFRESH_GAP_MS ? refresh() : null;
   });
   win.addEventListener(POLL_EVENT, refresh);
+  win.addEventListener(IN_PLACE_EVENT, refresh);
   return refresh;
 }
 

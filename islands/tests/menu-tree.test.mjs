@@ -177,7 +177,7 @@ test('the user menu wraps round with the arrow keys', () => {
   assert.equal(userMenuMove(1, 3, 'Tab'), null);
 });
 
-test('counts refresh on dc:poll and on focus, not more often than the gap on focus', async () => {
+test('counts refresh on dc:poll, after an in-place answer and on focus, not more often than the gap on focus', async () => {
   const listeners = {};
   const win = { addEventListener: (name, fn) => (listeners[name] = fn) };
   let clock = 0;
@@ -202,9 +202,14 @@ test('counts refresh on dc:poll and on focus, not more often than the gap on foc
   await listeners.focus();
   assert.equal(calls.length, 2);
   assert.equal(counts.get()['begcare.items.incoming'].count, 19);
+  // A state moved in place: the menu asks at once, whatever the focus gap.
+  answer = 18;
+  await listeners['cc:in-place']();
+  assert.equal(calls.length, 3);
+  assert.equal(counts.get()['begcare.items.incoming'].count, 18);
   // A failed call keeps what is shown.
   const failing = refreshCounts(counts, '/x', { win: { addEventListener() {} }, fetcher: () => Promise.reject(new Error('offline')) });
   assert.equal(await failing(), false);
-  assert.equal(counts.get()['begcare.items.incoming'].count, 19);
+  assert.equal(counts.get()['begcare.items.incoming'].count, 18);
   assert.equal(typeof refresh, 'function');
 });

@@ -283,11 +283,16 @@ def test_the_desk_moves_a_vehicle_in_place_and_comments_with_an_image(
     page.evaluate("window.samePage = true")  # gone after any page load
     badge = page.locator(".item-summary .badge").first
     before = badge.inner_text()
+    counts = "() => [...document.querySelectorAll('nav .nav-count')].map(c => c.textContent).join()"
+    counts_before = page.evaluate(counts)
+    assert counts_before  # the module's state entries show their counts
     button = page.locator(".state-buttons button").first
     target = button.inner_text()
     button.click()
     expect(page.get_by_role("status").get_by_text(re.compile("moved to"))).to_be_visible()
     expect(badge).not_to_have_text(before)
+    # The menu's counts follow the move without a page load (one state lost it, one gained it).
+    page.wait_for_function(f"before => ({counts})() !== before", arg=counts_before)
     assert page.evaluate("window.samePage === true")  # answered in place
     assert target
     snap(page, "day-desk-vehicle-moved")
