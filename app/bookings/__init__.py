@@ -5,4 +5,4 @@ from flask import Blueprint
 
 bp = Blueprint("bookings", __name__)
 
-from app.bookings import routes  # noqa: E402, F401
+from app.bookings import menu, routes  # noqa: E402, F401

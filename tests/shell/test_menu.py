@@ -35,9 +35,9 @@ MAIN_MENU = {
     | PURCHASE_ANALYSIS
     | {"purchase-analysis.statistics"}
     | market(*SELLER_MARKET, "statistics")
-    | {"custom-list.*"}
+    | {"custom-list.*", "bookings"}
     | MOBILE,
-    "admin": {"my-dashboard", "my-lists", "quick-test", "admin"}
+    "admin": {"my-dashboard", "my-lists", "quick-test", "admin", "bookings"}
     | vehicle("begcare", "admin")
     | vehicle("newcare", "admin")
     | PURCHASE_ANALYSIS
@@ -53,8 +53,8 @@ MAIN_MENU = {
         "vehicle-request-add",
     )
     | MOBILE,
-    "station": {"my-dashboard", "my-lists", "station"} | vehicle("begcare") | MOBILE,
-    "divadmin": {"my-dashboard", "my-lists", "admin"}
+    "station": {"my-dashboard", "my-lists", "station", "bookings"} | vehicle("begcare") | MOBILE,
+    "divadmin": {"my-dashboard", "my-lists", "admin", "bookings"}
     | vehicle("begcare", "admin")
     | vehicle("newcare", "admin")
     | MOBILE,
