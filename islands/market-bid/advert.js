@@ -63,14 +63,15 @@ export function fillPrices(card, data) {
 
 /**
  * The bids into the server-drawn history card; `anonymous` names only the viewer's own group
- * ("Your company"), the others are "Another bidder".
+ * ("Your company"), the others are "Another bidder". Each time is the reader's, its zone named,
+ * as everywhere on public pages.
  */
 export function fillHistory(card, data, { anonymous }) {
   const rows = data.advertBids.map((bid) =>
     h(
       'tr',
       { className: bid.createdByInstanceGroup && anonymous ? 'is-own' : null },
-      h('td', { className: 'nowrap' }, dateTime(bid.createdAt)),
+      h('td', null, dateTime(bid.createdAt, true)),
       h(
         'td',
         null,

@@ -91,6 +91,10 @@ def test_a_bid_from_a_phone(live_server, new_page, snap):
     expect(history.first).to_contain_text("Your company")
     expect(history.last).to_contain_text("Another bidder")
     expect(page.locator(".bid-history")).not_to_contain_text("Malmö")
+    # The history's times are the bidder's, with their zone named.
+    expect(history.first.locator("td").first).to_have_text(
+        re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d \(.+\)$")
+    )
 
     button = page.get_by_role("button", name="Place bid")
     amount.fill("150000")
