@@ -70,6 +70,9 @@ def iso_week(day: date) -> str:
 
 
 def init_app(app) -> None:
-    """`|moment` and `|zone_name` in every template."""
+    """`|moment` and `|zone_name` in every template, and `zone_name()` for the zone now: a filter
+    on a constant (`none | zone_name`) would be folded by Jinja's compiler into the template,
+    in the zone of the first request that compiled it."""
     app.add_template_filter(moment)
     app.add_template_filter(zone_name)
+    app.add_template_global(zone_name)

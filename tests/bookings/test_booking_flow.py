@@ -59,6 +59,9 @@ def test_a_test_drive_is_booked_moved_and_cancelled_and_each_mail_carries_its_in
     form = client.get(new)
     assert form.status_code == 200
     assert 'value="2027-03-26T08:00:00+00:00"' in page_text(form), "09:00 local is offered"
+    city = ZONES[code].split("/")[1]
+    assert f"Times in {city}, " in page_text(form), "the zone as people say it"
+    assert ZONES[code] not in page_text(form)
     answer = client.post(
         new,
         data={
@@ -79,7 +82,9 @@ def test_a_test_drive_is_booked_moved_and_cancelled_and_each_mail_carries_its_in
     assert moved.status_code == 302, page_text(moved)
     cancelled = client.post(f"/bookings/{booking.id}/cancel", data={"csrf_token": token})
     assert cancelled.status_code == 302
-    assert "Cancelled" in page_text(client.get(f"/bookings/{booking.id}"))
+    shown = page_text(client.get(f"/bookings/{booking.id}"))
+    assert "Cancelled" in shown
+    assert f"({city}, CEST)" in shown, "moved after the change to summer time"
 
     mails = _mails(f"kari-{code}@example.test")
     assert [m.kind for m in mails] == ["booking_booked", "booking_moved", "booking_cancelled"]
