@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth.models import AuthThrottle, PasswordResetToken, User
+from app.auth.session import revoke_all_sessions
 from app.core import audit
 from app.core.i18n import DEFAULT_LOCALE, to_locale
 from app.core.locking import locked
@@ -260,7 +261,6 @@ def reset_password(token: str, password: str) -> User | None:
     db.session.execute(
         AuthThrottle.__table__.delete().where(AuthThrottle.key.startswith(f"login:pair:{digest}|"))
     )
-    from app.auth.session import revoke_all_sessions
 
     revoke_all_sessions(user.id)
     audit.record("password_changed", user=user)

@@ -122,6 +122,7 @@ class MenuCounts(Schema):
 def menu_counts():
     """The menu's vehicle counts now, by entry key: the counts the pages use (cached per counts
     version and division selection, so a refresh costs no query while nothing has moved)."""
+    # lazy: app.shell.layout imports this module
     from app.shell.layout import resolved_menu, shell_counts, with_counts
 
     v = viewer()
