@@ -2,7 +2,6 @@
 deactivate without losing history. The same screen serves the instance's users
 (admin/core/users) and, for global user admins, every user (admin/global/users)."""
 
-import secrets
 from datetime import timedelta
 
 from flask import abort, current_app, flash, request, url_for
@@ -33,12 +32,11 @@ from app.auth.models import (
     MODULES,
     Group,
     Membership,
-    PasswordResetToken,
     User,
     user_divisions,
     user_instances,
 )
-from app.auth.services import _token_hash, normalise_email
+from app.auth.services import new_reset_token, normalise_email
 from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.i18n import DEFAULT_LOCALE, LOCALES
@@ -290,16 +288,7 @@ def tell_old_address(user: User, old_email: str, v: Viewer) -> None:
 
 def invite(user: User) -> None:
     """Mail the new user a link to choose a password (the reset-token mechanism of app/auth)."""
-    token = secrets.token_urlsafe(32)
-    now = utcnow()
-    db.session.add(
-        PasswordResetToken(
-            user=user,
-            token_hash=_token_hash(token),
-            created_at=now,
-            expires_at=now + timedelta(days=INVITE_DAYS),
-        )
-    )
+    token = new_reset_token(user, timedelta(days=INVITE_DAYS))
     instance = db.session.get(Instance, user.home_instance_id) if user.home_instance_id else None
     return send_mail(
         to=user.email,

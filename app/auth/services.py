@@ -203,16 +203,7 @@ def request_password_reset(email: str, address: str, language: str) -> None:
     user = find_user(email)
     if user is None or not user.is_active or user.login_type != "default":
         return
-    token = secrets.token_urlsafe(32)
-    now = utcnow()
-    db.session.add(
-        PasswordResetToken(
-            user=user,
-            token_hash=_token_hash(token),
-            created_at=now,
-            expires_at=now + timedelta(hours=current_app.config["RESET_TOKEN_HOURS"]),
-        )
-    )
+    token = new_reset_token(user, timedelta(hours=current_app.config["RESET_TOKEN_HOURS"]))
     audit.record("password_reset_requested", user=user)
     language = to_locale((user.options or {}).get("language")) or to_locale(language)
     send_mail(
@@ -225,6 +216,19 @@ def request_password_reset(email: str, address: str, language: str) -> None:
         reset_url=url_for("auth.reset_password", token=token, _external=True),
         hours=current_app.config["RESET_TOKEN_HOURS"],
     )
+
+
+def new_reset_token(user: User, lifetime: timedelta) -> str:
+    """A new link token for the user to choose a password (a reset, or an invitation's first
+    password): only its hash is stored; it lapses after `lifetime`."""
+    token = secrets.token_urlsafe(32)
+    now = utcnow()
+    db.session.add(
+        PasswordResetToken(
+            user=user, token_hash=_token_hash(token), created_at=now, expires_at=now + lifetime
+        )
+    )
+    return token
 
 
 def find_reset_token(token: str) -> PasswordResetToken | None:
