@@ -30,7 +30,7 @@ from app.market.rates import convert_up, next_bid, rates_from
 
 JOB = "app.market.bidder_mail:deliver"  # the job function, as enqueued
 
-# kind -> template under templates/emails/; the stored mail's kind is "market_" + kind.
+# kind -> template in templates/market/emails/; the stored mail's kind is "market_" + kind.
 TEMPLATES = {
     "outbid": "market_outbid",
     "won": "market_won",
