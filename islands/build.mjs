@@ -14,7 +14,7 @@ const outdir = path.join(root, 'static', 'dist');
 const KEEP = new Set(['i18n']);
 const ENTRIES = {
   'main.js': 'islands/main.jsx',
-  'app.css': 'islands/styles/app.css',
+  'app.css': 'islands/shell/app.css',
   'print.css': 'islands/shell/print/print.css',
 };
 // The public market pages load only their own script (no shell): React in one chunk shared by
