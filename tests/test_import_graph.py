@@ -142,3 +142,24 @@ def test_every_lazy_import_says_why():
     with a comment saying why (a cycle it avoids, a slow library only one path needs, the
     composition root). Otherwise it belongs at the top."""
     assert unexplained_lazy_imports() == []
+
+
+def test_every_tree_is_split_by_feature():
+    """One naming scheme in every tree (docs/house.md): app/<feature>/, templates/<feature>/
+    (its mails in <feature>/emails/), islands/<feature>/<island>/ and tests/<feature>/, where
+    <feature> is a package of app/. Beside them only the shared folders named here."""
+    root = APP.parent
+    packages = {p.name for p in APP.iterdir() if (p / "__init__.py").exists()}
+
+    def folders(tree: str) -> set[str]:
+        return {p.name for p in (root / tree).iterdir() if p.is_dir() and p.name != "__pycache__"}
+
+    assert folders("templates") - packages == {"layouts", "macros"}
+    assert folders("islands") - packages == {"lib", "tests"} | (
+        {"node_modules"} if (root / "islands" / "node_modules").exists() else set()
+    )
+    assert folders("tests") - packages <= {"browser", "faults", "gates"}
+    # An island is islands/<feature>/<island>/index.js(x); no script or stylesheet of a feature
+    # stands loose at the top of islands/.
+    loose = {p.name for p in (root / "islands").iterdir() if p.is_file()}
+    assert loose == {"build.mjs", "main.jsx", "sw.js"}
