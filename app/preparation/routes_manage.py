@@ -59,6 +59,10 @@ class CommentForm(FlaskForm):
 # --- access ------------------------------------------------------------------------------------
 
 
+def _division_ids() -> list[int]:
+    return [d.id for d in viewer().visible_divisions]
+
+
 def _item_or_404(module: str, item_id: int) -> PreparationItem:
     """The item, if it is of this module, the user has the module and may see its division."""
     return manage.item_or_404(module, item_id)
