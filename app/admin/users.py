@@ -10,8 +10,6 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import selectinload
-from wtforms import EmailField
-from wtforms.validators import Email, InputRequired, Length
 
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import (
@@ -26,6 +24,7 @@ from app.admin.fields import (
 )
 from app.admin.role_catalogue import PRESETS, Preset, name_of
 from app.auth import privileges as P
+from app.auth.forms import email_field
 from app.auth.impersonation import may_act_as
 from app.auth.landing import with_station_landing
 from app.auth.models import (
@@ -40,7 +39,6 @@ from app.auth.services import new_reset_token, normalise_email
 from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.i18n import DEFAULT_LOCALE, LOCALES
-from app.core.messages import KEYS
 from app.core.models import Division, Instance, utcnow
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
@@ -88,15 +86,7 @@ def scope_instance_users(stmt, v: Viewer):
 
 
 class UserForm(FlaskForm):
-    email = EmailField(
-        _l("E-mail"),
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
-            Email(KEYS["INVALID_EMAIL"]),
-        ],
-        render_kw={"maxlength": 254, "autocomplete": "off"},
-    )
+    email = email_field("off")
     firstname = text(_l("First name"))
     lastname = text(_l("Last name"))
     phone_number = text(_l("Phone number"), 40, required=False)
