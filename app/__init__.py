@@ -1,4 +1,6 @@
-"""Application factory."""
+"""Application factory: the composition root. Every module of app/ imports this package first,
+so it imports nothing of app/ but the settings at load; each function here imports what it
+wires up when it is called ("# lazy: composition root")."""
 
 import logging
 import os
@@ -23,6 +25,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
 
+    # lazy: every module of app/ imports this package first (see the docstring)
+    from app.admin.cli import register_cli as register_admin_cli
+    from app.auth import impersonation, tokens
     from app.core import (
         errors,
         i18n,
@@ -33,7 +38,10 @@ def create_app(overrides: dict | None = None) -> Flask:
         security,
         times,
     )
+    from app.demo import register_cli as register_demo_cli
     from app.extensions import babel, csrf, db, login_manager, migrate
+    from app.schedule import runner as schedule_runner
+    from app.shell import layout
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
@@ -50,35 +58,26 @@ def create_app(overrides: dict | None = None) -> Flask:
     _import_models()
     errors.init_app(app)  # first: every later hook's failure gets a request id
     pages.init_app(app)
-    from app.auth import impersonation, tokens
-
     impersonation.init_app(app)
     tokens.init_app(app)  # ahead of the CSRF check: a token call without a cookie has none
     security.init_app(app)
     jobs.init_app(app)
-    from app.schedule import runner as schedule_runner
-
     schedule_runner.init_app(app)
     islands.init_app(app)
     i18n.init_app(app)
     times.init_app(app)
     _register_blueprints(app)
     _register_template_helpers(app)
-    from app.shell import layout
-
     layout.init_app(app)
     _register_response_headers(app)
 
-    from app.demo import register_cli as register_demo_cli
-
     register_demo_cli(app)
-    from app.admin.cli import register_cli as register_admin_cli
-
     register_admin_cli(app)
     return app
 
 
 def _import_models() -> None:
+    # lazy: composition root
     import app.admin.models  # noqa: F401
     import app.auth.models  # noqa: F401
     import app.auth.tokens  # noqa: F401
@@ -99,12 +98,14 @@ def _import_models() -> None:
 
 def app_version(app: Flask) -> str:
     """The version the islands compare (X-Cc-Version): release and bundle digest."""
+    # lazy: composition root
     from app.core.islands import bundle_version
 
     return f"{app.config['APP_VERSION']}+{bundle_version(app)}"
 
 
 def _register_blueprints(app: Flask) -> None:
+    # lazy: composition root
     from app.account import bp as account_bp
     from app.admin.routes import bp as admin_bp
     from app.auth import api_bp as auth_api_bp
@@ -142,6 +143,7 @@ def _register_blueprints(app: Flask) -> None:
 
 
 def _register_template_helpers(app: Flask) -> None:
+    # lazy: composition root
     from flask_wtf.csrf import generate_csrf
 
     from app.core.i18n import LOCALES, current_locale
@@ -161,6 +163,7 @@ def _register_template_helpers(app: Flask) -> None:
 
 
 def _register_response_headers(app: Flask) -> None:
+    # lazy: composition root
     from app.core.i18n import current_locale
 
     node = app.config.get("NODE_NAME")
@@ -184,6 +187,7 @@ def _sqlite_pragmas(dbapi_connection, connection_record) -> None:
     SAVEPOINT into a real commit; SQLAlchemy's documented remedy: let it start none, and emit
     BEGIN when SQLAlchemy begins (see _sqlite_begin)."""
     if type(dbapi_connection).__module__.startswith("sqlite3"):
+        # lazy: composition root
         from app.core.locking import BUSY_TIMEOUT_MS
 
         dbapi_connection.isolation_level = None
@@ -204,6 +208,7 @@ def _psycopg_connection(dialect, connection_record, cargs, cparams):
     """PostgreSQL: connect with app.core.pgconnection.Connection, which keeps its prepared
     statements across a ROLLBACK that follows no error."""
     if dialect.name == "postgresql" and dialect.driver == "psycopg":
+        # lazy: composition root
         from app.core.pgconnection import Connection
 
         return Connection.connect(*cargs, **cparams)
@@ -216,6 +221,7 @@ def _sqlite_begin(connection) -> None:
     the transaction reads in autocommit and takes the write lock at its first write
     (_sqlite_first_write), so it is never refused the upgrade from reading to writing."""
     if connection.dialect.name == "sqlite":
+        # lazy: composition root
         from app.core.locking import begin_immediate, begin_statement
 
         write_locked = begin_statement() == "BEGIN IMMEDIATE"
@@ -227,6 +233,7 @@ def _sqlite_begin(connection) -> None:
 @event.listens_for(Engine, "before_cursor_execute")
 def _sqlite_first_write(connection, cursor, statement, parameters, context, executemany) -> None:
     if connection.dialect.name == "sqlite" and not connection.info.get("write_locked", True):
+        # lazy: composition root
         from app.core.locking import lock_before_write
 
         lock_before_write(connection, cursor.connection, statement)

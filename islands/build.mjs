@@ -14,8 +14,8 @@ const outdir = path.join(root, 'static', 'dist');
 const KEEP = new Set(['i18n']);
 const ENTRIES = {
   'main.js': 'islands/main.jsx',
-  'app.css': 'islands/styles/app.css',
-  'print.css': 'islands/print/print.css',
+  'app.css': 'islands/shell/app.css',
+  'print.css': 'islands/shell/print/print.css',
 };
 // The public market pages load only their own script (no shell): React in one chunk shared by
 // every public page (hashed, so cached immutable), the page's entry and what it shares with the
@@ -23,12 +23,12 @@ const ENTRIES = {
 // A bidder's link loads market-bid.js; a seller's allocate or change-status link the
 // seller's entry, which adds the seller's forms.
 const PUBLIC_ENTRIES = {
-  'market-bid.js': 'islands/market-bid/main.js',
-  'market-bid-seller.js': 'islands/market-bid/seller.js',
-  'market-invite.js': 'islands/market-invite/main.js',
-  'print.js': 'islands/print/print.js',
-  'quicktest-fill.js': 'islands/quicktest/fill.js',
-  'purchase-print.js': 'islands/purchase-print/main.js',
+  'market-bid.js': 'islands/market/bid/main.js',
+  'market-bid-seller.js': 'islands/market/bid/seller.js',
+  'market-invite.js': 'islands/market/invite/main.js',
+  'print.js': 'islands/shell/print/print.js',
+  'quicktest-fill.js': 'islands/quicktest/fill/main.js',
+  'purchase-print.js': 'islands/purchase/print/main.js',
 };
 
 async function clean() {
@@ -68,6 +68,19 @@ function outputsByEntry(metafile) {
   return byEntry;
 }
 
+/**
+ * Each island's output key, by the island's name: an island lives in
+ * islands/<feature>/<island>/index.js(x), the feature being the app/ package that owns its data.
+ */
+function islandOutputs(byEntry) {
+  const found = new Map();
+  for (const [entry, key] of byEntry) {
+    const match = /^islands\/[^/]+\/([^/]+)\/index\.jsx?$/.exec(entry);
+    if (match) found.set(match[1], key);
+  }
+  return found;
+}
+
 function manifestFrom(metafile, publicMetafile) {
   const outputs = metafile.outputs;
   const byEntry = outputsByEntry(metafile);
@@ -93,10 +106,7 @@ function manifestFrom(metafile, publicMetafile) {
   manifest.chunks = staticChunks(outputs, mainKey).map(relative).sort();
   // Each island's own chunk, in case a page wants to preload the islands it is sure to mount.
   manifest.islands = {};
-  for (const [entry, key] of byEntry) {
-    const match = /^islands\/([^/]+)\/index\.jsx?$/.exec(entry);
-    if (match) manifest.islands[match[1]] = relative(key);
-  }
+  for (const [name, key] of islandOutputs(byEntry)) manifest.islands[name] = relative(key);
   return manifest;
 }
 
@@ -200,8 +210,8 @@ async function writeSizes(manifest) {
   const shell = [manifest['main.js'], ...manifest.chunks];
   const report = { files: sizes, staff: bundleOf([...css, ...shell], sizes), islands: {}, public: {} };
   const byEntry = outputsByEntry(result.metafile);
-  for (const [name, file] of Object.entries(manifest.islands)) {
-    const key = byEntry.get(`islands/${name}/index.jsx`) ?? byEntry.get(`islands/${name}/index.js`);
+  for (const [name, key] of islandOutputs(byEntry)) {
+    const file = manifest.islands[name];
     const own = [file, ...staticChunks(result.metafile.outputs, key).map(relative)];
     report.islands[name] = bundleOf(own.filter((f) => !shell.includes(f)), sizes);
   }

@@ -1,5 +1,6 @@
 // The only page script. It loads the translations, mounts every [data-island] element and
-// enhances plain server-rendered markup. Each island is its own chunk, loaded on demand.
+// enhances plain server-rendered markup. Each island is its own chunk, loaded on demand, from
+// islands/<feature>/<island>/ (the feature: the app/ package that owns the island's data).
 import { createRoot } from 'react-dom/client';
 import { rememberVersion } from './lib/api.js';
 import { enhanceForms } from './lib/form-guard.js';
@@ -11,16 +12,16 @@ import { keepScrollersFocusable } from './lib/scrollers.js';
 import { enhanceShell } from './lib/shell.js';
 
 const islands = {
-  'admin-import-progress': () => import('./admin-import-progress/index.jsx'),
-  alerts: () => import('./alerts/index.jsx'),
-  'custom-list': () => import('./custom-list/index.jsx'),
-  dashboard: () => import('./dashboard/index.jsx'),
-  'login-modal': () => import('./login-modal/index.jsx'),
-  'statistics-chart': () => import('./statistics-chart/index.jsx'),
-  'system-messages': () => import('./system-messages/index.jsx'),
-  'tier-summary': () => import('./tier-summary/index.jsx'),
-  'top-selector': () => import('./top-selector/index.jsx'),
-  'user-settings': () => import('./user-settings/index.jsx'),
+  'admin-import-progress': () => import('./admin/import-progress/index.jsx'),
+  alerts: () => import('./shell/alerts/index.jsx'),
+  'custom-list': () => import('./preparation/custom-list/index.jsx'),
+  dashboard: () => import('./dashboard/dashboard/index.jsx'),
+  'login-modal': () => import('./auth/login-modal/index.jsx'),
+  'statistics-chart': () => import('./shell/statistics-chart/index.jsx'),
+  'system-messages': () => import('./messages/system-messages/index.jsx'),
+  'tier-summary': () => import('./ranking/tier-summary/index.jsx'),
+  'top-selector': () => import('./shell/top-selector/index.jsx'),
+  'user-settings': () => import('./account/user-settings/index.jsx'),
 };
 
 function readProps(el) {
@@ -75,7 +76,7 @@ async function start() {
   keepScrollersFocusable();
   // The menu tree needs no catalogue (its texts come with its props): hydrate it first.
   const menus = document.getElementById('menu-tree-props')
-    ? import('./menu-tree/index.js').then(({ hydrateMenus }) => hydrateMenus())
+    ? import('./shell/menu-tree/index.js').then(({ hydrateMenus }) => hydrateMenus())
     : null;
   menus?.catch((error) => console.error('The menu tree failed to load', error));
   try {

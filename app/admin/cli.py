@@ -3,11 +3,14 @@
 import os
 
 import click
+from email_validator import EmailNotValidError, validate_email
 from flask import Flask, current_app
 from sqlalchemy import select
 
+from app.admin.users import invite
 from app.auth.models import MODULES, User
 from app.auth.services import find_user, normalise_email
+from app.core import jobs
 from app.core import roles as R
 from app.core.i18n import DEFAULT_LOCALE
 from app.core.models import Instance
@@ -23,8 +26,6 @@ ADMIN_ROLES = [
 def create_admin(email: str, company: str, language: str = DEFAULT_LOCALE):
     """Create the administrator (and an instance when there is none). Returns (user, mail or
     None); None for the user when the address is already taken."""
-    from app.admin.users import invite
-
     email = normalise_email(email)
     if find_user(email) is not None:
         return None, None
@@ -61,8 +62,6 @@ def register_cli(app: Flask) -> None:
     @click.option("--language", default=DEFAULT_LOCALE, help="The administrator's language.")
     def create_admin_command(email: str, company: str, language: str) -> None:
         """Create the first administrator and print the link to choose a password."""
-        from email_validator import EmailNotValidError, validate_email
-
         try:
             validate_email(email, check_deliverability=False)
         except EmailNotValidError as exc:
@@ -75,7 +74,6 @@ def register_cli(app: Flask) -> None:
                 click.echo(f"{email} already exists; nothing changed.")
                 return
             db.session.commit()
-            from app.core import jobs
 
             jobs.dispatch()
             click.echo(f"Administrator {user.email} created in instance {user.home_instance_id}.")

@@ -10,7 +10,7 @@ purchase analysis. A module option is on by default unless its entry ends with i
 save drops the keys of these sections that no entry has (the retired pool and flow).
 """
 
-from flask import flash, redirect, request
+from flask import flash, redirect, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -95,8 +95,6 @@ def current_values(instance: Instance) -> dict[str, bool]:
 
 
 def view():
-    from flask import render_template
-
     v = guard(PATH)
     instance = db.session.get(Instance, v.instance.id)
     form = (

@@ -3,7 +3,10 @@ empty, and one Swedish text of the invitation in the template engine (Nordbil)."
 
 from datetime import date
 
+from sqlalchemy import select
+
 from app.admin.models import Tag
+from app.core.models import Country
 from app.core.settings import GlobalSettingRow, Holiday, SettingRow
 from app.core.tenancy import activate
 from app.core.workdays import FLAG
@@ -88,10 +91,6 @@ def seed_admin(ctx: dict) -> None:
 
 def instance_country(instance) -> tuple[str, int]:
     """The code and id of the instance's country."""
-    from sqlalchemy import select
-
-    from app.core.models import Country
-
     found = db.session.execute(
         select(Country.code, Country.id).where(Country.instance_id == instance.id)
     ).first()

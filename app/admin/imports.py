@@ -148,6 +148,7 @@ def _xlsx_rows(content: bytes):
     is parsed, the sheet's declared dimension is not believed (openpyxl's read-only sheet pads
     every row to it), and each row is only as wide as its last cell, checked by read_rows
     before the next row is read."""
+    # lazy: openpyxl takes ~0.1 s to load; only a workbook upload needs it
     from openpyxl import load_workbook
 
     try:

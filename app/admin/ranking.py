@@ -18,6 +18,7 @@ from app.extensions import db
 from app.messages.forms import local, utc
 from app.ranking import services as S
 from app.ranking.forms import SeasonForm, TierForm
+from app.ranking.jobs import refresh_rankings
 from app.ranking.models import RankingPoints, RankingSeason, RankingTier
 from app.ranking.routes import chosen_season
 
@@ -107,7 +108,6 @@ def refresh_seasons():
     SEASONS.guard(write=True)
     if not ConfirmForm().validate_on_submit():
         abort(400)
-    from app.ranking.jobs import refresh_rankings
 
     result = refresh_rankings(every_season=True)
     record("ranking.refresh", seasons=result)

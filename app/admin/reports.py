@@ -13,10 +13,11 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
 from sqlalchemy import func, select
-from wtforms import DateField, SelectField
+from wtforms import DateField, SelectField, ValidationError
 from wtforms.validators import InputRequired
 
 from app.admin.crud import guard, page_title
+from app.admin.import_routes import _run_in_thread
 from app.admin.models import ExportRun
 from app.core import audit, jobs
 from app.core.i18n import babel_name, current_locale
@@ -59,8 +60,6 @@ class ReportForm(FlaskForm):
     format = SelectField(_l("Format"))
 
     def validate_end(self, field) -> None:
-        from wtforms import ValidationError
-
         if self.start.data and field.data and field.data < self.start.data:
             raise ValidationError(_("The end date must not be before the start date."))
 
@@ -100,6 +99,7 @@ def _csv_bytes(columns, rows) -> bytes:
 
 
 def _xlsx_bytes(name, columns, rows) -> bytes:
+    # lazy: openpyxl takes ~0.1 s to load; only an XLSX export needs it
     from openpyxl import Workbook
 
     book = Workbook(write_only=True)
@@ -187,7 +187,6 @@ def _queue(v, form) -> ExportRun:
         db.session.commit()
     else:
         db.session.commit()
-        from app.admin.import_routes import _run_in_thread
 
         _run_in_thread(current_app._get_current_object(), run.id, "app.admin.reports:run_export")
     return run

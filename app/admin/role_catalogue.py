@@ -13,6 +13,7 @@ from functools import cache
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
+from app.auth.models import MODULES
 from app.core import roles as R
 from app.core.modules import MODULE_NAMES
 from app.shell.menu import ADMIN_MENU
@@ -119,8 +120,6 @@ class _Probe:
     is_division_admin = False
 
     def __init__(self, role: str) -> None:
-        from app.auth.models import MODULES
-
         self.role = role
         self.modules = set(MODULES)
         self.roles = {role}

@@ -2,7 +2,6 @@
 deactivate without losing history. The same screen serves the instance's users
 (admin/core/users) and, for global user admins, every user (admin/global/users)."""
 
-import secrets
 from datetime import timedelta
 
 from flask import abort, current_app, flash, request, url_for
@@ -11,8 +10,6 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import selectinload
-from wtforms import EmailField
-from wtforms.validators import Email, InputRequired, Length
 
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import (
@@ -27,22 +24,21 @@ from app.admin.fields import (
 )
 from app.admin.role_catalogue import PRESETS, Preset, name_of
 from app.auth import privileges as P
+from app.auth.forms import email_field
 from app.auth.impersonation import may_act_as
 from app.auth.landing import with_station_landing
 from app.auth.models import (
     MODULES,
     Group,
     Membership,
-    PasswordResetToken,
     User,
     user_divisions,
     user_instances,
 )
-from app.auth.services import _token_hash, normalise_email
+from app.auth.services import new_reset_token, normalise_email
 from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.i18n import DEFAULT_LOCALE, LOCALES
-from app.core.messages import KEYS
 from app.core.models import Division, Instance, utcnow
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
@@ -90,15 +86,7 @@ def scope_instance_users(stmt, v: Viewer):
 
 
 class UserForm(FlaskForm):
-    email = EmailField(
-        _l("E-mail"),
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
-            Email(KEYS["INVALID_EMAIL"]),
-        ],
-        render_kw={"maxlength": 254, "autocomplete": "off"},
-    )
+    email = email_field("off")
     firstname = text(_l("First name"))
     lastname = text(_l("Last name"))
     phone_number = text(_l("Phone number"), 40, required=False)
@@ -290,16 +278,7 @@ def tell_old_address(user: User, old_email: str, v: Viewer) -> None:
 
 def invite(user: User) -> None:
     """Mail the new user a link to choose a password (the reset-token mechanism of app/auth)."""
-    token = secrets.token_urlsafe(32)
-    now = utcnow()
-    db.session.add(
-        PasswordResetToken(
-            user=user,
-            token_hash=_token_hash(token),
-            created_at=now,
-            expires_at=now + timedelta(days=INVITE_DAYS),
-        )
-    )
+    token = new_reset_token(user, timedelta(days=INVITE_DAYS))
     instance = db.session.get(Instance, user.home_instance_id) if user.home_instance_id else None
     return send_mail(
         to=user.email,

@@ -9,16 +9,27 @@ from wtforms.widgets import PasswordInput
 from app.auth.services import PASSWORD_MAX, password_ok
 from app.core.messages import KEYS
 
+EMAIL_MAX = 254  # the longest address a mail can carry
+
+
+def email_field(autocomplete: str, *, check: bool = True) -> EmailField:
+    """The required e-mail field of a form: at most EMAIL_MAX characters and, with `check`, a
+    well-formed address (signing in only looks the address up)."""
+    validators = [
+        InputRequired(KEYS["FIELD_REQUIRED"]),
+        Length(max=EMAIL_MAX, message=KEYS["FIELD_TOO_LONG"]),
+    ]
+    if check:
+        validators.append(Email(KEYS["INVALID_EMAIL"]))
+    return EmailField(
+        _l("E-mail"),
+        validators=validators,
+        render_kw={"autocomplete": autocomplete, "maxlength": EMAIL_MAX},
+    )
+
 
 class LoginForm(FlaskForm):
-    email = EmailField(
-        _l("E-mail"),
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
-        ],
-        render_kw={"autocomplete": "username", "maxlength": 254},
-    )
+    email = email_field("username", check=False)
     password = PasswordField(
         _l("Password"),
         validators=[
@@ -30,15 +41,7 @@ class LoginForm(FlaskForm):
 
 
 class ForgotPasswordForm(FlaskForm):
-    email = EmailField(
-        _l("E-mail"),
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
-            Email(KEYS["INVALID_EMAIL"]),
-        ],
-        render_kw={"autocomplete": "email", "maxlength": 254},
-    )
+    email = email_field("email")
 
 
 class ResetPasswordForm(FlaskForm):

@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.auth.models import AuthThrottle, PasswordResetToken, User
+from app.auth.session import revoke_all_sessions
 from app.core import audit
 from app.core.i18n import DEFAULT_LOCALE, to_locale
 from app.core.locking import locked
@@ -202,16 +203,7 @@ def request_password_reset(email: str, address: str, language: str) -> None:
     user = find_user(email)
     if user is None or not user.is_active or user.login_type != "default":
         return
-    token = secrets.token_urlsafe(32)
-    now = utcnow()
-    db.session.add(
-        PasswordResetToken(
-            user=user,
-            token_hash=_token_hash(token),
-            created_at=now,
-            expires_at=now + timedelta(hours=current_app.config["RESET_TOKEN_HOURS"]),
-        )
-    )
+    token = new_reset_token(user, timedelta(hours=current_app.config["RESET_TOKEN_HOURS"]))
     audit.record("password_reset_requested", user=user)
     language = to_locale((user.options or {}).get("language")) or to_locale(language)
     send_mail(
@@ -224,6 +216,19 @@ def request_password_reset(email: str, address: str, language: str) -> None:
         reset_url=url_for("auth.reset_password", token=token, _external=True),
         hours=current_app.config["RESET_TOKEN_HOURS"],
     )
+
+
+def new_reset_token(user: User, lifetime: timedelta) -> str:
+    """A new link token for the user to choose a password (a reset, or an invitation's first
+    password): only its hash is stored; it lapses after `lifetime`."""
+    token = secrets.token_urlsafe(32)
+    now = utcnow()
+    db.session.add(
+        PasswordResetToken(
+            user=user, token_hash=_token_hash(token), created_at=now, expires_at=now + lifetime
+        )
+    )
+    return token
 
 
 def find_reset_token(token: str) -> PasswordResetToken | None:
@@ -260,7 +265,6 @@ def reset_password(token: str, password: str) -> User | None:
     db.session.execute(
         AuthThrottle.__table__.delete().where(AuthThrottle.key.startswith(f"login:pair:{digest}|"))
     )
-    from app.auth.session import revoke_all_sessions
 
     revoke_all_sessions(user.id)
     audit.record("password_changed", user=user)

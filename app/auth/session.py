@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 
 from flask import current_app, session
 from flask_login import login_user, logout_user
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, exists, select, update
+from sqlalchemy.orm import joinedload
 
 from app.auth.models import User, UserSession
 from app.core import audit
@@ -162,9 +163,6 @@ def _user_query():
     """The signed-in user with their active instance, and whether the session named in the
     cookie is live for the user who signed it in: one statement, one round trip. Built once
     per process with bound parameters (SQLAlchemy also keeps its compiled form)."""
-    from sqlalchemy import bindparam, exists
-    from sqlalchemy.orm import joinedload
-
     alive = (
         exists()
         .where(

@@ -12,6 +12,7 @@ from werkzeug.exceptions import HTTPException
 
 from app.core.numbers import BadInteger
 from app.core.pages import is_public
+from app.extensions import db
 
 log = logging.getLogger("app.errors")
 
@@ -74,8 +75,6 @@ def init_app(app: Flask) -> None:
     def _bad_integer(exc: BadInteger):
         """A form or query integer that is not a whole number in range (app/core/numbers.py):
         422 naming the field, nothing done."""
-        from app.extensions import db
-
         db.session.rollback()
         text = exc.message
         if wants_json():
@@ -94,7 +93,6 @@ def init_app(app: Flask) -> None:
         kept); any other database failure is an unexpected error."""
         if not storage_full(exc):
             return _unexpected(exc)
-        from app.extensions import db
 
         log.error("storage full, request id %s: %s", g.get("request_id"), exc.orig)
         db.session.rollback()
@@ -133,7 +131,6 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
         log.exception("unhandled error, request id %s", g.get("request_id"))
-        from app.extensions import db
 
         db.session.rollback()
         text = _("Something went wrong on our side. We have logged it.")

@@ -11,6 +11,7 @@ import pytz
 from babel import Locale
 from babel.messages.pofile import read_po
 from flask import current_app, g, has_request_context, request
+from flask_babel import _get_current_context
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import select
@@ -167,8 +168,6 @@ def force_time_zone(zone: str | None):
     has no public way to force a zone, so this sets its private request context's tzinfo:
     pyproject.toml pins flask-babel <4.1, and tests/account/test_settings.py::
     test_mails_are_written_in_the_recipients_time_zone breaks if that context changes."""
-    from flask_babel import _get_current_context
-
     ctx = _get_current_context()
     if ctx is None or not zone:
         yield

@@ -19,9 +19,13 @@ import time
 
 import click
 from flask import Flask, current_app, g, has_request_context
+from redis import Redis
+from redis.exceptions import RedisError
 from sqlalchemy import event
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+from app.core.locking import immediate
 from app.extensions import db
 
 log = logging.getLogger(__name__)
@@ -53,7 +57,7 @@ def _rolled_back(session: Session, previous_transaction) -> None:
 def dispatch() -> int:
     """Send every committed job to RQ, or run it now when there is no Redis or Redis cannot be
     reached (and then the jobs those jobs queued, until none is left). Returns the count."""
-    from redis.exceptions import RedisError
+    # lazy: rq takes ~0.2 s to load; web requests without Redis never need it
     from rq import Retry
 
     count = 0
@@ -93,10 +97,6 @@ def _inline(func: str, args) -> None:
     instead of being refused a write after another connection's commit. One still refused
     ("database is locked" after the busy timeout) is run again from the start, up to RETRIES
     times."""
-    from sqlalchemy.exc import OperationalError
-
-    from app.core.locking import immediate
-
     for attempt in range(RETRIES + 1):
         try:
             with immediate():
@@ -133,6 +133,7 @@ def run(func: str, *args):
     """Entry point of an RQ job: run `func` inside this worker's application."""
     global _worker_app
     if _worker_app is None:
+        # lazy: the composition root imports this module
         from app import create_app
 
         _worker_app = create_app()
@@ -151,8 +152,6 @@ def redis_connection():
         return None
     client = current_app.extensions.get("redis")
     if client is None:
-        from redis import Redis
-
         # Short timeouts: a Redis that is down or hangs costs a request seconds, not minutes.
         client = current_app.extensions["redis"] = Redis.from_url(
             url, socket_connect_timeout=2, socket_timeout=5
@@ -162,6 +161,7 @@ def redis_connection():
 
 def queue():
     """Return the RQ queue (only when REDIS_URL is set)."""
+    # lazy: rq takes ~0.2 s to load; only with REDIS_URL
     from rq import Queue
 
     if "rq_queue" not in g:
@@ -202,7 +202,7 @@ def make_worker(app: Flask):
     floor is a minute) and whose maintenance, which queues the jobs of dead workers again,
     runs every JOB_MAINTENANCE_SECONDS (RQ's default: 10 minutes); IN_PROCESS jobs run in the
     worker's own process, and their heartbeats lapse MAIL_JOB_GRACE_SECONDS after their timeout."""
-    from redis import Redis
+    # lazy: rq takes ~0.2 s to load; only the worker command needs it
     from rq import SimpleWorker, Worker
 
     beat = max(1, int(app.config["JOB_HEARTBEAT_SECONDS"]))

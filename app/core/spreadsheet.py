@@ -31,6 +31,7 @@ def csv_row(values: Iterable) -> list:
 def xlsx_row(sheet, values: Iterable) -> list:
     """A write-only sheet's row (`sheet.append`): numbers stay numbers, anything else is
     text, and formula-like text is a quote-prefixed string cell, never a formula."""
+    # lazy: openpyxl takes ~0.1 s to load; only XLSX files need it
     from openpyxl.cell import WriteOnlyCell
 
     row = []

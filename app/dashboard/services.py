@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from app.bookings import services as bookings
 from app.core.cache import LRUCache
 from app.core.i18n import current_locale, current_time_zone
-from app.core.models import Division, Region, utcnow
+from app.core.models import Country, Division, Region, utcnow
 from app.core.modules import MODULE_NAMES
 from app.dashboard.models import DashboardWidget, Goal
 from app.dashboard.values import (
@@ -332,7 +332,6 @@ def division_sites() -> list[tuple[str, int, str]]:
     """Every division, region and country of the instance as (kind, id, name), for goals."""
     divisions = db.session.execute(select(Division.id, Division.name).order_by(Division.name)).all()
     regions = db.session.execute(select(Region.id, Region.name).order_by(Region.name)).all()
-    from app.core.models import Country
 
     countries = db.session.execute(select(Country.id, Country.name).order_by(Country.name)).all()
     return (

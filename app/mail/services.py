@@ -3,12 +3,14 @@
 import smtplib
 from datetime import timedelta
 from email.message import EmailMessage as MimeMessage
+from functools import cache
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from flask import current_app, render_template
 from flask_babel import force_locale
 from sqlalchemy import select
 
+from app.config import ROOT
 from app.core import jobs
 from app.core.i18n import DEFAULT_TIME_ZONE, babel_name, force_time_zone
 from app.core.models import utcnow
@@ -26,6 +28,23 @@ FIRST_BACKOFF = timedelta(minutes=5)
 # (subject, html, text) or None. The administration adds its edited templates with
 # `@mail_override` (app.admin.mail_templates); mail sits below it.
 OVERRIDES: list = []
+
+
+def mail_folder(template: str) -> str:
+    """Where a mail's templates are: each feature keeps its mails in templates/<feature>/emails/
+    as <template>.subject.txt, .txt and .html (a name is the mail's key, unique across features)."""
+    return _mail_folders()[template]
+
+
+@cache
+def _mail_folders() -> dict[str, str]:
+    folders: dict[str, str] = {}
+    for path in sorted((ROOT / "templates").glob("*/emails/*.subject.txt")):
+        name = path.name.removesuffix(".subject.txt")
+        if name in folders:
+            raise LookupError(f"two mail templates named {name}: {folders[name]}, {path.parent}")
+        folders[name] = path.parent.relative_to(ROOT / "templates").as_posix()
+    return folders
 
 
 def mail_override(override):
@@ -46,7 +65,7 @@ def send_mail(
     attachments: tuple[tuple[str, str, str], ...] = (),
     **ctx,
 ):
-    """Render templates/emails/{template} in the recipient's language and time zone (every
+    """Render the mail `template` (mail_folder) in the recipient's language and time zone (every
     date filter follows it), store the mail and queue its delivery. `job_key`: the RQ job that
     stores it, for the job's next run to find (stored_by_job). `attachments`: (file name,
     content type, text) each, sent with the mail and shown at its preview."""
@@ -69,9 +88,10 @@ def send_mail(
     with force_locale(babel_name(language)), force_time_zone(time_zone):
         ctx |= {"mail": mail, "language": language, "time_zone": time_zone}
         ctx["app_title"] = current_app.config["APP_TITLE"]
-        mail.subject = render_template(f"emails/{template}.subject.txt", **ctx).strip()
-        mail.body_text = render_template(f"emails/{template}.txt", **ctx)
-        mail.body_html = render_template(f"emails/{template}.html", **ctx)
+        folder = mail_folder(template)
+        mail.subject = render_template(f"{folder}/{template}.subject.txt", **ctx).strip()
+        mail.body_text = render_template(f"{folder}/{template}.txt", **ctx)
+        mail.body_html = render_template(f"{folder}/{template}.html", **ctx)
     for override in OVERRIDES:
         if (custom := override(template, language, instance_id, ctx)) is not None:
             mail.subject, mail.body_html, mail.body_text = custom

@@ -18,15 +18,19 @@ from flask import current_app, has_request_context, url_for
 from sqlalchemy import bindparam, select
 
 from app.auth.models import User
-from app.core import jobs
+from app.core import audit, jobs
+from app.core.models import utcnow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.services import stored_by_job
+from app.market.bid_links import recipient_language
 from app.market.models import Advert, AdvertBid, InstanceGroup, MarketLink
+from app.market.notices import mail_about, names
+from app.market.rates import convert_up, next_bid, rates_from
 
 JOB = "app.market.bidder_mail:deliver"  # the job function, as enqueued
 
-# kind -> template under templates/emails/; the stored mail's kind is "market_" + kind.
+# kind -> template in templates/market/emails/; the stored mail's kind is "market_" + kind.
 TEMPLATES = {
     "outbid": "market_outbid",
     "won": "market_won",
@@ -90,6 +94,7 @@ def _job_key(*args) -> str | None:
     """The id of the RQ job that runs deliver(*args) here, or None: run inline, where nothing
     runs it again (and where a job that dispatch() runs inline inside another RQ job, Redis
     being unreachable, is not that job)."""
+    # lazy: rq takes ~0.2 s to load; only inside a job
     from rq import get_current_job
 
     job = get_current_job()
@@ -103,10 +108,6 @@ def deliver(kind: str, link_id: int, advert_id: int, context: dict) -> str:
     holder deactivated meanwhile). Run again after it was cut off (an RQ retry of the same
     job), it finds the mail it stored and queues its delivery again if that may never have
     been queued, instead of storing a second mail."""
-    from app.market.bid_links import recipient_language
-    from app.market.notices import mail_about, names
-    from app.market.rates import convert_up, next_bid, rates_from
-
     job_key = _job_key(kind, link_id, advert_id, context)
     if stored_by_job(job_key) is not None:
         return "stored"
@@ -198,9 +199,6 @@ def outbid(advert_id: int, link_ids, read=None) -> None:
 
 def set_subscribed(link: MarketLink, subscribed: bool) -> None:
     """Turn a bid link's e-mails on or off (audited in the advert's instance)."""
-    from app.core import audit
-    from app.core.models import utcnow
-
     if subscribed == (link.unsubscribed_at is None):
         return
     link.unsubscribed_at = None if subscribed else utcnow()

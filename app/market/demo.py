@@ -12,6 +12,9 @@ from app.core.models import Instance, utcnow
 from app.core.tenancy import activate
 from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder
 from app.extensions import db
+from app.market import bidder_mail
+from app.market.endings import tell_sellers
+from app.market.filters import Criteria
 from app.market.groups import add_partner
 from app.market.links import ensure_link
 from app.market.models import (
@@ -26,6 +29,7 @@ from app.market.models import (
     VehicleRequest,
 )
 from app.market.rates import convert_back, rates_from
+from app.market.watch import create_search, notify_new_advert
 from app.preparation.models import PreparationItem
 
 # A third company, a buyer only, so that bids arrive in two currencies (SEK and NOK).
@@ -207,9 +211,6 @@ def seed_market(ctx: dict) -> None:
 
 def _seed_provisional(nordbil, groups, bidders, seller, rates, now) -> None:
     """The advert that ended under its reserve, with the mails its end sent (previewable)."""
-    from app.market import bidder_mail
-    from app.market.endings import tell_sellers
-
     ended = now - timedelta(hours=2)
     advert = Advert(
         seller_group_id=nordbil.id, currency="SEK", ends_at=ended, status="provisional",
@@ -334,9 +335,6 @@ def change_status_link() -> str | None:
 def seed_watch(ctx: dict) -> None:
     """The demo buyer watches a published advert and keeps a saved search, which has already
     e-mailed about a matching advert (readable at its preview link)."""
-    from app.market.filters import Criteria
-    from app.market.watch import create_search, notify_new_advert
-
     buyer, group = ctx["users"]["buyer@demo.test"], ctx["market_groups"]["fjord"]
     published = db.session.scalars(
         select(Advert)

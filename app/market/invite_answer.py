@@ -74,7 +74,7 @@ def message_for(key: str, max_length: int | None = None) -> str:
 class InviteField:
     """One field of the registration (app/market/invite_fields.json): where it is on the wire
     and the message key of each refusal. The accept call and the invitation page's script
-    (islands/market-invite/rules.js, given the same table) refuse a value with the same key."""
+    (islands/market/invite/rules.js, given the same table) refuse a value with the same key."""
 
     name: str  # the Registration attribute
     path: str

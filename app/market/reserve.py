@@ -24,6 +24,7 @@ from sqlalchemy import select
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import bidder_mail, notices
+from app.market.endings import one_by_one, tell_sellers, told
 from app.market.models import MAX_AMOUNT, Advert, AdvertBid, InstanceGroup, MarketLink
 from app.market.rates import convert_up, format_amount
 from app.market.status import MarketError, lock_advert, record_change
@@ -190,8 +191,6 @@ def seller_decides(
 def bidder_answers(advert_id: int, group_id: int, answer: str, user_id: int) -> Advert:
     """The highest bidder's answer to the seller's counteroffer, through its bid link: accept
     (allocated at the counter price) or decline (closed unsold)."""
-    from app.market.endings import tell_sellers
-
     now = utcnow()
     advert = lock_advert(advert_id)
     _refuse_unless_open(advert, now, countered=True)
@@ -213,8 +212,6 @@ def bidder_answers(advert_id: int, group_id: int, answer: str, user_id: int) -> 
 def expire_decisions(now: datetime | None = None) -> int:
     """Job: close unsold every provisional sale whose window passed unanswered and tell both
     sides; one transaction per advert. Returns the number closed."""
-    from app.market.endings import one_by_one, told
-
     now = now or utcnow()
 
     def expire(advert_id: int) -> Advert | None:

@@ -87,15 +87,7 @@ def _link(**changes) -> str:
 
 
 def _window(page: svc.Page) -> list[int | None]:
-    shown = sorted(
-        {1, page.pages, *range(max(1, page.page - 2), min(page.pages, page.page + 2) + 1)}
-    )
-    window: list[int | None] = []
-    for n in shown:
-        if window and n - (window[-1] or 0) > 1:
-            window.append(None)
-        window.append(n)
-    return window
+    return page.window()
 
 
 def _render(template: str, status: int = 200, commit: bool = False, **context):

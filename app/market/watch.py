@@ -32,6 +32,7 @@ from app.market.adverts import (
     visible_condition,
 )
 from app.market.bid_links import recipient_language, writing_across_instances
+from app.market.bidder_mail import mail_links
 from app.market.filters import Criteria
 from app.market.groups import partner_buyers
 from app.market.models import (
@@ -280,7 +281,6 @@ def notify_new_advert(advert_id: int) -> int:
     )
     if advert is None or advert.status != "published":
         return 0
-    from app.market.bidder_mail import mail_links
 
     sent = 0
     with mail_links():  # in a worker, links are made for the configured address

@@ -8,11 +8,13 @@ statements for an item with two tasks or twenty.
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask import abort
 from flask_babel import gettext as _
 from sqlalchemy import and_, select
 from sqlalchemy.orm import aliased, selectinload
 
 from app.auth.models import User
+from app.auth.viewer import viewer
 from app.core import audit
 from app.core.audit import AuditLog
 from app.core.models import Country, Division, Region, utcnow
@@ -55,6 +57,18 @@ def find_item(item_id: int, modules, division_ids) -> PreparationItem | None:
             PreparationItem.division_id.in_(list(division_ids)),
         )
     ).first()
+
+
+def item_or_404(module: str, item_id: int) -> PreparationItem:
+    """The item, if it is of this module, the viewer has the module and may see its division;
+    anything else is a 404 (the manage page and its forms: tasks, tags, locations)."""
+    v = viewer()
+    if module not in v.modules:
+        abort(404)
+    item = find_item(item_id, [module], [d.id for d in v.visible_divisions])
+    if item is None:
+        abort(404)
+    return item
 
 
 @dataclass(frozen=True)

@@ -376,6 +376,18 @@ class Page:
     def last_index(self) -> int:
         return self.first_index + len(self.items) - 1 if self.items else 0
 
+    def window(self) -> list[int | None]:
+        """Page numbers around the current one, with the first and last; None for a gap."""
+        shown = sorted(
+            {1, self.pages, *range(max(1, self.page - 2), min(self.pages, self.page + 2) + 1)}
+        )
+        window: list[int | None] = []
+        for n in shown:
+            if window and n - (window[-1] or 0) > 1:
+                window.append(None)
+            window.append(n)
+        return window
+
 
 def count(stmt: Select, cap: int | None = None) -> int:
     """The number of rows a select would give (at most cap + 1), without its ordering."""

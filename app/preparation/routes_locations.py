@@ -1,7 +1,7 @@
 """Moving a vehicle or its keys: one form, from the vehicle page (a choice) and from a station
 phone (one button per place). The rules are app/preparation/locations.py."""
 
-from flask import abort, flash, redirect, request
+from flask import flash, redirect, request
 from flask_babel import gettext as _
 
 from app.auth.session import safe_next
@@ -19,11 +19,7 @@ def move_location(module: str, item_id: int, kind: str):
     """Put the vehicle (parking, delivery) or its keys at one of its division's locations; an
     empty choice takes it from where it was. Anyone who may see the vehicle may move it."""
     v = viewer()
-    if module not in v.modules:
-        abort(404)
-    item = manage.find_item(item_id, [module], [d.id for d in v.visible_divisions])
-    if item is None:
-        abort(404)
+    item = manage.item_or_404(module, item_id)
     back = safe_next(request.form.get("next")) or manage_path(item) + "#locations"
     location_id = request_int("location_id", None, low=1, form=True)
     try:

@@ -65,12 +65,7 @@ def _division_ids() -> list[int]:
 
 def _item_or_404(module: str, item_id: int) -> PreparationItem:
     """The item, if it is of this module, the user has the module and may see its division."""
-    if module not in viewer().modules:
-        abort(404)
-    item = manage.find_item(item_id, [module], _division_ids())
-    if item is None:
-        abort(404)
-    return item
+    return manage.item_or_404(module, item_id)
 
 
 def _worker() -> tasks.Worker:

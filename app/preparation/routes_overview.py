@@ -147,14 +147,7 @@ class Table:
 
     def page_window(self) -> list[int | None]:
         """Page numbers around the current one, with the first and last; None for a gap."""
-        last, here = self.page.pages, self.page.page
-        shown = sorted({1, last, *range(max(1, here - 2), min(last, here + 2) + 1)})
-        window: list[int | None] = []
-        for n in shown:
-            if window and n - (window[-1] or 0) > 1:
-                window.append(None)
-            window.append(n)
-        return window
+        return self.page.window()
 
     @cached_property
     def rows(self) -> list[Row]:

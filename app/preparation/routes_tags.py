@@ -18,11 +18,7 @@ from app.preparation.models import CustomListItem, PreparationItem
 def item_tags(module: str, item_id: int):
     """Give the vehicle the ticked tags (none ticked: no tags). Anyone who may see it may."""
     v = viewer()
-    if module not in v.modules:
-        abort(404)
-    item = manage.find_item(item_id, [module], [d.id for d in v.visible_divisions])
-    if item is None:
-        abort(404)
+    item = manage.item_or_404(module, item_id)
     chosen = [parse_int(raw, "tag_id", low=1) for raw in request.form.getlist("tag_id")]
     try:
         changed = tags.set_tags(item, chosen, v.user)

@@ -1,7 +1,7 @@
 """What a purchase analysis compares with: the model's sales over the instance's own sold
 vehicles (days to sell, its class, prices) and the current inventory of the model."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from flask_babel import lazy_gettext as _l
@@ -137,8 +137,6 @@ def _aware(value):
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
     if value.tzinfo is None:
-        from datetime import UTC
-
         value = value.replace(tzinfo=UTC)
     return value
 

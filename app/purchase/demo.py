@@ -6,6 +6,7 @@ from collections import Counter
 from datetime import timedelta
 
 from PIL import Image, ImageDraw
+from sqlalchemy import select
 
 from app.core.models import utcnow
 from app.core.tenancy import activate
@@ -197,8 +198,6 @@ def seed_purchase_analyses(ctx: dict) -> None:
 
 @demo_link("purchase_analysis_pdf")
 def purchase_analysis_pdf_link() -> str | None:
-    from sqlalchemy import select
-
     found = db.session.scalar(
         select(PurchaseAnalysis.id)
         .where(PurchaseAnalysis.status == "requested")

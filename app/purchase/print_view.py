@@ -23,6 +23,7 @@ from app.preparation.models import FileObject
 from app.purchase import bp, comparison
 from app.purchase import services as svc
 from app.purchase.api import full_payload
+from app.purchase.comparison import _aware
 from app.purchase.models import PurchaseAnalysis, PurchaseInputImage
 from app.purchase.rules import axis_suggestions, interval_bar
 from app.purchase.services import digits as svc_digits
@@ -143,8 +144,6 @@ class Formatter:
 
 def date(value, with_time: bool = False) -> str:
     """Spec 02 section 9: y-MM-dd, with HH:mm for times."""
-    from app.purchase.comparison import _aware  # the stored calculation's time is ISO text
-
     return moment(_aware(value or None), "datetime" if with_time else "date")
 
 

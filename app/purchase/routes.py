@@ -1,6 +1,8 @@
 """The purchase-analysis module's pages: list, create, one analysis with its actions, approval
 requests and statistics."""
 
+from datetime import date
+
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
@@ -15,6 +17,7 @@ from app.preparation import files
 from app.preparation.items import FUEL_TYPES, ItemError, normalise_regno
 from app.purchase import bp
 from app.purchase import services as svc
+from app.purchase.api import full_payload
 from app.purchase.models import (
     Calculator,
     PurchaseAnalysis,
@@ -22,6 +25,8 @@ from app.purchase.models import (
     PurchasePriority,
     PurchaseValuation,
 )
+from app.purchase.print_view import Formatter
+from app.purchase.print_view import date as format_date
 from app.purchase.services import digits as svc_digits
 
 PER_PAGE = 25
@@ -178,8 +183,6 @@ def _read_inputs(fields, form, errors: dict, uploads=None, images=None, existing
         elif f.field_type == "link" and not raw.startswith(("https://", "http://")):
             errors[name] = _("Enter a web address starting with https://.")
         elif f.field_type == "date":
-            from datetime import date
-
             try:
                 inputs[str(f.id)] = date.fromisoformat(raw).isoformat()
             except ValueError:
@@ -313,15 +316,11 @@ def _can_decide() -> bool:
 
 
 def _show(analysis: PurchaseAnalysis, errors=None, status=200):
-    from app.purchase.api import full_payload
-
     country = analysis.division.region.country
-    from app.purchase.print_view import Formatter, date
-
     fmt = Formatter(country.locale.replace("-", "_"), country.currency, country.currency)
     calculators = db.session.scalars(select(Calculator).order_by(Calculator.title)).all()
     return render_template(
-        "purchase/show.html", analysis=analysis, full=full_payload(analysis), fmt=fmt, date=date,
+        "purchase/show.html", analysis=analysis, full=full_payload(analysis), fmt=fmt, date=format_date,
         calculators=calculators, errors=errors or {}, form=request.form,
         can_decide=_can_decide(), may_approve=svc.may_approve(analysis, viewer().user), can_buy=viewer().has(R.add_vehicle("begcare"))
         and "begcare" in viewer().modules,

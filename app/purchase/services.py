@@ -5,7 +5,7 @@ analysis compares with (the model's sales, the inventory) is app.purchase.compar
 Services only flush; the views commit."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from flask import abort
@@ -30,7 +30,8 @@ from app.purchase.models import (
     PurchaseInputImage,
     PurchaseValuation,
 )
-from app.purchase.rules import calculate
+from app.purchase.rules import CalculationError, calculate
+from app.quicktest.services import finished_tests_of_regno
 
 # The spec's message keys of these screens (spec 02 section 8), translated in every catalogue.
 KEYS = {
@@ -109,8 +110,6 @@ def previous_analyses(analysis: PurchaseAnalysis) -> list[PurchaseAnalysis]:
 
 def previous_tests(analysis: PurchaseAnalysis) -> list[dict]:
     """The finished quick tests of the same vehicle in the viewer's divisions, newest first."""
-    from app.quicktest.services import finished_tests_of_regno
-
     return [
         {
             "id": test.id,
@@ -217,8 +216,6 @@ def set_market_valuation(analysis: PurchaseAnalysis, form, user) -> None:
 
 def add_prediction(analysis: PurchaseAnalysis, form, user) -> None:
     """A price prediction: a date, a price and its source, kept in date order."""
-    from datetime import date
-
     errors: dict[str, str] = {}
     try:
         when = date.fromisoformat((form.get("prediction_date") or "").strip()).isoformat()
@@ -319,7 +316,6 @@ def run_calculation(analysis: PurchaseAnalysis, calculator_id, input_value, user
     )
     if calculator is None or calculator.instance_id != analysis.instance_id:
         raise PurchaseError({"calculator": _("Choose a calculator.")})
-    from app.purchase.rules import CalculationError
 
     raw = (str(input_value or "")).strip().replace(" ", "").replace(",", ".")
     try:

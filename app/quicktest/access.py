@@ -1,11 +1,13 @@
 """Who may see a quick test: users with the quick-test module, in the test's division."""
 
 from flask import abort
+from sqlalchemy import select
 
 from app.auth.viewer import Viewer, viewer
 from app.core import file_access
+from app.extensions import db
 from app.quicktest import services
-from app.quicktest.models import StorageContainer
+from app.quicktest.models import StorageContainer, StorageContainerValue
 
 MODULE = "quickTest"
 
@@ -38,11 +40,6 @@ def can_read_file(file_object_id: int) -> bool | None:
     """Whether the viewer may read a file object that is a quick-test image: None when it is
     none (another owner decides), else whether they may see one of the tests holding it (the
     quick-test module and the test's division). For the per-owner file registry."""
-    from sqlalchemy import select
-
-    from app.extensions import db
-    from app.quicktest.models import StorageContainerValue
-
     divisions = db.session.scalars(
         select(StorageContainer.division_id)
         .join(StorageContainerValue, StorageContainerValue.container_id == StorageContainer.id)

@@ -3,6 +3,8 @@
 import click
 from flask import Blueprint
 
+from app.ranking.jobs import refresh_rankings
+
 bp = Blueprint("ranking", __name__)
 api_bp = Blueprint("ranking_api", __name__, url_prefix="/api")
 
@@ -12,8 +14,6 @@ api_bp = Blueprint("ranking_api", __name__, url_prefix="/api")
               "current and the previous one.")  # fmt: skip
 def refresh_command(every_season: bool) -> None:
     """Recompute the ranking's points, tiers and positions."""
-    from app.ranking.jobs import refresh_rankings
-
     for season, count in refresh_rankings(every_season).items():
         click.echo(f"{season}: {count} divisions ranked")
 

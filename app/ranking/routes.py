@@ -7,6 +7,7 @@ from sqlalchemy import select
 from app.auth.viewer import viewer
 from app.core.models import Division
 from app.extensions import db
+from app.preparation.models import PreparationItem
 from app.ranking import bp
 from app.ranking import services as S
 from app.ranking.models import RankingSeason
@@ -57,8 +58,6 @@ def _summary_props():
 def tier_summary_props() -> dict:
     """Props of the tier-summary island: the user's divisions (stop-showing marks them all)
     and, on an item-manage page, the item's division (the summary then runs for it)."""
-    from app.preparation.models import PreparationItem
-
     v = viewer()
     visible = [d.id for d in v.visible_divisions] if v else []
     manage = None

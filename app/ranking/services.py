@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
+from flask import has_request_context
 from sqlalchemy import and_, func, select
 
+from app.auth.viewer import viewer
 from app.core.models import Division, Instance, utcnow
 from app.extensions import db
 from app.market.models import Advert
@@ -65,8 +67,6 @@ def points_of(tally: Tally) -> int:
 
 
 def _aware(moment: datetime) -> datetime:
-    from datetime import UTC
-
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -287,11 +287,8 @@ def _entry(row: RankingPoints, name: str) -> dict:
 
 def _visible_ids() -> Iterable[int] | None:
     """The divisions the signed-in user may see, when called in a request (else no limit)."""
-    from flask import has_request_context
-
     if not has_request_context():
         return None
-    from app.auth.viewer import viewer
 
     v = viewer()
     return None if v is None else {d.id for d in v.visible_divisions}

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 def cron_scheduler(schedule: tuple[Scheduled, ...] = SCHEDULE):
     """An RQ CronScheduler with every line of the table registered: each job is enqueued on
     the app's queue as `app.core.jobs.run(func)` and run by `flask --app wsgi worker`."""
+    # lazy: rq takes ~0.2 s to load; only the scheduler command needs it
     from rq.cron import CronScheduler
 
     scheduler = CronScheduler(connection=jobs.redis_connection(), name="dealercare-scheduler")

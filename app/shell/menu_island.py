@@ -1,5 +1,5 @@
 """The menu tree island's data (issue 17): the same menu nodes the server renders as HTML, as
-JSON props for islands/menu-tree, and the call that refreshes the counts while a page is open.
+JSON props for islands/shell/menu-tree, and the call that refreshes the counts while a page is open.
 
 The server keeps drawing the menus (first paint and no-script); the island hydrates that markup,
 so every text it shows comes from here, already translated, exactly as the macro writes it.
@@ -122,6 +122,7 @@ class MenuCounts(Schema):
 def menu_counts():
     """The menu's vehicle counts now, by entry key: the counts the pages use (cached per counts
     version and division selection, so a refresh costs no query while nothing has moved)."""
+    # lazy: app.shell.layout imports this module
     from app.shell.layout import resolved_menu, shell_counts, with_counts
 
     v = viewer()

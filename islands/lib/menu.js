@@ -1,5 +1,5 @@
 // Enhancers for the shell's header (plain server-rendered markup), spec 01 sections 2, 4 and 9.
-// shell.js opens and closes the menu itself; the menu tree is a React island (menu-tree/:
+// shell.js opens and closes the menu itself; the menu tree is a React island (shell/menu-tree/:
 // groups, keyboard, counts, and on a phone closing a menu that covers over 90 % of the window
 // after a leaf, by the rule below); this module adds:
 // - [data-nav-toggle]: the desktop collapsed state is kept in the `nav` cookie for the server.

@@ -1,7 +1,7 @@
 // The import progress bar's words and its end.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { finished, label } from '../admin-import-progress/progress.js';
+import { finished, label } from '../admin/import-progress/progress.js';
 
 const gettext = (text, params = {}) => text.replace(/%\((\w+)\)s/g, (_, name) => String(params[name]));
 

@@ -1,7 +1,7 @@
 // The seen-marker rules of the custom-list island (spec 02 sections 4 and 8).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rowClasses, toggleSeen } from '../custom-list/seen.js';
+import { rowClasses, toggleSeen } from '../preparation/custom-list/seen.js';
 
 const LIST = '/preparation-custom-lists/3';
 

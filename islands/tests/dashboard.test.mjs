@@ -2,8 +2,8 @@
 // labels, skeleton rows, links, loading with auto-update, and the editor's body.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { editorPayload, initialForm, numberOrText } from '../dashboard/form.js';
-import { startWidgetLoader } from '../dashboard/load.js';
+import { editorPayload, initialForm, numberOrText } from '../dashboard/dashboard/form.js';
+import { startWidgetLoader } from '../dashboard/dashboard/load.js';
 import {
   arcLabel,
   autoUpdateDelay,
@@ -23,7 +23,7 @@ import {
   summaryLinks,
   viewVehiclesLink,
   widgetLabel,
-} from '../dashboard/rules.js';
+} from '../dashboard/dashboard/rules.js';
 
 const gettext = (text) => ({ 'multiple divisions': 'flera divisioner', week: 'vecka' })[text] || text;
 
@@ -266,7 +266,7 @@ test('the editor keeps what was typed and sends numbers as numbers', () => {
 });
 
 test('a unit after exactly one is singular', async () => {
-  const { unitText } = await import('../dashboard/rules.js');
+  const { unitText } = await import('../dashboard/dashboard/rules.js');
   const gettext = (text) => `«${text}»`;
   assert.equal(unitText('vehicles', gettext, 'SEK', 1), '«vehicle»');
   assert.equal(unitText('vehicles', gettext, 'SEK', 2), '«vehicles»');

@@ -1,8 +1,8 @@
 // The bid page's pure helpers: exact conversion, amounts per currency, time left, parsing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dateTime, parseAmount, timeLeft, zoneName } from '../market-bid/amounts.js';
-import { amountsPerCurrency, convertBack, convertUp } from '../market-bid/convert.js';
+import { dateTime, parseAmount, timeLeft, zoneName } from '../market/bid/amounts.js';
+import { amountsPerCurrency, convertBack, convertUp } from '../market/bid/convert.js';
 
 test('conversion rounds up exactly, without floating-point noise', () => {
   assert.equal(Math.ceil(100 * 1.1), 111); // why convertUp does not multiply floats
@@ -83,8 +83,8 @@ test('a public page names the zone after the time: its city and abbreviation', (
 
 import { createElement as h } from 'react';
 import { renderToString } from 'react-dom/server';
-import { BidderParts, bidState } from '../market-bid/components.js';
-import { allocateState, notesState, SellerParts } from '../market-bid/seller-forms.js';
+import { BidderParts, bidState } from '../market/bid/components.js';
+import { allocateState, notesState, SellerParts } from '../market/bid/seller-forms.js';
 
 const TEXTS = {
   bidAs: 'You bid for Fjordauto AS.',
@@ -230,9 +230,9 @@ test('change status offers the fixed list with the current one marked, and says 
   assert.match(gone, /<option value="" selected="">/);
 });
 
-// --- the reserve and the counteroffer (islands/market-bid/counter.js) --------------------------
+// --- the reserve and the counteroffer (islands/market/bid/counter.js) --------------------------
 
-import { provisionalStep } from '../market-bid/counter.js';
+import { provisionalStep } from '../market/bid/counter.js';
 
 const PROVISIONAL = { yours: true, dueAt: '2026-12-01T15:30:00+00:00', counterPrice: null, counterInYourCurrency: null };
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { companyPaths, payload, validate } from '../market-invite/rules.js';
+import { companyPaths, payload, validate } from '../market/invite/rules.js';
 
 const CHOICES = {
   country: ['SE', 'NO', 'FI', 'DE', 'DK'],
@@ -116,8 +116,8 @@ test('the payload has the spec shape, the e-mail as username', () => {
 
 import { createElement as h } from 'react';
 import { renderToString } from 'react-dom/server';
-import { Field, Invitation, RegistrationForm, Terms } from '../market-invite/components.js';
-import { firstStep, initialValues, sentValues, serverErrors, shownErrors } from '../market-invite/flow.js';
+import { Field, Invitation, RegistrationForm, Terms } from '../market/invite/components.js';
+import { firstStep, initialValues, sentValues, serverErrors, shownErrors } from '../market/invite/flow.js';
 
 const F = (over) => ({ required: true, type: 'text', maxlength: 200, ...over });
 const FORM = {

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createElement as h } from 'react';
 import { renderToString } from 'react-dom/server';
-import { MainMenu, UserMenu, userMenuMove } from '../menu-tree/components.js';
-import { countsStore, FOCUS_REFRESH_GAP_MS, POLL_EVENT, refreshCounts } from '../menu-tree/index.js';
-import { groupId, initialCounts, keyAction, mergeCounts, visibleEntries } from '../menu-tree/tree.js';
+import { MainMenu, UserMenu, userMenuMove } from '../shell/menu-tree/components.js';
+import { countsStore, FOCUS_REFRESH_GAP_MS, POLL_EVENT, refreshCounts } from '../shell/menu-tree/index.js';
+import { groupId, initialCounts, keyAction, mergeCounts, visibleEntries } from '../shell/menu-tree/tree.js';
 
 const ITEMS = [
   { key: 'my-dashboard', title: 'My dashboard', href: '/my-dashboard' },

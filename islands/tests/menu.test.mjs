@@ -15,7 +15,7 @@ import {
   instanceChoices,
   userChoices,
   userLabel,
-} from '../top-selector/choices.js';
+} from '../shell/top-selector/choices.js';
 
 // --- a minimal page ----------------------------------------------------------------------------
 

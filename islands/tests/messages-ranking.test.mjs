@@ -7,14 +7,14 @@ import {
   markViewed as markMessage,
   readViewed as readMessages,
   textLength,
-} from '../system-messages/store.js';
+} from '../messages/system-messages/store.js';
 import {
   divisionFromValue,
   divisionToShow,
   isViewed as summaryViewed,
   markViewed as markSummary,
   seasonOf,
-} from '../tier-summary/rules.js';
+} from '../ranking/tier-summary/rules.js';
 
 function memoryStorage() {
   const data = new Map();

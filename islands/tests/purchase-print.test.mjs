@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { closeDelay } from '../purchase-print/close.js';
+import { closeDelay } from '../purchase/print/close.js';
 
 test('the print window closes 1 s after saving', () => {
   const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36';

@@ -1,9 +1,9 @@
-// The quick test's send queue (islands/quicktest/fill.js) and the print window's close delay
-// (islands/print/print.js).
+// The quick test's send queue (islands/quicktest/fill/main.js) and the print window's close delay
+// (islands/shell/print/print.js).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { closeDelay } from '../print/print.js';
-import { createQueue } from '../quicktest/fill.js';
+import { closeDelay } from '../shell/print/print.js';
+import { createQueue } from '../quicktest/fill/main.js';
 
 function memoryStore(initial = []) {
   let saved = initial;

@@ -1,7 +1,7 @@
 // The options of the statistics charts (spec 02 section 9: at most 12 x ticks).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PALETTE, chartDatasets, chartOptions, wholeNumbers } from '../statistics-chart/chart.js';
+import { PALETTE, chartDatasets, chartOptions, wholeNumbers } from '../shell/statistics-chart/chart.js';
 
 test('datasets get distinct colours; a target dataset is a dashed line', () => {
   const [first, second, target] = chartDatasets('bar', [

@@ -1,13 +1,17 @@
 """Outgoing mail: the public preview, delivery over SMTP, and a failing server."""
 
+import re
 from datetime import timedelta
 from email import message_from_bytes, policy
 
 from sqlalchemy import select
 
+from app.config import ROOT
 from app.core.models import utcnow
 from app.extensions import db
 from app.mail.models import EmailMessage
+from app.mail.services import _mail_folders, mail_folder
+from app.market.bidder_mail import TEMPLATES
 from tests.conftest import csrf_token
 from tests.factories import make_user
 from tests.helpers import page_text, translated
@@ -108,3 +112,25 @@ def test_without_mail_url_the_mail_is_only_stored(client, app):
     user = make_user()
     ask_for_reset(client, user.email)
     assert the_mail(user.email).status == "stored"
+
+
+# --- where the mails are -----------------------------------------------------------------------
+
+
+def test_every_mail_lives_in_its_features_emails_folder():
+    """Each feature keeps its mails in templates/<feature>/emails/: every template a send_mail
+    call names has its subject, text and HTML there, once across the features, and no mail is
+    left in a shared folder."""
+    templates = ROOT / "templates"
+    named = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        named |= set(re.findall(r'template="(\w+)"', path.read_text(encoding="utf-8")))
+    named |= {"booking_booked", "booking_cancelled", "booking_moved"}  # template=f"booking_{what}"
+    named |= set(TEMPLATES.values())
+    assert named <= set(_mail_folders())
+    for name in named:
+        folder = mail_folder(name)
+        assert folder.endswith("/emails") and folder.count("/") == 1, folder
+        for suffix in (".subject.txt", ".txt", ".html"):
+            assert (templates / folder / f"{name}{suffix}").is_file(), (name, suffix)
+    assert not list((templates / "emails").glob("*"))

@@ -50,7 +50,7 @@ def render_island(props: dict) -> dict:
     node = shutil.which("node")
     assert node, "Node.js runs the islands' tests and build; it is needed here too"
     out = subprocess.run(  # noqa: S603 - our own script, our own JSON on stdin
-        [node, "islands/menu-tree/render.mjs"],
+        [node, "islands/shell/menu-tree/render.mjs"],
         input=json.dumps(props),
         capture_output=True,
         text=True,

@@ -9,6 +9,7 @@ from sqlalchemy import func, inspect, select
 
 from app.admin.crud.audit import OPS, history, record_change, snapshot
 from app.admin.crud.screen import FormRefused, Screen
+from app.auth.models import User
 from app.auth.viewer import Viewer
 from app.extensions import db
 
@@ -236,8 +237,6 @@ def preview_view(screen: Screen, row_id: int):
 
 
 def _user_names(entries) -> dict[int, str]:
-    from app.auth.models import User
-
     ids = {e.user_id for e in entries} | {e.acting_user_id for e in entries}
     ids.discard(None)
     if not ids:

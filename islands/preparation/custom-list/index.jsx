@@ -1,0 +1,159 @@
+// A custom list's vehicles with their seen markers (spec 02 sections 4, 7 and 8). The vehicle
+// cell is a button: it marks an unseen vehicle as seen and a seen one as unseen again, one
+// request per vehicle at a time. A refused change opens the info modal with the server's text.
+import { useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { api, reportApiError } from '../../lib/api.js';
+import { useGettext } from '../../lib/i18n.js';
+import { useModalHost } from '../../lib/modal.js';
+import { rowClasses, toggleSeen } from './seen.js';
+
+export function InfoModal({ text, onClose }) {
+  const gettext = useGettext();
+  const closeRef = useRef(null);
+  // the focus returns to the vehicle button that was activated
+  const host = useModalHost(true, () => closeRef.current?.focus());
+  const onKeyDown = (event) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      onClose();
+    } else if (event.key === 'Tab') {
+      event.preventDefault(); // the cancel button is the only thing to reach
+      closeRef.current?.focus();
+    }
+  };
+  // A static backdrop: a click beside the dialog does not close it.
+  return createPortal(
+    <div className="modal-backdrop" onKeyDown={onKeyDown}>
+      <div
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="seen-modal-title"
+        aria-describedby="seen-modal-text"
+      >
+        <h2 className="modal-title" id="seen-modal-title">
+          {gettext('Notification')}
+        </h2>
+        <p id="seen-modal-text">{text}</p>
+        <div className="form-actions">
+          <button type="button" className="btn btn-secondary" ref={closeRef} onClick={onClose}>
+            {gettext('Cancel')}
+          </button>
+        </div>
+      </div>
+    </div>,
+    host,
+  );
+}
+
+function days(gettext, n) {
+  return n === 1 ? gettext('%(num)s day', { num: n }) : gettext('%(num)s days', { num: n });
+}
+
+function Stations({ row }) {
+  const gettext = useGettext();
+  if (!row.stationsTotal) return <span className="muted">{gettext('No stations')}</span>;
+  return (
+    <>
+      <span className="station-progress">
+        {gettext('%(done)s of %(total)s done', { done: row.stationsDone, total: row.stationsTotal })}
+      </span>
+      {row.activeStation && (
+        <>
+          <br />
+          <span className="muted">{gettext('Now: %(station)s', { station: row.activeStation })}</span>
+        </>
+      )}
+    </>
+  );
+}
+
+export default function CustomList({ listIri, caption, rows: initialRows = [] }) {
+  const gettext = useGettext();
+  const [rows, setRows] = useState(initialRows);
+  const [busy, setBusy] = useState(() => new Set());
+  const [modal, setModal] = useState(null);
+  const running = useRef(new Set());
+
+  const toggle = async (row) => {
+    if (running.current.has(row.id)) return; // one request per vehicle at a time
+    running.current.add(row.id);
+    setBusy(new Set(running.current));
+    try {
+      const result = await toggleSeen(row, listIri, api, reportApiError);
+      setRows((current) =>
+        current.map((r) => (r.id === row.id ? { ...r, seenId: result.seenId } : r)),
+      );
+      if (result.modal) setModal(result.modal);
+    } finally {
+      running.current.delete(row.id);
+      setBusy(new Set(running.current));
+    }
+  };
+
+  const closeModal = () => setModal(null);
+
+  return (
+    <>
+      <div className="table-wrap">
+        <table className="table custom-list-table">
+          <caption className="visually-hidden">{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{gettext('Registration number')}</th>
+              <th scope="col">{gettext('Vehicle')}</th>
+              <th scope="col">{gettext('State')}</th>
+              <th scope="col">{gettext('Division')}</th>
+              <th scope="col">{gettext('Days in state')}</th>
+              <th scope="col">{gettext('Stations')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => {
+              const seen = Boolean(row.seenId);
+              const working = busy.has(row.id);
+              return (
+                <tr key={row.id} className={rowClasses(row)} data-item-id={row.id}>
+                  <th scope="row">
+                    <button
+                      type="button"
+                      className="seen-toggle"
+                      aria-pressed={seen}
+                      aria-busy={working}
+                      aria-disabled={working}
+                      title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
+                      onClick={() => toggle(row)}
+                    >
+                      {row.regno}
+                      <span className="visually-hidden">
+                        {' '}
+                        {seen ? gettext('Seen') : gettext('Not seen')}
+                      </span>
+                    </button>
+                    {!seen && (
+                      <span className="badge badge-unseen" aria-hidden="true">
+                        {gettext('Not seen')}
+                      </span>
+                    )}
+                    {row.warning && <span className="badge badge-warning-row">{gettext('Warning')}</span>}
+                  </th>
+                  <td>
+                    <a href={row.manageUrl}>{row.model}</a>
+                  </td>
+                  <td>{row.state}</td>
+                  <td>{row.division}</td>
+                  <td>{days(gettext, row.daysInState)}</td>
+                  <td>
+                    <Stations row={row} />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {modal !== null && <InfoModal text={modal} onClose={closeModal} />}
+    </>
+  );
+}
