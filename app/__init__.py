@@ -75,6 +75,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     from app.admin.cli import register_cli as register_admin_cli
 
     register_admin_cli(app)
+    from app.providers.stub import register_cli as register_provider_cli
+
+    register_provider_cli(app)
     return app
 
 
