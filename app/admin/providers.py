@@ -24,7 +24,7 @@ SAMPLE = {"regno": "ABC123", "vin": "", "brand": "Volvo", "model": "XC60", "year
           "mileage": "45000"}  # fmt: skip
 
 
-def _map_field(label):
+def _map_field(label, first: bool):
     """A JSON path of the answer for one of our fields (empty: the field is not filled)."""
 
     def check(form, field) -> None:
@@ -32,10 +32,11 @@ def _map_field(label):
         if message:
             raise ValidationError(message)
 
-    unbound = text(
-        _l("JSON path: %(field)s", field=label), 200, required=False,
-        hint=_l("Where the answer holds it, such as vehicle.make or prices[0].value; empty: not filled."),
-    )  # fmt: skip
+    hint = _l(
+        "Where the answer holds it, such as vehicle.make or prices[0].value; empty: not filled."
+    )
+    unbound = text(_l("JSON path: %(field)s", field=label), 200, required=False,
+                   hint=hint if first else None)  # fmt: skip
     unbound.kwargs["validators"].append(check)
     return unbound
 
@@ -86,7 +87,8 @@ ProviderForm = type("ProviderForm", (_ProviderForm,), {
         validators=[Optional(), Length(max=500, message=KEYS["FIELD_TOO_LONG"])],
         render_kw={"autocomplete": "new-password", "maxlength": 500},
     ),
-    **{f"map_{name}": _map_field(label) for fields in svc.FIELDS.values() for name, label in fields.items()},
+    **{f"map_{name}": _map_field(label, n == 0) for fields in svc.FIELDS.values()
+       for n, (name, label) in enumerate(fields.items())},
     "timeout": _whole(_l("Time-out in seconds"), *svc.TIMEOUT_RANGE),
     "cache_minutes": _whole(
         _l("Cache lifetime in minutes"), 0, svc.CACHE_MINUTES_MAX,

@@ -219,6 +219,8 @@ def _fetch(provider: Provider, url: str):
         if "timed out" in str(exc).lower():  # a stalled body is a ConnectionError in requests
             raise late from None
         raise ProviderError(_("The provider could not be reached.")) from None
+    if status == 404:
+        raise ProviderError(_("The provider does not know this vehicle (HTTP 404)."))
     if status != 200:
         raise ProviderError(
             _("The provider answered with an error (HTTP %(status)s).", status=status)
