@@ -165,7 +165,9 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
         lambda d: {"endpoint_id": d.endpoint_id, "delivery_id": d.id}
     )(s.row(WebhookDelivery)),
     # Data providers: the Test page.
-    "admin.provider_test": lambda s: {"row_id": s.row(SettingRow, SettingRow.kind == "provider").id},
+    "admin.provider_test": lambda s: {
+        "row_id": s.row(SettingRow, SettingRow.kind == "provider").id
+    },
     # Preparation: items, their comments, files, tasks; custom lists and saved filters.
     "preparation.item_redirect": lambda s: {"item_id": _item(s).id},
     "preparation.item_page": lambda s: {"item_id": _item(s).id},
