@@ -14,6 +14,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Val
 from app.admin.crud import Column, Screen, guard
 from app.admin.fields import flag, long_text, text
 from app.core.messages import KEYS
+from app.core.numbers import StrictIntegerField
 from app.core.settings import SettingRow
 from app.providers import services as svc
 
@@ -42,7 +43,7 @@ def _map_field(label, first: bool):
 
 
 def _whole(label, low: int, high: int, hint=None) -> IntegerField:
-    return IntegerField(
+    return StrictIntegerField(
         label,
         validators=[
             InputRequired(KEYS["FIELD_REQUIRED"]),

@@ -11,8 +11,8 @@ from app.admin.mail_templates import EMAILS
 from app.core.settings import SettingRow
 from app.core.tenancy import activate, active_instance_id
 from app.extensions import db
-from tests.market._bid import BUYER, MALMO, SELLER, link, make_advert
-from tests.market.test_bidder_mail import prepare, queue_and_run, reads
+from tests.market._bid import BUYER, link
+from tests.market.test_bidder_mail import ad, prepare, queue_and_run, reads  # noqa: F401 (a fixture)
 
 EMAILS_DIR = Path(__file__).resolve().parents[2] / "templates" / "emails"
 
@@ -22,17 +22,8 @@ def test_the_template_engine_offers_every_email_the_product_sends():
     assert sent == set(EMAILS)
 
 
-@pytest.fixture
-def ad(demo_app):
-    advert = make_advert()
-    for email, kind in ((BUYER, "bid"), (MALMO, "bid"), (SELLER, "seller")):
-        link(advert, email, kind)
-    db.session.flush()
-    return advert
-
-
 @pytest.mark.parametrize("kind", ["outbid", "won"])
-def test_a_rewritten_bidder_mail_keeps_its_page_and_unsubscribe_links(bidder, ad, kind):
+def test_a_rewritten_bidder_mail_keeps_its_page_and_unsubscribe_links(bidder, ad, kind):  # noqa: F811
     reads(BUYER, "en-GB", "Europe/Oslo")
     context = prepare(kind, ad)
     buyer_link = link(ad, BUYER, "bid")
