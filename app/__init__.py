@@ -73,6 +73,9 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     register_demo_cli(app)
     register_admin_cli(app)
+    from app.providers.stub import register_cli as register_provider_cli
+
+    register_provider_cli(app)
     return app
 
 

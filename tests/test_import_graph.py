@@ -26,6 +26,7 @@ LAYERS = (
         "market",
         "messages",
         "preparation",
+        "providers",
         "purchase",
         "quicktest",
         "ranking",

@@ -12,6 +12,7 @@ from app.core.tenancy import activate
 from app.core.workdays import FLAG
 from app.demo import seeder
 from app.extensions import db
+from app.providers.demo import demo_providers
 
 # The public holidays of the demo year (and the Christmas of the year before, which the demo's
 # year of history reaches), from the Swedish and Norwegian calendars; the Swedish eves are the
@@ -62,7 +63,7 @@ def seed_admin(ctx: dict) -> None:
                 Tag(name="Kampanj" if country == "SE" else "Kampanje", color="#c0392b"),
                 Tag(name="Export" if country == "SE" else "Eksport", color="#2c7a7b"),
                 *[Holiday(day=day, name=name, country_id=country_id) for day, name in HOLIDAYS.get(country, [])],
-                SettingRow(kind="provider", name="Bilregistret", data={"url": "https://api.example.test/regno", "provider": "Registry"}),
+                *demo_providers(),
                 SettingRow(kind="event", name="Såld bil: avisera anläggningen", data={"event": "vehicle_sold", "action": "notify", "target": ""}),
                 SettingRow(kind="seller", name="Kalle Säljare", data={"email": "kalle@example.test", "phone": "", "division": ""}),
                 SettingRow(kind="booking_calendar", name="Leveranser", data={"slot_minutes": 45, "division": ""}),

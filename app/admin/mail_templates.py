@@ -8,12 +8,17 @@ system turns into its own link to that address (misplaced_links refuses any othe
 save). Texts stored before that rule are rendered the same safe way: a link placeholder in an
 attribute makes the system's address that link's whole target (or drops a non-link attribute),
 so no mail carries a secret to another site whatever its text says.
+
+Every e-mail the product sends can be rewritten (EMAILS). The links an e-mail needs (a reset's
+{reset_url}, a bidder's own page and {unsubscribe_url}) are the system's too: a text that leaves
+one out gets it added at its end, so no rewritten mail loses its way back or its unsubscribe.
 """
 
 import re
 from html.parser import HTMLParser
 
 import nh3
+from flask_babel import lazy_gettext as _l
 from markupsafe import escape
 from sqlalchemy import select
 
@@ -21,6 +26,31 @@ from app.core.settings import SettingRow
 from app.extensions import db
 from app.mail.services import mail_override
 
+BIDDER = ("page_url", "unsubscribe_url")  # a bidder mail's own page and its unsubscribe link
+# Every e-mail the product sends (templates/emails/{name}): its name on the template engine's
+# screen, and the links it needs (added by the system when a text leaves them out).
+EMAILS = {
+    "admin_invite": (_l("Invitation to a new user"), ("reset_url",)),
+    "password_reset": (_l("Password reset"), ("reset_url",)),
+    "account_email_changed": (_l("E-mail address changed"), ()),
+    "market_invite": (_l("Market invitation"), ("invite_url",)),
+    "market_bid_link": (_l("Market bid link"), ("bid_url",)),
+    "market_allocated": (_l("Market allocation"), BIDDER),
+    "market_status": (_l("Market status change"), BIDDER),
+    "market_outbid": (_l("Bidder: outbid"), BIDDER),
+    "market_won": (_l("Bidder: won"), BIDDER),
+    "market_countered": (_l("Bidder: counteroffer"), BIDDER),
+    "market_provisional": (_l("Bidder: ended under the reserve"), BIDDER),
+    "market_unsold": (_l("Bidder: ended unsold"), BIDDER),
+    "market_ended": (_l("Seller: bidding has ended"), ("page_url",)),
+    "market_reserve_outcome": (_l("Seller: ended unsold"), ("page_url",)),
+    "market_saved_search": (_l("Saved search: new match"), ("advert_url", "off_url", "searches_url")),
+    "booking_booked": (_l("Booking made"), ()),
+    "booking_moved": (_l("Booking moved"), ()),
+    "booking_cancelled": (_l("Booking cancelled"), ()),
+    "event_rule": (_l("Event rule"), ()),
+    "webhook_paused": (_l("Webhook endpoint paused"), ("log_url",)),
+}  # fmt: skip
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 ALLOWED_TAGS = {"p", "br", "strong", "em", "a", "ul", "ol", "li", "h2", "h3"}
 BLOCKS = {"p", "li", "h2", "h3", "ul", "ol"}  # their end is a line end in the plain text
@@ -181,4 +211,17 @@ def override(template: str, language: str, instance_id: int | None, ctx: dict):
     values = {k: v for k, v in ctx.items() if isinstance(v, str | int) and not isinstance(v, bool)}
     values.setdefault("app", ctx.get("app_title", ""))
     html, text = render(row.description, values)
+    html, text = with_needed_links(template, row.description, values, html, text)
     return render_subject(row.name, values), html, text
+
+
+def with_needed_links(template: str, body: str, values: dict, html: str, text: str):
+    """(html, text) with every link the e-mail needs that the text left out added at its end."""
+    placed = set(links_in(body))
+    for name in EMAILS.get(template, ("", ()))[1]:
+        target = values.get(name)
+        if name in placed or not target:
+            continue
+        html += f'<p><a href="{escape(target)}">{escape(target)}</a></p>'
+        text += f"\n{target}\n"
+    return html, text

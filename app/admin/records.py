@@ -12,7 +12,14 @@ from wtforms.validators import InputRequired, Optional, Regexp
 
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import choice, flag, long_text, optional_int, text
-from app.admin.mail_templates import ALLOWED_TAGS, links_in, misplaced_links, render
+from app.admin.mail_templates import (
+    ALLOWED_TAGS,
+    EMAILS,
+    links_in,
+    misplaced_links,
+    render,
+    with_needed_links,
+)
 from app.admin.models import Address, Tag
 from app.auth.models import User
 from app.auth.viewer import Viewer
@@ -121,14 +128,7 @@ ADDRESSES = Screen(
 
 # --- the template engine --------------------------------------------------------------------
 
-TEMPLATES = (
-    ("admin_invite", _l("Invitation to a new user")),
-    ("password_reset", _l("Password reset")),
-    ("market_invite", _l("Market invitation")),
-    ("market_bid_link", _l("Market bid link")),
-    ("market_allocated", _l("Market allocation")),
-    ("market_status", _l("Market status change")),
-)
+TEMPLATES = tuple((name, label) for name, (label, _links) in EMAILS.items())
 
 
 class TemplateForm(FlaskForm):
@@ -148,6 +148,10 @@ class TemplateForm(FlaskForm):
 
 def _prepare_template(form, v, row) -> None:
     form.template.choices = [(value, str(label)) for value, label in TEMPLATES]
+    needed = _(
+        "A link the e-mail needs that the text leaves out (a reset link, a bidder's own page and unsubscribe link) is added at its end."
+    )
+    form.body.description = f"{form.body.description} {needed}"
     form.language.choices = list(LOCALES.items())
     if row is None and not form.is_submitted():
         form.active.data = True
@@ -199,8 +203,12 @@ def _braced(names: list[str]) -> str:
 def preview(row: SettingRow) -> Markup:
     """The body as the recipient sees it, with example values in the placeholders."""
     examples = {"user_name": "Anna Berg", "reset_url": "https://example.test/reset-password/…",
-                "company": "Nordic Cars AB", "app": "DealerCare"}  # fmt: skip
-    html, _text = render(row.description, examples)
+                "company": "Nordic Cars AB", "app": "DealerCare",
+                "page_url": "https://example.test/market/…", "unsubscribe_url": "https://example.test/unsubscribe/…"}  # fmt: skip
+    html, text = render(row.description, examples)
+    html, _text = with_needed_links(
+        (row.data or {}).get("template", ""), row.description, examples, html, text
+    )
     return Markup(html)  # noqa: S704 (cleaned by nh3)
 
 

@@ -9,6 +9,7 @@ from app.admin.api_tokens import API_USERS
 from app.admin.crud import SCREENS, register
 from app.admin.goals import GOALS
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
+from app.admin.providers import PROVIDERS, register_test
 from app.admin.purchase import PURCHASE_SCREENS
 from app.admin.quicktest import QUICKTEST_SCREENS
 from app.admin.records import RECORD_SCREENS
@@ -28,6 +29,7 @@ for _screen in (
     *CORE_SCREENS,
     API_USERS,
     WEBHOOKS,
+    PROVIDERS,
     *RECORD_SCREENS,
     *SETTING_SCREENS,
     *ranking.RANKING_SCREENS,
@@ -41,6 +43,7 @@ for _screen in (
 ranking.register_routes(bp)
 preparation.register_routes(bp)
 register_log(bp)
+register_test(bp)
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
 bp.add_url_rule(reports.URL, "reports", reports.view)

@@ -198,11 +198,6 @@ HOURS_HINT = _l("Opening hours, such as 08:00-17:00 or 08:00-12:00, 13:00-17:00.
 
 SETTING_SCREENS = [
     setting_screen(
-        "general/providers", "provider", _l("data provider"),
-        _l("Data providers deliver vehicle data (registration look-up, valuations, adverts) to the instance."),
-        (Extra("url", _l("Web address")), Extra("provider", _l("Provider"))),
-    ),
-    setting_screen(
         "general/event-engine", "event", _l("event rule"),
         _l("Event rules: when something happens to a vehicle, what the system does."),
         (Extra("event", _l("When"), "choice", EVENTS), Extra("action", _l("Then"), "choice", EVENT_ACTIONS),

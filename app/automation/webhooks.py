@@ -2,21 +2,17 @@
 "{timestamp}.{body}" (`DealerCare-Signature: t=<unix time>,v1=<hex>`; a receiver refuses a
 timestamp older than REPLAY_WINDOW), sent by a job, retried with back-off, every attempt logged.
 
-Only http(s) addresses whose host resolves to public addresses are called: every address the
-host resolves to is checked, and loopback, private, link-local and reserved ranges are refused
-unless the configuration allows their network (WEBHOOK_ALLOWED_NETWORKS, README). Redirects are
-not followed (a redirect could lead anywhere). An endpoint whose deliveries fail PAUSE_AFTER
-times in a row is paused and the administrator who made it is told by e-mail.
+Only addresses the one outbound guard passes are called (app.core.outbound: http(s) to public
+addresses, or networks WEBHOOK_ALLOWED_NETWORKS allows); redirects are not followed. An endpoint
+whose deliveries fail PAUSE_AFTER times in a row is paused and the administrator who made it is
+told by e-mail.
 """
 
 import hashlib
 import hmac
-import ipaddress
 import json
-import socket
 import time
 from datetime import timedelta
-from urllib.parse import urlsplit
 
 import requests
 from flask import current_app
@@ -27,6 +23,7 @@ from app.automation.models import WebhookAttempt, WebhookDelivery, WebhookEndpoi
 from app.core import jobs
 from app.core.i18n import DEFAULT_LOCALE
 from app.core.models import Instance, utcnow
+from app.core.outbound import Refused, check_url
 from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.services import send_mail
@@ -36,10 +33,6 @@ REPLAY_WINDOW = 300  # seconds a receiver should take a signature for
 BACKOFF = (60, 300, 1800, 7200, 21600)  # seconds before each retry: 1 min ... 6 h
 PAUSE_AFTER = 3  # deliveries failed in a row (every retry spent)
 TIMEOUT = 10  # seconds for the receiver to answer
-
-
-class Refused(ValueError):
-    """An address the configuration does not let webhooks call; the message says why."""
 
 
 def sign(secret: str, body: bytes, timestamp: int | None = None) -> str:
@@ -60,30 +53,6 @@ def verify(secret: str, body: bytes, header: str, now: int | None = None) -> boo
         return False
     expected = sign(secret, body, timestamp).split("v1=", 1)[1]
     return hmac.compare_digest(expected, parts["v1"])
-
-
-def _allowed_networks() -> list:
-    raw = current_app.config.get("WEBHOOK_ALLOWED_NETWORKS") or ""
-    return [ipaddress.ip_network(n.strip(), strict=False) for n in raw.split(",") if n.strip()]
-
-
-def check_url(url: str) -> None:
-    """Refuse an address webhooks may not call (Refused, with the reason): not http(s), no
-    host, or a host with any address outside the public internet and the allowed networks."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise Refused("only http and https addresses with a host")
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        found = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
-    except (OSError, ValueError) as exc:
-        raise Refused(f"the host does not resolve ({exc})") from None
-    allowed = _allowed_networks()
-    for _family, _type, _proto, _name, address in found:
-        ip = ipaddress.ip_address(address[0].split("%", 1)[0])
-        if ip.is_global or any(ip in network for network in allowed):
-            continue
-        raise Refused(f"{parts.hostname} resolves to {ip}, which is not a public address")
 
 
 def queue(endpoint: WebhookEndpoint, event: str, payload: dict) -> WebhookDelivery:

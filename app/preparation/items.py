@@ -46,6 +46,16 @@ FUEL_TYPES = {
     "Gas": _l("Gas"),
 }
 
+
+def fuel_key(text: str) -> str | None:
+    """The fuel type a provider's word names (our key or its label, any case), or None."""
+    wanted = " ".join(str(text).split()).casefold()
+    for key, label in FUEL_TYPES.items():
+        if wanted in (key.casefold(), str(label).casefold()):
+            return key
+    return None
+
+
 # Registration number formats per country code of the division; other countries: permissive.
 REGNO_FORMATS = {
     "SE": (re.compile(r"^[A-Z]{3}\d{2}[A-Z0-9]$"), "ABC123, ABC12A"),

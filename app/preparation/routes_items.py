@@ -32,6 +32,7 @@ from app.preparation.models import (
     StationPackage,
 )
 from app.preparation.states import BY_ID, STATES
+from app.providers import services as providers
 
 PER_PAGE = 25
 MODULE_RULE = "<any(begcare, newcare):module>"
@@ -213,8 +214,10 @@ def manage_vehicle(module: str):
     locations.prepare_form(form, module, _visible_names(), item)
     if item is not None and request.method == "GET":
         form.package_id.data = item.package_id or None
-    status = 200
-    if request.method == "POST":
+    status, fetched = 200, None
+    if request.method == "POST" and "fetch" in request.form:
+        fetched = _fetch_into(form)  # nothing saved: the form comes back filled
+    elif request.method == "POST":
         valid = form.validate()
         data = form.data_object()
         try:
@@ -246,9 +249,34 @@ def manage_vehicle(module: str):
     )
     html = render_template(
         "preparation/items/form.html",
-        form=form, module=module, item=item, action=action, cancel_url=cancel,
+        form=form, module=module, item=item, action=action, cancel_url=cancel, fetched=fetched,
+        can_fetch=providers.active("vehicle") is not None,
     )  # fmt: skip
     return html, status
+
+
+def _fetch_into(form: ItemForm) -> tuple[str, str]:
+    """Fill brand, model, model year, fuel and colour from the vehicle data provider, keeping
+    everything else typed: (alert category, message)."""
+    sample = {"regno": form.regno.data, "vin": form.vin.data}
+    try:
+        answer = providers.look_up("vehicle", sample)
+    except providers.ProviderError as exc:
+        return "danger", str(exc)
+    values, missing = dict(answer.values), list(answer.problems)
+    if "fuel_type" in values:
+        fuel = svc.fuel_key(values.pop("fuel_type"))
+        if fuel is None:
+            missing.append(str(providers.FIELDS["vehicle"]["fuel_type"]))
+        else:
+            values["fuel_type"] = fuel
+    for name, value in values.items():
+        field = getattr(form, name)
+        field.data, field.raw_data = value, [str(value)]
+    text = _("Filled from %(provider)s.", provider=answer.provider)
+    if missing:
+        text += " " + _("Not in its answer: %(fields)s.", fields=", ".join(missing))
+    return ("warning" if missing else "success"), text
 
 
 def _label(item: PreparationItem) -> str:

@@ -15,6 +15,7 @@ from app.core.models import Division, utcnow
 from app.extensions import db
 from app.preparation import files
 from app.preparation.items import FUEL_TYPES, ItemError, normalise_regno
+from app.providers import services as providers
 from app.purchase import bp
 from app.purchase import services as svc
 from app.purchase.api import full_payload
@@ -315,13 +316,14 @@ def _can_decide() -> bool:
     return v.has(R.ROLE_ADMIN) or v.is_division_admin
 
 
-def _show(analysis: PurchaseAnalysis, errors=None, status=200):
+def _show(analysis: PurchaseAnalysis, errors=None, status=200, form=None, notice=None):
     country = analysis.division.region.country
     fmt = Formatter(country.locale.replace("-", "_"), country.currency, country.currency)
     calculators = db.session.scalars(select(Calculator).order_by(Calculator.title)).all()
     return render_template(
         "purchase/show.html", analysis=analysis, full=full_payload(analysis), fmt=fmt, date=format_date,
-        calculators=calculators, errors=errors or {}, form=request.form,
+        calculators=calculators, errors=errors or {}, form=request.form if form is None else form,
+        notice=notice, can_value=providers.active("valuation") is not None,
         can_decide=_can_decide(), may_approve=svc.may_approve(analysis, viewer().user), can_buy=viewer().has(R.add_vehicle("begcare"))
         and "begcare" in viewer().modules,
     ), status  # fmt: skip
@@ -330,6 +332,34 @@ def _show(analysis: PurchaseAnalysis, errors=None, status=200):
 @bp.get("/purchase-analysis/<int:analysis_id>")
 def show(analysis_id: int):
     return _show(svc.analysis_or_404(analysis_id))
+
+
+@bp.post("/purchase-analysis/<int:analysis_id>/get-valuation")
+def get_valuation(analysis_id: int):
+    """Fill the valuation form from the valuation provider, the source named; nothing is saved
+    until "Save valuation", and what was typed stays when the provider fails."""
+    analysis = svc.analysis_or_404(analysis_id)
+    form = request.form.to_dict()
+    sample = {
+        "regno": analysis.regno, "vin": "", "brand": analysis.brand,
+        "model": analysis.model, "year": analysis.model_year, "mileage": analysis.mileage,
+    }  # fmt: skip
+    try:
+        answer = providers.look_up("valuation", sample)
+    except providers.ProviderError as exc:
+        return _show(analysis, status=422, form=form, notice=("danger", str(exc)))
+    for name, key in (
+        ("price_min", "priceMin"),
+        ("price_max", "priceMax"),
+        ("price_avg", "priceAvg"),
+    ):
+        if name in answer.values:
+            form[key] = f"{answer.values[name]:.0f}"
+    form["source"] = answer.provider
+    text = _("Filled from %(provider)s; save the valuation to keep it.", provider=answer.provider)
+    if answer.problems:
+        text += " " + _("Not in its answer: %(fields)s.", fields=", ".join(answer.problems))
+    return _show(analysis, form=form, notice=("warning" if answer.problems else "success", text))
 
 
 @bp.post(

@@ -91,7 +91,8 @@ function showMissing(form, missing) {
 function syncValidity(form) {
   if (form.dataset[BUSY]) return;
   const missing = invalidFields(form);
-  for (const button of submitButtons(form)) button.disabled = missing.length > 0;
+  // A button with formnovalidate (Fetch from provider) posts an unfinished form on purpose.
+  for (const button of submitButtons(form)) button.disabled = missing.length > 0 && !button.formNoValidate;
   showMissing(form, missing);
   for (const field of form.querySelectorAll('[data-guard-left]')) markField(field);
 }

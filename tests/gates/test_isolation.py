@@ -164,6 +164,10 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "admin.webhook_send_again": lambda s: (
         lambda d: {"endpoint_id": d.endpoint_id, "delivery_id": d.id}
     )(s.row(WebhookDelivery)),
+    # Data providers: the Test page.
+    "admin.provider_test": lambda s: {
+        "row_id": s.row(SettingRow, SettingRow.kind == "provider").id
+    },
     # Preparation: items, their comments, files, tasks; custom lists and saved filters.
     "preparation.item_redirect": lambda s: {"item_id": _item(s).id},
     "preparation.item_page": lambda s: {"item_id": _item(s).id},
@@ -233,6 +237,7 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     # Purchase analyses.
     "purchase.show": lambda s: {"analysis_id": _analysis(s).id},
     "purchase.act": lambda s: {"analysis_id": _analysis(s).id},
+    "purchase.get_valuation": lambda s: {"analysis_id": _analysis(s).id},
     "purchase.edit": lambda s: {"analysis_id": _analysis(s).id},
     "purchase.pdf_purchase_analysis": lambda s: {"analysis_id": _analysis(s).id},
     "purchase_api.purchase_analysis_full": lambda s: {"analysis_id": _analysis(s).id},
