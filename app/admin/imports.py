@@ -321,18 +321,27 @@ def check_rows(rows: list[dict], module: str) -> Checked:
 # --- the job ---------------------------------------------------------------------------------
 
 
+def run_to_work_on(model, run_id: int):
+    """The import or export run (`model`) a job is to work on, its instance made the active one;
+    None when it is gone or already finished (a job run twice does nothing the second time)."""
+    run = db.session.scalars(
+        select(model).where(model.id == run_id).execution_options(all_instances=True)
+    ).first()
+    if run is None or run.status not in ("queued", "running"):
+        return None
+    activate(run.instance_id)
+    return run
+
+
 def run_import(run_id: int) -> str:
     """Job: import a previewed file; progress is committed after every chunk.
 
     Idempotent: a run found "running" was cut off (its worker died) and is resumed. The rows
     its committed chunks created are now on live vehicles, so the check counts them unchanged;
     they are counted as created once, as before, and only the rest is inserted."""
-    run = db.session.scalars(
-        select(ImportRun).where(ImportRun.id == run_id).execution_options(all_instances=True)
-    ).first()
-    if run is None or run.status not in ("queued", "running"):
+    run = run_to_work_on(ImportRun, run_id)
+    if run is None:
         return "skipped"
-    activate(run.instance_id)
     instance_id, module, user_id = run.instance_id, run.module, run.user_id
     created_before = run.created if run.status == "running" else 0
     run.status, run.created = "running", created_before

@@ -18,13 +18,13 @@ from wtforms.validators import InputRequired
 
 from app.admin.crud import guard, page_title
 from app.admin.import_routes import _run_in_thread
+from app.admin.imports import run_to_work_on
 from app.admin.models import ExportRun
 from app.core import audit, jobs
 from app.core.i18n import babel_name, current_locale
 from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.spreadsheet import csv_chunks, xlsx_row
-from app.core.tenancy import activate
 from app.core.times import moment
 from app.extensions import db
 from app.market.models import Advert
@@ -135,12 +135,9 @@ def run_export(run_id: int) -> str:
 
     Idempotent: a run found "running" was cut off (its worker died); it is written again from
     the start, since nothing of it is kept before the end."""
-    run = db.session.scalars(
-        select(ExportRun).where(ExportRun.id == run_id).execution_options(all_instances=True)
-    ).first()
-    if run is None or run.status not in ("queued", "running"):
+    run = run_to_work_on(ExportRun, run_id)
+    if run is None:
         return "skipped"
-    activate(run.instance_id)
     run.status = "running"
     db.session.commit()
     try:

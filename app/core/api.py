@@ -147,7 +147,8 @@ def _refusal(refused: dict, loc: tuple):
     return None
 
 
-def _parse(model: type[BaseModel], data: Any) -> BaseModel:
+def parse_data(model: type[BaseModel], data: Any) -> BaseModel:
+    """`data` as `model`; a refused value is the API's 422 naming its field (validation_error)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -157,7 +158,7 @@ def _parse(model: type[BaseModel], data: Any) -> BaseModel:
 def parse_body(model: type[BaseModel]) -> BaseModel:
     """The request's body as `model`, for a view that first checks what its path names (a 404
     comes before a refused value); its api_call lists the model in `bodies=`."""
-    return _parse(model, json_object())
+    return parse_data(model, json_object())
 
 
 def json_object() -> dict:
@@ -229,9 +230,9 @@ def api_call(
         def wrapper(**kwargs):
             try:
                 if body is not None:
-                    kwargs["body"] = _parse(body, json_object())
+                    kwargs["body"] = parse_data(body, json_object())
                 if query is not None:
-                    kwargs["query"] = _parse(query, _query_dict())
+                    kwargs["query"] = parse_data(query, _query_dict())
                 result = view(**kwargs)
             except ApiError as exc:
                 return exc.response()

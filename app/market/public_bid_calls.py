@@ -12,9 +12,7 @@ from typing import Annotated
 from flask import abort, jsonify
 from flask_babel import gettext as _
 from pydantic import (
-    BaseModel,
     Field,
-    ValidationError,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -22,7 +20,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from sqlalchemy import select
 
-from app.core.api import Schema, api_call, json_object, parse_body, validation_error
+from app.core.api import Schema, api_call, json_object, parse_body, parse_data
 from app.core.messages import message
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
@@ -322,13 +320,6 @@ class StatusBody(Schema):
         return value
 
 
-def _body(model: type[BaseModel], data: dict) -> BaseModel:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise validation_error(exc, model) from None
-
-
 @api_call(
     api_bp,
     f"{PUBLIC}/<action>/<group_hash>/<advert_hash>/<user_hash>",
@@ -347,7 +338,7 @@ def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash:
     advert_id, user_id = advert.id, link.user_id
     try:
         if action == "allocate":
-            body = _body(AllocateBody, data)
+            body = parse_data(AllocateBody, data)
             advert = allocate(
                 advert_id,
                 body.allocated_instance_group_id,
@@ -358,7 +349,7 @@ def market_bid_update(action: str, group_hash: str, advert_hash: str, user_hash:
             notices.notify_allocation(advert)
             text = _("The advert has been allocated. The buyer and the seller get an e-mail.")
         else:
-            body = _body(StatusBody, data)
+            body = parse_data(StatusBody, data)
             before = (advert.status, advert.allocated_group_id, advert.allocated_price)
             advert = change_status(advert_id, body.status, body.status_notes, user_id)
             notices.notify_status(advert, *before)

@@ -1,9 +1,7 @@
 // The body of each widget type (spec 02 sections 2 to 4).
 import { useRef, useState } from 'react';
-import { api, reportApiError } from '../../lib/api.js';
 import { useGettext } from '../../lib/i18n.js';
-import { InfoModal } from '../../preparation/custom-list/index.jsx';
-import { toggleSeen } from '../../preparation/custom-list/seen.js';
+import { InfoModal, useSeenToggle } from '../../preparation/custom-list/index.jsx';
 import { ChartWidget } from './chart.jsx';
 import {
   colorFor,
@@ -172,9 +170,6 @@ export function CustomListWidget({ widget }) {
   const gettext = useGettext();
   const value = widget.value || {};
   const [items, setItems] = useState(value.items || []);
-  const [busy, setBusy] = useState(() => new Set());
-  const [modal, setModal] = useState(null);
-  const running = useRef(new Set());
   const lastValue = useRef(value);
   if (lastValue.current !== value) {
     lastValue.current = value;
@@ -182,21 +177,9 @@ export function CustomListWidget({ widget }) {
   }
   const listIri = `/preparation-custom-lists/${value.listId}`;
   const stateButtons = Boolean(value.config?.showStateInteractionButtons);
-  const toggle = async (item) => {
-    if (running.current.has(item.id)) return;
-    running.current.add(item.id);
-    setBusy(new Set(running.current));
-    try {
-      const result = await toggleSeen({ id: item.id, seenId: item.customListSeenId }, listIri, api, reportApiError);
-      setItems((current) =>
-        current.map((i) => (i.id === item.id ? { ...i, customListSeenId: result.seenId } : i)),
-      );
-      if (result.modal) setModal(result.modal);
-    } finally {
-      running.current.delete(item.id);
-      setBusy(new Set(running.current));
-    }
-  };
+  const { busy, modal, closeModal, toggle } = useSeenToggle(listIri, (id, seenId) =>
+    setItems((current) => current.map((i) => (i.id === id ? { ...i, customListSeenId: seenId } : i))),
+  );
   return (
     <div className="widget-custom-list">
       <p className="widget-custom-list-head">
@@ -234,7 +217,7 @@ export function CustomListWidget({ widget }) {
                         aria-pressed={seen}
                         aria-busy={busy.has(item.id)}
                         title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
-                        onClick={() => toggle(item)}
+                        onClick={() => toggle(item.id, item.customListSeenId)}
                       >
                         {item.regno}
                         <span className="visually-hidden"> {seen ? gettext('Seen') : gettext('Not seen')}</span>
@@ -256,7 +239,7 @@ export function CustomListWidget({ widget }) {
           </table>
         </div>
       )}
-      {modal !== null && <InfoModal text={modal} onClose={() => setModal(null)} />}
+      {modal !== null && <InfoModal text={modal} onClose={closeModal} />}
     </div>
   );
 }

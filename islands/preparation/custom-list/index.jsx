@@ -69,30 +69,37 @@ function Stations({ row }) {
   );
 }
 
-export default function CustomList({ listIri, caption, rows: initialRows = [] }) {
-  const gettext = useGettext();
-  const [rows, setRows] = useState(initialRows);
+/**
+ * The seen markers' toggling, one request per vehicle at a time (this list and the dashboard's
+ * custom-list widget): `toggle(id, seenId)` asks the server (toggleSeen) and hands the vehicle's
+ * new marker to `onSeen(id, seenId)`; a refused change's text is `modal` until `closeModal`.
+ */
+export function useSeenToggle(listIri, onSeen) {
   const [busy, setBusy] = useState(() => new Set());
   const [modal, setModal] = useState(null);
   const running = useRef(new Set());
-
-  const toggle = async (row) => {
-    if (running.current.has(row.id)) return; // one request per vehicle at a time
-    running.current.add(row.id);
+  const toggle = async (id, seenId) => {
+    if (running.current.has(id)) return;
+    running.current.add(id);
     setBusy(new Set(running.current));
     try {
-      const result = await toggleSeen(row, listIri, api, reportApiError);
-      setRows((current) =>
-        current.map((r) => (r.id === row.id ? { ...r, seenId: result.seenId } : r)),
-      );
+      const result = await toggleSeen({ id, seenId }, listIri, api, reportApiError);
+      onSeen(id, result.seenId);
       if (result.modal) setModal(result.modal);
     } finally {
-      running.current.delete(row.id);
+      running.current.delete(id);
       setBusy(new Set(running.current));
     }
   };
+  return { busy, modal, closeModal: () => setModal(null), toggle };
+}
 
-  const closeModal = () => setModal(null);
+export default function CustomList({ listIri, caption, rows: initialRows = [] }) {
+  const gettext = useGettext();
+  const [rows, setRows] = useState(initialRows);
+  const { busy, modal, closeModal, toggle } = useSeenToggle(listIri, (id, seenId) =>
+    setRows((current) => current.map((r) => (r.id === id ? { ...r, seenId } : r))),
+  );
 
   return (
     <>
@@ -123,7 +130,7 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
                       aria-busy={working}
                       aria-disabled={working}
                       title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
-                      onClick={() => toggle(row)}
+                      onClick={() => toggle(row.id, row.seenId)}
                     >
                       {row.regno}
                       <span className="visually-hidden">
