@@ -40,6 +40,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     )
     from app.demo import register_cli as register_demo_cli
     from app.extensions import babel, csrf, db, login_manager, migrate
+    from app.providers.stub import register_cli as register_provider_cli
     from app.schedule import runner as schedule_runner
     from app.shell import layout
 
@@ -73,8 +74,6 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     register_demo_cli(app)
     register_admin_cli(app)
-    from app.providers.stub import register_cli as register_provider_cli
-
     register_provider_cli(app)
     return app
 
