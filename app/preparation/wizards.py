@@ -19,6 +19,7 @@ from app.core.i18n import DEFAULT_LOCALE, current_locale
 from app.core.numbers import is_int
 from app.core.settings import SettingRow
 from app.extensions import db
+from app.preparation import locations
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,7 @@ CATALOGUE = (
     Choice("purchase_price", _l("Purchase price"), "decimal"),
     Choice("sales_price", _l("Sales price"), "decimal"),
     Choice("package_id", _l("Station package"), "choice"),
-    Choice("parking_location_id", _l("Parking location"), "choice"),
-    Choice("key_location_id", _l("Key location"), "choice"),
+    *(Choice(k.column, k.label, "choice") for k in locations.KINDS if k.key != "delivery"),
 )
 BY_KEY = {c.key: c for c in CATALOGUE}
 # What a vehicle cannot be saved without (app.preparation.items.validate): on every wizard.

@@ -10,6 +10,7 @@ from app.core.i18n import LOCALES
 from app.core.settings import SettingRow
 from app.extensions import db
 from app.preparation import wizards
+from app.preparation.demo import WIZARD_STEPS
 from tests.helpers import page_text
 from tests.preparation.manage_helpers import in_seller_instance
 from tests.preparation.test_items import division_named, item_by_regno, vehicle_form
@@ -135,4 +136,14 @@ def test_a_divisions_wizard_comes_before_the_instances(two_step_wizard, as_demo)
     two_step_wizard.active = False
     db.session.flush()
     assert wizards.active_wizard("begcare", other.id) is wizards.DEFAULT
-    assert wizards.active_wizard("newcare", solna.id) is wizards.DEFAULT
+    assert wizards.active_wizard("newcare", solna.id).name == "Nybilsintag"  # the demo's
+
+
+@pytest.mark.parametrize("tag", list(LOCALES))
+def test_the_demos_new_vehicle_wizard_speaks_every_language(as_demo, tag):
+    client, _ = as_demo("seller")
+    page = page_text(client.get(f"/newcare/manage/vehicle?action=add&lang={tag}"))
+    titles = [titles[tag] for titles, _keys in WIZARD_STEPS]
+    assert all(title in page for title in titles)
+    assert 'name="purchase_price"' not in page
+    assert re.search(r'name="mileage"[^>]*value="0"', page)
