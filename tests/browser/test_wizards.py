@@ -43,7 +43,7 @@ def wizard_removed(live_server):
 
 @pytest.mark.parametrize("viewport", ["1280"], indirect=True)
 def test_an_admin_adds_a_wizard_step_and_the_add_form_follows_it(
-    page, new_page, viewport, snap, wizard_removed
+    page, new_page, browser, live_server, viewport, snap, wizard_removed
 ):
     sign_in(page, "admin@demo.test")
     page.goto("/admin/begcare/add-wizards")
@@ -55,22 +55,42 @@ def test_an_admin_adds_a_wizard_step_and_the_add_form_follows_it(
     page.get_by_label("Mileage: Required").check()
     snap(page, "browser-wizard-editor", widths=("1280",))
     page.get_by_role("button", name="Save").click()
-    expect(page.get_by_text("Intake with condition")).to_be_visible()
+    expect(page.get_by_role("cell", name="Intake with condition")).to_be_visible()
     page.get_by_role("link", name=re.compile("^Preview")).first.click()
     expect(page.get_by_text("Step 4 of 4: Condition")).to_be_visible()
     expect(page.get_by_label("Mileage")).to_be_disabled()
 
+    # Without JavaScript the server refuses the vehicle without the mileage, keeping the input.
+    context = browser.new_context(
+        base_url=live_server.url, locale="en-GB", viewport=viewport, java_script_enabled=False
+    )
+    plain = context.new_page()
+    sign_in(plain, "seller@demo.test")
+    plain.goto("/begcare/manage/vehicle?action=add")
+    condition = plain.locator("fieldset", has_text="Step 4 of 4: Condition")
+    expect(condition.get_by_label("Mileage")).to_be_visible()
+    fill_vehicle(plain)
+    plain.get_by_role("button", name="Add vehicle").click()
+    expect(plain.get_by_text("Mileage is required.")).to_be_visible()
+    expect(plain.get_by_label("Registration number")).to_have_value(REGNO)  # kept
+    context.close()
+
+    # With it, the button waits for the mileage, naming it; then the vehicle is added.
     seller = new_page(viewport=viewport)
     sign_in(seller, "seller@demo.test")
     seller.goto("/begcare/manage/vehicle?action=add")
-    condition = seller.locator("fieldset", has_text="Step 4 of 4: Condition")
-    expect(condition.get_by_label("Mileage")).to_be_visible()
-    seller.get_by_label("Registration number").fill(REGNO)
-    seller.get_by_label("Brand").fill("Volvo")
-    seller.get_by_label("Model", exact=True).fill("V90")
-    seller.get_by_role("button", name="Add vehicle").click()
-    expect(seller.get_by_text("Mileage is required.")).to_be_visible()
-    expect(seller.get_by_label("Registration number")).to_have_value(REGNO)  # kept
+    fill_vehicle(seller)
+    add = seller.get_by_role("button", name="Add vehicle")
+    expect(add).to_be_disabled()
+    expect(seller.locator("[data-guard-missing]")).to_contain_text("Mileage")
     seller.get_by_label("Mileage").fill("12 000")
-    seller.get_by_role("button", name="Add vehicle").click()
+    expect(add).to_be_enabled()
+    snap(seller, "browser-wizard-add-vehicle", widths=("1280",))
+    add.click()
     expect(seller.get_by_text(f"Volvo V90 {REGNO} was added.")).to_be_visible()
+
+
+def fill_vehicle(page) -> None:
+    page.get_by_label("Registration number").fill(REGNO)
+    page.get_by_label("Brand").fill("Volvo")
+    page.get_by_label("Model", exact=True).fill("V90")
