@@ -82,6 +82,7 @@ def _fill(form: WizardForm, wizard: wizards.Wizard) -> None:
         entry["order"].data = str(order) if order else ""
         entry["required"].data = bool(f and f.required) or choice.key in wizards.ALWAYS
         entry["default"].data = f.default if f else ""
+    _offer_steps(form)  # the step rows just added
 
 
 def _prepare(form: WizardForm, v, row) -> None:
@@ -91,6 +92,11 @@ def _prepare(form: WizardForm, v, row) -> None:
         form.active.data = True
         if row is None:
             _fill(form, wizards.DEFAULT)  # a new wizard starts as the fixed form
+    _offer_steps(form)
+
+
+def _offer_steps(form: WizardForm) -> None:
+    """Each field's choice of step: one per step row (not shown: except the ALWAYS fields)."""
     steps = [(n, _("Step %(n)s", n=n)) for n in range(1, len(form.steps.entries) + 1)]
     for entry, choice in zip(form.fields.entries, wizards.CATALOGUE, strict=False):
         always = choice.key in wizards.ALWAYS

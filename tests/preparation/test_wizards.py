@@ -64,6 +64,17 @@ def test_a_new_wizard_starts_as_the_fixed_form(as_demo):
     assert "always on the form" in page
 
 
+def test_a_saved_wizard_opens_with_each_field_in_its_step(as_demo):
+    client, _ = as_demo("admin")
+    in_seller_instance()
+    demo = db.session.scalars(select(SettingRow).where(SettingRow.kind == "newcare.wizard")).one()
+    page = page_text(client.get(f"/admin/newcare/add-wizards/{demo.id}/edit"))
+    for key, step in (("vin", 1), ("sales_price", 2), ("key_location_id", 3), ("fuel_type", 0)):
+        row = re.search(rf'name="fields-{KEYS.index(key)}-step"[^>]*>(.*?)</select>', page, re.S)
+        assert f'<option selected value="{step}">' in row.group(1), key
+    assert 'value="Das Fahrzeug"' in page and 'value="Waar het staat"' in page
+
+
 def test_the_add_form_follows_the_wizard_and_refuses_without_its_required_field(
     two_step_wizard, as_demo
 ):
