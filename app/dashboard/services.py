@@ -35,6 +35,7 @@ from app.dashboard.values import (
 from app.extensions import db
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, division_scope
 from app.preparation.states import MODULES
+from app.preparation.statistics import MEASURE_TO_DELIVERED
 
 TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier", "bookings")
 DASHBOARDS = ("my", *MODULES)
@@ -180,6 +181,7 @@ def _cache_key(widget: DashboardWidget, v, scope: Scope | None) -> tuple:
         instance.id, None if slow else instance.counts_version, definition,
         scope.division_ids if scope else None, utcnow().date(), current_locale(),
         instance.configuration(WORKING_DAYS),
+        instance.module_option(scope.module, MEASURE_TO_DELIVERED, False) if scope else None,
     )  # fmt: skip
 
 

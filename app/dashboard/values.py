@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import Float, cast, func, literal, or_, select, type_coerce
 
-from app.core.models import UTCDateTime, utcnow
+from app.core.models import Instance, UTCDateTime, utcnow
 from app.core.tenancy import active_instance_id
 from app.core.workdays import active_counter, average_days, calendar_days, day_counter
 from app.dashboard.models import DashboardWidget
@@ -22,7 +22,7 @@ from app.preparation.items import buttons_for
 from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationItem
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, item_query
 from app.preparation.states import BY_ID
-from app.preparation.statistics import _days_between, _utc_day, period_start
+from app.preparation.statistics import _days_between, _utc_day, period_start, stock_states
 from app.ranking.services import division_summary
 
 FLOW, SOLD = 4, 7
@@ -124,8 +124,9 @@ def _average_days(scope: Scope, column, *, stock: bool = False) -> float | None:
     the database in calendar days, else one row per item through the working-day counter."""
     now = utcnow()
     stmt = item_query(scope.module, list(scope.division_ids), filters=scope.filters)
-    if stock:
-        stmt = stmt.where(PreparationItem.state.in_(IN_STOCK))
+    if stock:  # as the statistics count stock (measureToDelivered: until delivery)
+        instance = db.session.get(Instance, active_instance_id())
+        stmt = stmt.where(PreparationItem.state.in_(stock_states(instance, scope.module)))
     stmt = stmt.order_by(None)
     if (count_days := active_counter()) is not calendar_days:
         rows = db.session.execute(

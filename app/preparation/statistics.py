@@ -28,6 +28,14 @@ UNTIL_DELIVERED = (7, 8)  # sold, not yet delivered: in stock when measureToDeli
 STOCK_BUCKETS = ((0, 30), (31, 60), (61, 90), (91, 120), (121, 180), (181, None))
 
 
+def stock_states(instance, module: str) -> tuple[int, ...]:
+    """The states of the vehicles in stock: bought and not sold, or with measureToDelivered
+    not delivered."""
+    if instance is not None and instance.module_option(module, MEASURE_TO_DELIVERED, False):
+        return IN_STOCK + UNTIL_DELIVERED
+    return IN_STOCK
+
+
 def _dialect() -> str:
     return db.session.get_bind().dialect.name
 

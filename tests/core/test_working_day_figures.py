@@ -96,3 +96,12 @@ def test_the_purchase_analysis_counts_the_sold_vehicles_stock_days_as_configured
         v["regno"]: v["stockDays"] for v in model_analysis(("volvo", "v60"), divisions)["vehicles"]
     }
     assert days == {"SE1": SWEDEN, "NO1": NORWAY}
+
+
+def test_the_dashboards_stock_days_run_until_delivery_with_measure_to_delivered(world):
+    instance, divisions = world
+    working_days_on(instance, True)
+    assert dashboard(divisions, "stockDays") == SWEDEN  # the sold vehicles are not stock
+    instance.options = {**instance.options, "begcare": {"measureToDelivered": True}}
+    db.session.flush()
+    assert dashboard(divisions, "stockDays") == round((2 * SWEDEN + NORWAY) / 3, 1)
