@@ -17,6 +17,7 @@ from app.admin.settings import SETTING_SCREENS
 from app.admin.system_messages import SYSTEM_MESSAGES
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
 from app.admin.webhooks import WEBHOOKS, register_log
+from app.admin.wizards import WIZARD_SCREENS
 from app.auth import impersonation
 from app.auth.viewer import DIVISION_SESSION_KEY, viewer
 from app.core import audit
@@ -38,6 +39,7 @@ for _screen in (
     *QUICKTEST_SCREENS,
     *PURCHASE_SCREENS,
     *preparation.PREPARATION_SCREENS,
+    *WIZARD_SCREENS,
 ):
     register(bp, _screen)
 ranking.register_routes(bp)

@@ -270,9 +270,4 @@ for _module in ("begcare", "newcare"):
             _l("How rules interact: which rule wins when two apply to the same vehicle."),
             (Extra("priority", _l("Priority"), "int", high=1000),), write=_module_write, divisional=True,
         ),
-        setting_screen(
-            f"{_module}/add-wizards", f"{_module}.wizard", _l("add wizard"),
-            _l("Add wizards: the steps and fields a user fills in when adding a vehicle."),
-            (Extra("steps", _l("Steps")),), write=_module_write, divisional=True,
-        ),
     ]  # fmt: skip

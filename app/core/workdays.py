@@ -19,8 +19,9 @@ from datetime import date, datetime
 from flask import g, has_app_context
 from sqlalchemy import select
 
-from app.core.models import Division, Region
+from app.core.models import Division, Instance, Region
 from app.core.settings import Holiday
+from app.core.tenancy import active_instance_id
 from app.extensions import db
 
 FLAG = "workingDays"
@@ -89,3 +90,16 @@ def day_counter(instance) -> DayCounter:
         )
         cache[key] = WorkingDays(holidays, countries)
     return cache[key]
+
+
+def active_counter() -> DayCounter:
+    """How the active instance counts days (for services that have no instance at hand)."""
+    instance_id = active_instance_id()
+    return day_counter(db.session.get(Instance, instance_id) if instance_id is not None else None)
+
+
+def average_days(count_days: DayCounter, rows) -> float | None:
+    """The average of `count_days` over (start, end, division id) rows, to one decimal; None
+    without rows. A row without a start counts 0 days."""
+    days = [count_days(start, end, division_id) for start, end, division_id in rows]
+    return round(sum(days) / len(days), 1) if days else None

@@ -20,6 +20,7 @@ from app.core.cache import LRUCache
 from app.core.i18n import current_locale, current_time_zone
 from app.core.models import Country, Division, Region, utcnow
 from app.core.modules import MODULE_NAMES
+from app.core.workdays import FLAG as WORKING_DAYS
 from app.dashboard.models import DashboardWidget, Goal
 from app.dashboard.values import (
     NotAllowed,
@@ -34,6 +35,7 @@ from app.dashboard.values import (
 from app.extensions import db
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, division_scope
 from app.preparation.states import MODULES
+from app.preparation.statistics import MEASURE_TO_DELIVERED
 
 TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier", "bookings")
 DASHBOARDS = ("my", *MODULES)
@@ -173,10 +175,13 @@ def _cache_key(widget: DashboardWidget, v, scope: Scope | None) -> tuple:
     )  # fmt: skip
     instance = v.instance
     slow = widget.type == "number" and (widget.options or {}).get("metric") in SLOW_METRICS
-    # The values hold translated titles (states, sections, months): one entry per language.
+    # The values hold translated titles (states, sections, months): one entry per language; the
+    # averages count working days when the configuration says so.
     return (
         instance.id, None if slow else instance.counts_version, definition,
         scope.division_ids if scope else None, utcnow().date(), current_locale(),
+        instance.configuration(WORKING_DAYS),
+        instance.module_option(scope.module, MEASURE_TO_DELIVERED, False) if scope else None,
     )  # fmt: skip
 
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import Float, cast, func, literal, or_, select
+from sqlalchemy import Float, cast, func, literal, or_, select, type_coerce
 
-from app.core.models import UTCDateTime, utcnow
+from app.core.models import Instance, UTCDateTime, utcnow
 from app.core.tenancy import active_instance_id
-from app.core.workdays import day_counter
+from app.core.workdays import active_counter, average_days, calendar_days, day_counter
 from app.dashboard.models import DashboardWidget
 from app.extensions import db
 from app.preparation import lists as list_svc
@@ -22,7 +22,7 @@ from app.preparation.items import buttons_for
 from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationItem
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, item_query
 from app.preparation.states import BY_ID
-from app.preparation.statistics import _days_between, _utc_day, period_start
+from app.preparation.statistics import _days_between, _utc_day, period_start, stock_states
 from app.ranking.services import division_summary
 
 FLOW, SOLD = 4, 7
@@ -120,13 +120,21 @@ def _events_count(scope: Scope, to_state: int, since: datetime) -> int:
 
 
 def _average_days(scope: Scope, column, *, stock: bool = False) -> float | None:
-    now = literal(utcnow(), UTCDateTime)
+    """The average days since `column` over the scope's items, as the instance counts days: by
+    the database in calendar days, else one row per item through the working-day counter."""
+    now = utcnow()
     stmt = item_query(scope.module, list(scope.division_ids), filters=scope.filters)
-    if stock:
-        stmt = stmt.where(PreparationItem.state.in_(IN_STOCK))
-    value = db.session.scalar(
-        stmt.order_by(None).with_only_columns(func.avg(cast(_days_between(now, column), Float)))
-    )
+    if stock:  # as the statistics count stock (measureToDelivered: until delivery)
+        instance = db.session.get(Instance, active_instance_id())
+        stmt = stmt.where(PreparationItem.state.in_(stock_states(instance, scope.module)))
+    stmt = stmt.order_by(None)
+    if (count_days := active_counter()) is not calendar_days:
+        rows = db.session.execute(
+            stmt.with_only_columns(type_coerce(column, UTCDateTime), PreparationItem.division_id)
+        )
+        return average_days(count_days, ((start, now, d) for start, d in rows))
+    days = _days_between(literal(now, UTCDateTime), column)
+    value = db.session.scalar(stmt.with_only_columns(func.avg(cast(days, Float))))
     return None if value is None else round(float(value), 1)
 
 
@@ -146,14 +154,7 @@ def _stock_days(scope: Scope) -> float | None:
     """Average days since the vehicles in stock entered the module (their first state event,
     else their creation), as the statistics count stock days."""
     entered = func.coalesce(_first_event_at(PreparationItem.id), PreparationItem.created_at)
-    now = literal(utcnow(), UTCDateTime)
-    stmt = item_query(scope.module, list(scope.division_ids), filters=scope.filters)
-    value = db.session.scalar(
-        stmt.where(PreparationItem.state.in_(IN_STOCK))
-        .order_by(None)
-        .with_only_columns(func.avg(cast(_days_between(now, entered), Float)))
-    )
-    return None if value is None else round(float(value), 1)
+    return _average_days(scope, entered, stock=True)
 
 
 def _lead_time(scope: Scope, since: datetime) -> float | None:
@@ -168,17 +169,30 @@ def _lead_time(scope: Scope, since: datetime) -> float | None:
         .correlate_except(flow)
         .scalar_subquery()
     )
+    conditions = [
+        sold.c.to_state == SOLD,
+        sold.c.created_at >= since,
+        sold.c.item_id.in_(_items(scope)),
+    ]
+    if (instance_id := active_instance_id()) is not None:  # the index leads with the instance
+        conditions.append(sold.c.instance_id == instance_id)
+    if (count_days := active_counter()) is not calendar_days:
+        rows = db.session.execute(
+            select(
+                type_coerce(entered, UTCDateTime),
+                type_coerce(sold.c.created_at, UTCDateTime),
+                PreparationItem.division_id,
+            )
+            .select_from(sold)
+            .join(PreparationItem, PreparationItem.id == sold.c.item_id)
+            .where(*conditions, entered.is_not(None))
+        )
+        return average_days(count_days, rows)
     stmt = (
         select(func.avg(cast(_days_between(sold.c.created_at, entered), Float)))
         .select_from(sold)
-        .where(
-            sold.c.to_state == SOLD,
-            sold.c.created_at >= since,
-            sold.c.item_id.in_(_items(scope)),
-        )
+        .where(*conditions)
     )
-    if (instance_id := active_instance_id()) is not None:  # the index leads with the instance
-        stmt = stmt.where(sold.c.instance_id == instance_id)
     value = db.session.scalar(stmt)
     return None if value is None else round(float(value), 1)
 

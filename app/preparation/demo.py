@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from app.core import audit
 from app.core.models import utcnow
-from app.core.settings import Tag
+from app.core.settings import SettingRow, Tag
 from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
@@ -163,6 +163,40 @@ def seed_configuration(ctx: dict) -> None:
     station_user = ctx["users"]["station@demo.test"]
     wash = _wash_station(ctx, station_user)
     db.session.execute(user_stations.insert().values(user_id=station_user.id, station_id=wash.id))
+    activate(None)
+
+
+# Nordbil's add wizard for new vehicles: the step titles in every language of the product.
+WIZARD_STEPS = (
+    ({"sv-SE": "Fordonet", "nb-NO": "Kjøretøyet", "fi-FI": "Ajoneuvo", "da-DK": "Køretøjet",
+      "en-GB": "The vehicle", "de-DE": "Das Fahrzeug", "nl-NL": "Het voertuig"},
+     ("division_id", "vin", "regno", "brand", "model", "model_year", "color", "mileage")),
+    ({"sv-SE": "Pris och iordningställande", "nb-NO": "Pris og klargjøring",
+      "fi-FI": "Hinta ja kunnostus", "da-DK": "Pris og klargøring", "en-GB": "Price and preparation",
+      "de-DE": "Preis und Aufbereitung", "nl-NL": "Prijs en voorbereiding"},
+     ("sales_price", "package_id")),
+    ({"sv-SE": "Var den står", "nb-NO": "Hvor den står", "fi-FI": "Missä se on",
+      "da-DK": "Hvor den står", "en-GB": "Where it is", "de-DE": "Wo es steht",
+      "nl-NL": "Waar het staat"},
+     ("parking_location_id", "key_location_id")),
+)  # fmt: skip
+
+
+@seeder(29)
+def seed_wizard(ctx: dict) -> None:
+    """Nordbil's add wizard for new vehicles: the VIN required, the mileage starting at 0."""
+    instance = next(i for i in ctx["instances"] if i.company_name == "Nordbil AB")
+    activate(instance.id)
+    fields = {"vin": {"required": True}, "mileage": {"default": "0"}}
+    steps = [
+        {"title": titles, "fields": [{"key": k, **fields.get(k, {})} for k in keys]}
+        for titles, keys in WIZARD_STEPS
+    ]
+    db.session.add(
+        SettingRow(kind="newcare.wizard", name="Nybilsintag", data={"steps": steps},
+                   description="Nya bilar kommer med chassinummer; mätarställningen börjar på 0.")
+    )  # fmt: skip
+    db.session.flush()
     activate(None)
 
 

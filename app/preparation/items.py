@@ -31,7 +31,7 @@ from app.preparation.models import (
 )
 from app.preparation.queries import in_scope, item_query, sorted_by
 from app.preparation.services import _bump, add_item, bump_counts_version, move_item
-from app.preparation.states import BY_ID, UTILIZE_STATES
+from app.preparation.states import BY_ID, UTILIZE_STATES, states_off
 
 ARCHIVED = 9
 FIRST_STATE = 2  # a vehicle added by hand arrives as incoming
@@ -325,8 +325,14 @@ def buttons_for(items: list[PreparationItem]) -> dict[int, list[StateButton]]:
         .where(StateButton.module.in_(modules), StateButton.from_state.in_(states))
         .order_by(StateButton.ordering, StateButton.id)
     ).all()
+    off = {m: states_off(m) for m in modules}
     return {
-        i.id: [b for b in rows if b.module == i.module and b.from_state == i.state] for i in items
+        i.id: [
+            b
+            for b in rows
+            if b.module == i.module and b.from_state == i.state and b.to_state not in off[i.module]
+        ]
+        for i in items
     }
 
 
@@ -337,6 +343,7 @@ def move_by_button(item: PreparationItem, to_state: int, user) -> StateButton:
             StateButton.module == item.module,
             StateButton.from_state == item.state,
             StateButton.to_state == to_state,
+            StateButton.to_state.not_in(states_off(item.module)),  # a state switched off
         )
     ).first()
     if button is None:

@@ -34,7 +34,7 @@ from app.preparation.models import (
     StationGroup,
     StationPackage,
 )
-from app.preparation.states import BY_ID
+from app.preparation.states import BY_ID, states_off
 
 COMMENT_MAX = 5000
 HISTORY_LIMIT = 200
@@ -195,6 +195,7 @@ def state_buttons(item: PreparationItem) -> list[StateButton]:
         db.session.scalars(
             select(StateButton)
             .where(StateButton.module == item.module, StateButton.from_state == item.state)
+            .where(StateButton.to_state.not_in(states_off(item.module)))  # switched off
             .order_by(StateButton.ordering, StateButton.id)
         )
     )

@@ -25,7 +25,7 @@ from app.core import roles as R
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int
 from app.extensions import db
-from app.preparation import bp, locations
+from app.preparation import bp, locations, wizards
 from app.preparation import items as svc
 from app.preparation.models import (
     PreparationItem,
@@ -214,11 +214,14 @@ def manage_vehicle(module: str):
     locations.prepare_form(form, module, _visible_names(), item)
     if item is not None and request.method == "GET":
         form.package_id.data = item.package_id or None
+    wizard = wizards.DEFAULT if item else _add_wizard(module, form)
+    wizards.apply(wizard, form, fill=request.method == "GET")
     status, fetched = 200, None
     if request.method == "POST" and "fetch" in request.form:
         fetched = _fetch_into(form)  # nothing saved: the form comes back filled
     elif request.method == "POST":
         valid = form.validate()
+        valid = not wizards.missing(wizard, form) and valid
         data = form.data_object()
         try:
             if not valid:
@@ -250,7 +253,7 @@ def manage_vehicle(module: str):
     html = render_template(
         "preparation/items/form.html",
         form=form, module=module, item=item, action=action, cancel_url=cancel, fetched=fetched,
-        can_fetch=providers.active("vehicle") is not None,
+        can_fetch=providers.active("vehicle") is not None, wizard=wizard,
     )  # fmt: skip
     return html, status
 
@@ -277,6 +280,16 @@ def _fetch_into(form: ItemForm) -> tuple[str, str]:
     if missing:
         text += " " + _("Not in its answer: %(fields)s.", fields=", ".join(missing))
     return ("warning" if missing else "success"), text
+
+
+def _add_wizard(module: str, form: ItemForm) -> wizards.Wizard:
+    """The wizard of the division the vehicle is added to: the one sent, else (a new form) the
+    first the division selector stands for, which the form then offers first."""
+    visible = _visible_ids()
+    division = form.division_id.data if form.division_id.data in visible else None
+    if division is None and request.method == "GET" and visible:
+        division = form.division_id.data = (viewer().selected_division_ids or visible)[0]
+    return wizards.active_wizard(module, division)
 
 
 def _label(item: PreparationItem) -> str:

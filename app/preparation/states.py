@@ -4,6 +4,10 @@ from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
 
+from app.core.models import Instance
+from app.core.tenancy import active_instance_id
+from app.extensions import db
+
 MODULES = ("begcare", "newcare")
 
 
@@ -36,3 +40,15 @@ def state_enabled(v, module: str, state: State) -> bool:
     """Whether the instance uses this state: leads and the delivery flow can be switched off
     (admin/general/configuration), and then neither their menu entries nor their pages exist."""
     return state.option is None or v.module_option(module, state.option)
+
+
+def states_off(module: str) -> frozenset[int]:
+    """The states the active instance has switched off (leads, the delivery flow): no state
+    button leads into them and no move into them is accepted (docs/decisions.md)."""
+    instance_id = active_instance_id()
+    instance = db.session.get(Instance, instance_id) if instance_id is not None else None
+    if instance is None:
+        return frozenset()
+    return frozenset(
+        s.id for s in STATES if s.option and not instance.module_option(module, s.option)
+    )

@@ -15,7 +15,7 @@ from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
 from app.core.models import UTCDateTime, utcnow
-from app.core.workdays import DayCounter, calendar_days, day_counter
+from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
 from app.extensions import db
 from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
 from app.preparation.states import STATES
@@ -26,6 +26,14 @@ MEASURE_TO_DELIVERED = "measureToDelivered"  # the module option (off unless swi
 UNTIL_DELIVERED = (7, 8)  # sold, not yet delivered: in stock when measureToDelivered is on
 # Stock-day buckets: (lowest day, highest day or None for open-ended).
 STOCK_BUCKETS = ((0, 30), (31, 60), (61, 90), (91, 120), (121, 180), (181, None))
+
+
+def stock_states(instance, module: str) -> tuple[int, ...]:
+    """The states of the vehicles in stock: bought and not sold, or with measureToDelivered
+    not delivered."""
+    if instance is not None and instance.module_option(module, MEASURE_TO_DELIVERED, False):
+        return IN_STOCK + UNTIL_DELIVERED
+    return IN_STOCK
 
 
 def _dialect() -> str:
@@ -153,10 +161,14 @@ class StateDays:
 
 
 def days_per_state(
-    module: str, division_ids: list[int], today: date | None = None
+    module: str,
+    division_ids: list[int],
+    today: date | None = None,
+    count_days: DayCounter = calendar_days,
 ) -> list[StateDays]:
     """The average length of the stays in each state that began in the last twelve months and
-    have ended, from consecutive state events of the same item."""
+    have ended, from consecutive state events of the same item; in `count_days`' days (working
+    days: one row per stay read, as stock days are)."""
     since = _start_of(period_start(today or utcnow().date()))
     # The plain table (not the scoped entity): the database can then read the events in the
     # order of their (item, time) index; the join to the instance-scoped items keeps the scope.
@@ -167,7 +179,12 @@ def days_per_state(
         .label("left_at")
     )
     stays = (
-        select(events.c.to_state.label("state"), events.c.created_at, following)
+        select(
+            events.c.to_state.label("state"),
+            events.c.created_at,
+            following,
+            PreparationItem.division_id,
+        )
         .join(PreparationItem, PreparationItem.id == events.c.item_id)
         .where(
             PreparationItem.module == module,
@@ -176,16 +193,29 @@ def days_per_state(
         )
         .subquery()
     )
-    rows = db.session.execute(
-        select(
-            stays.c.state,
-            func.count(),
-            func.avg(cast(_days_between(stays.c.left_at, stays.c.created_at), Float)),
-        )
-        .where(stays.c.left_at.is_not(None))
-        .group_by(stays.c.state)
-    ).all()
-    found = {state: (n, avg) for state, n, avg in rows}
+    if count_days is calendar_days:
+        rows = db.session.execute(
+            select(
+                stays.c.state,
+                func.count(),
+                func.avg(cast(_days_between(stays.c.left_at, stays.c.created_at), Float)),
+            )
+            .where(stays.c.left_at.is_not(None))
+            .group_by(stays.c.state)
+        ).all()
+        found = {state: (n, avg) for state, n, avg in rows}
+    else:
+        ended: dict[int, list] = defaultdict(list)
+        for state, began, left, division_id in db.session.execute(
+            select(
+                stays.c.state,
+                type_coerce(stays.c.created_at, UTCDateTime),
+                type_coerce(stays.c.left_at, UTCDateTime),
+                stays.c.division_id,
+            ).where(stays.c.left_at.is_not(None))
+        ):
+            ended[state].append((began, left, division_id))
+        found = {s: (len(r), average_days(count_days, r)) for s, r in ended.items()}
     return [
         StateDays(
             s.id,
@@ -330,7 +360,7 @@ def figures(instance, module: str, division_ids: list[int]) -> Figures:
     if found is None:
         found = Figures(
             throughput(module, division_ids),
-            days_per_state(module, division_ids),
+            days_per_state(module, division_ids, count_days=count_days),
             minutes_per_station(module, division_ids),
             stock_days(
                 module, division_ids, until_delivered=until_delivered, count_days=count_days

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app.core.models import utcnow
+from app.core.workdays import active_counter
 from app.extensions import db
 from app.preparation.models import ItemStateEvent, PreparationItem
 
@@ -89,10 +90,11 @@ def model_analysis(model_key: tuple[str, str], division_ids: list[int], milage_u
         .order_by(sold.c.sold_at, PreparationItem.id)
     ).all()
     vehicles, pams, margins, days = [], [], [], []
+    count_days = active_counter()
     for item, sold_at, entered_at in rows:
         sold_at = _aware(sold_at)
         entered_at = _aware(entered_at) or item.created_at
-        stock_days = max(0, (sold_at - entered_at).days)
+        stock_days = count_days(entered_at, sold_at, item.division_id)
         price = float(item.sales_price) if item.sales_price is not None else None
         margin = (
             float(item.sales_price - item.purchase_price)
@@ -163,7 +165,7 @@ def current_inventory(
         .limit(per_page)
         .offset((page - 1) * per_page)
     ).all()
-    now = utcnow()
+    now, count_days = utcnow(), active_counter()
     members = [
         {
             "@id": f"/api/preparation-items/{item.id}",
@@ -177,7 +179,7 @@ def current_inventory(
             "milage": mileage_in(item.mileage, unit),
             "salesPrice": float(item.sales_price) if item.sales_price is not None else None,
             "state": item.state,
-            "stockDays": max(0, (now - (_aware(entered) or item.created_at)).days),
+            "stockDays": count_days(_aware(entered) or item.created_at, now, item.division_id),
             "divisionName": item.division.name,
         }
         for item, entered in rows
