@@ -117,10 +117,14 @@ def item_page(module: str, segment: str, item_id: int, view: str | None = None):
     target = manage_path(item)
     if request.path != target:
         return redirect(target)
-    return _render_item(item)
+    return render_item(item)
 
 
-def _render_item(item: PreparationItem, upload=None, comment=None, status: int = 200):
+def render_item(
+    item: PreparationItem, upload=None, comment=None, status: int = 200, spec=None, service=None
+):
+    """The vehicle page; a refused form's input and messages (`upload`, `comment`, `spec`,
+    `service`) shown where it was typed."""
     now = utcnow()
     warned = item.warning
     if tasks.sync_warning(item, now) != warned:
@@ -152,6 +156,8 @@ def _render_item(item: PreparationItem, upload=None, comment=None, status: int =
             accept=files.ACCEPT,
             max_mb=f"{files.max_upload_bytes() / 1024 / 1024:g}",
             me=viewer().user.id,
+            spec=spec or {"values": {}, "errors": {}},
+            service=service or {"values": {}, "errors": {}},
         ),
         status,
     )
@@ -207,7 +213,7 @@ def upload_file(module: str, item_id: int):
             db.session.commit()
             flash(_("The file is added."), "success")
             return redirect(manage_path(item) + "#files")
-    return _render_item(item, upload=form, status=422)
+    return render_item(item, upload=form, status=422)
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments")
@@ -228,7 +234,7 @@ def add_comment(module: str, item_id: int):
             db.session.commit()
             flash(_("The comment is added."), "success")
             return redirect(manage_path(item) + "#comments")
-    return _render_item(item, comment=form, status=422)
+    return render_item(item, comment=form, status=422)
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments/<int:comment_id>")
