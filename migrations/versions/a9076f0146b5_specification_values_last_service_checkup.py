@@ -48,19 +48,42 @@ def upgrade():
 
 
 
+SEARCH_TEXT = (
+    "lower(regno || ' ' || coalesce(vin, '') || ' ' || brand || ' ' || model || ' ' || "
+    "coalesce(model_series, ''))"
+)
+
+
 def downgrade():
-    with op.batch_alter_table('preparation_item', schema=None) as batch_op:
-        batch_op.drop_index('ix_item_module_service_due')
-        batch_op.drop_column('service_due')
-        batch_op.drop_column('last_service_mileage')
-        batch_op.drop_column('last_service_on')
+    # SQLite drops a column by rebuilding the table, which cannot copy the generated search_text:
+    # the rebuild leaves it out and a second one adds it back (as e15fa28ae2d8 does).
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    with op.batch_alter_table("preparation_item", schema=None) as batch_op:
+        if sqlite:
+            batch_op.drop_index("ix_item_search_text")
+            batch_op.drop_column("search_text")
+        batch_op.drop_index("ix_item_module_service_due")
+        batch_op.drop_column("service_due")
+        batch_op.drop_column("last_service_mileage")
+        batch_op.drop_column("last_service_on")
+    if sqlite:
+        with op.batch_alter_table("preparation_item", recreate="always") as batch_op:
+            batch_op.add_column(
+                sa.Column(
+                    "search_text", sa.String(length=300), sa.Computed(SEARCH_TEXT, persisted=True)
+                )
+            )
+            batch_op.create_index("ix_item_search_text", ["search_text"], unique=False)
 
-    with op.batch_alter_table('item_station_task', schema=None) as batch_op:
-        batch_op.drop_constraint(batch_op.f('fk_item_station_task_checkup_task_id_global_setting_row'), type_='foreignkey')
-        batch_op.drop_column('checkup_task_id')
+    with op.batch_alter_table("item_station_task", schema=None) as batch_op:
+        batch_op.drop_constraint(
+            batch_op.f("fk_item_station_task_checkup_task_id_global_setting_row"),
+            type_="foreignkey",
+        )
+        batch_op.drop_column("checkup_task_id")
 
-    with op.batch_alter_table('vehicle_property_value', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_vehicle_property_value_instance_id'))
-        batch_op.drop_index('ix_property_value_property')
+    with op.batch_alter_table("vehicle_property_value", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_vehicle_property_value_instance_id"))
+        batch_op.drop_index("ix_property_value_property")
 
-    op.drop_table('vehicle_property_value')
+    op.drop_table("vehicle_property_value")

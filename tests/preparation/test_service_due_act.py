@@ -69,7 +69,9 @@ def test_a_shorter_interval_makes_a_vehicle_due_with_its_checkup_tasks_once(as_d
         "csrf_token": token, "name": row.name, "x_brand": "volvo ", "x_interval_km": str(max(run, 1)),
         "x_interval_months": "", "active": "y",
     }  # fmt: skip
-    assert client.post(f"/admin/global/service-schedule/{row.id}/edit", data=form).status_code == 302
+    assert (
+        client.post(f"/admin/global/service-schedule/{row.id}/edit", data=form).status_code == 302
+    )
     db.session.expire_all()  # as a job's own session: the screen's save read afresh
     result = evaluate_service_due()  # the nightly job
     db.session.expire_all()
@@ -89,7 +91,7 @@ def test_a_shorter_interval_makes_a_vehicle_due_with_its_checkup_tasks_once(as_d
     client, _token = as_demo("seller")
     page = page_text(client.get(f"/begcare/{item.id}?lang=en-GB", follow_redirects=True))
     assert "Engine oil and filter change" in page and "Brake inspection" in page
-    assert 'data-service-due>Service due</a>' in page
+    assert "data-service-due>Service due</a>" in page
     assert item.id in overview_ids(client, "serviceDue=1")
     assert item.id not in overview_ids(client, "serviceDue=0")
     flow = page_text(client.get("/begcare/items/list?lang=en-GB"))
@@ -100,7 +102,9 @@ def test_a_shorter_interval_makes_a_vehicle_due_with_its_checkup_tasks_once(as_d
     form["x_interval_km"] = str(run + 100_000)
     client, token = as_demo("admin")
     form["csrf_token"] = token
-    assert client.post(f"/admin/global/service-schedule/{row.id}/edit", data=form).status_code == 302
+    assert (
+        client.post(f"/admin/global/service-schedule/{row.id}/edit", data=form).status_code == 302
+    )
     db.session.expire_all()
     evaluate_service_due()
     assert db.session.get(PreparationItem, item.id).service_due is False
@@ -108,7 +112,9 @@ def test_a_shorter_interval_makes_a_vehicle_due_with_its_checkup_tasks_once(as_d
 
 def test_due_by_months_counts_from_the_last_service_or_the_stock_in():
     rule = service_due.Schedule(1, "volvo", None, 12)
-    item = PreparationItem(state=4, brand="Volvo", mileage=100, created_at=datetime(2025, 3, 10, tzinfo=UTC))
+    item = PreparationItem(
+        state=4, brand="Volvo", mileage=100, created_at=datetime(2025, 3, 10, tzinfo=UTC)
+    )
     assert service_due.is_due(item, rule, date(2026, 3, 9)) is False
     assert service_due.is_due(item, rule, date(2026, 3, 10)) is True  # a year after stock-in
     item.last_service_on = date(2026, 1, 31)
@@ -117,7 +123,9 @@ def test_due_by_months_counts_from_the_last_service_or_the_stock_in():
     item.state = 9
     assert service_due.is_due(item, rule, date(2030, 1, 1)) is False  # archived: never
     by_km = service_due.Schedule(1, "volvo", 15_000, None)
-    item = PreparationItem(state=4, brand="Volvo", mileage=14_999, created_at=datetime(2020, 1, 1, tzinfo=UTC))
+    item = PreparationItem(
+        state=4, brand="Volvo", mileage=14_999, created_at=datetime(2020, 1, 1, tzinfo=UTC)
+    )
     assert service_due.is_due(item, by_km, date(2026, 1, 1)) is False
     item.mileage = 15_000
     assert service_due.is_due(item, by_km, date(2026, 1, 1)) is True  # unknown: since 0 km
@@ -130,13 +138,23 @@ def test_the_last_service_on_the_vehicle_page_evaluates_it_at_once(as_demo):
     client, token = as_demo("seller")
     item = volvo()
     path = f"/begcare/items/{item.id}/last-service?lang=en-GB"
-    response = client.post(path, data={"csrf_token": token, "last_service_on": "2999-01-01", "last_service_mileage": "12x"})
+    response = client.post(
+        path,
+        data={"csrf_token": token, "last_service_on": "2999-01-01", "last_service_mileage": "12x"},
+    )
     page = page_text(response)
     assert response.status_code == 422
     assert "Enter a date that has passed" in page and "Enter a whole number from 0 to" in page
     assert 'value="12x"' in page and 'value="2999-01-01"' in page  # kept as typed
     today = date.today()
-    response = client.post(path, data={"csrf_token": token, "last_service_on": str(today - timedelta(days=400)), "last_service_mileage": "0"})
+    response = client.post(
+        path,
+        data={
+            "csrf_token": token,
+            "last_service_on": str(today - timedelta(days=400)),
+            "last_service_mileage": "0",
+        },
+    )
     assert response.status_code == 302 and response.headers["Location"].endswith("#service")
     db.session.expire_all()
     item = db.session.get(PreparationItem, item.id)
@@ -178,5 +196,7 @@ def test_a_vehicle_added_past_its_interval_is_due_at_once(as_demo):
     }  # fmt: skip
     response = client.post("/begcare/manage/vehicle?action=add", data=form)
     assert response.status_code == 302, page_text(response)
-    added = db.session.scalars(select(PreparationItem).where(PreparationItem.regno == "SRV123")).one()
+    added = db.session.scalars(
+        select(PreparationItem).where(PreparationItem.regno == "SRV123")
+    ).one()
     assert added.service_due is True and len(checkups(added)) == 3

@@ -59,8 +59,15 @@ def test_a_property_added_is_a_field_of_the_vehicle_page_in_its_category(as_demo
     client, token = as_demo("seller")
     item = demo_item(4)
     page = section(vehicle_page(client, item))
-    engine_part = page[page.index("<legend>Engine</legend>") : page.index("</fieldset>", page.index("<legend>Engine</legend>"))]
-    assert "Battery capacity" in engine_part and '<span class="spec-unit" aria-hidden="true">kWh</span>' in engine_part
+    engine_part = page[
+        page.index("<legend>Engine</legend>") : page.index(
+            "</fieldset>", page.index("<legend>Engine</legend>")
+        )
+    ]
+    assert (
+        "Battery capacity" in engine_part
+        and '<span class="spec-unit" aria-hidden="true">kWh</span>' in engine_part
+    )
     prop = setting("property", "Batterikapacitet")
     assert f'id="prop-{prop.id}"' in engine_part and 'inputmode="decimal"' in engine_part
     # In Swedish the plain name (no Swedish name given), in its Swedish category.
@@ -76,10 +83,18 @@ def test_a_property_s_category_and_type_are_choices(as_demo):
     client, token = as_demo("admin")
     response = client.post(
         "/admin/global/properties/new",
-        data={"csrf_token": token, "name": "Odd", "active": "y", "x_category": "999999", "x_type": "number"},
+        data={
+            "csrf_token": token,
+            "name": "Odd",
+            "active": "y",
+            "x_category": "999999",
+            "x_type": "number",
+        },
     )
     assert response.status_code == 422 and "Not a valid choice" in page_text(response)
-    assert not db.session.scalars(select(GlobalSettingRow).where(GlobalSettingRow.name == "Odd")).first()
+    assert not db.session.scalars(
+        select(GlobalSettingRow).where(GlobalSettingRow.name == "Odd")
+    ).first()
     page = page_text(client.get("/admin/global/properties/new"))
     motor = setting("category", "Motor")
     assert f'<option value="{motor.id}">Engine</option>' in page  # the category, by its name
@@ -92,16 +107,23 @@ def test_values_are_checked_kept_and_saved_whole(as_demo):
     power, towbar, tyres = (setting("property", n) for n in ("Effekt", "Dragkrok", "Däck"))
     before = stored(item)
     path = f"/begcare/items/{item.id}/specification?lang=en-GB"
-    bad = {"csrf_token": token, f"prop-{power.id}": "lots", f"prop-{tyres.id}": "Nokian 17\""}
+    bad = {"csrf_token": token, f"prop-{power.id}": "lots", f"prop-{tyres.id}": 'Nokian 17"'}
     response = client.post(path, data=bad)
     page = page_text(response)
     assert response.status_code == 422
     assert "Enter a number, such as 150 or 7,5." in page and 'value="lots"' in page
     assert 'value="Nokian 17""' in page  # what was typed is kept
     assert stored(item) == before  # nothing half-saved
-    response = client.post(path, data={**bad, f"prop-{towbar.id}": "maybe", f"prop-{power.id}": "1"})
+    response = client.post(
+        path, data={**bad, f"prop-{towbar.id}": "maybe", f"prop-{power.id}": "1"}
+    )
     assert response.status_code == 422 and "Choose yes or no." in page_text(response)
-    good = {"csrf_token": token, f"prop-{power.id}": "1 150,5", f"prop-{towbar.id}": "yes", f"prop-{tyres.id}": ""}
+    good = {
+        "csrf_token": token,
+        f"prop-{power.id}": "1 150,5",
+        f"prop-{towbar.id}": "yes",
+        f"prop-{tyres.id}": "",
+    }
     response = client.post(path, data=good)
     assert response.status_code == 302 and response.headers["Location"].endswith("#specification")
     values = stored(item)
@@ -129,7 +151,13 @@ def test_the_print_views_and_the_export_carry_the_values(as_demo):
     day = item.created_at.date()
     response = client.get(
         "/admin/general/reports",
-        query_string={"report": "vehicles", "start": str(day - timedelta(days=1)), "end": str(min(day + timedelta(days=1), date.today())), "format": "csv", "lang": "en-GB"},
+        query_string={
+            "report": "vehicles",
+            "start": str(day - timedelta(days=1)),
+            "end": str(min(day + timedelta(days=1), date.today())),
+            "format": "csv",
+            "lang": "en-GB",
+        },
     )
     assert response.status_code == 200
     lines = response.get_data(as_text=True).lstrip("\ufeff").splitlines()
@@ -144,17 +172,28 @@ def test_another_company_s_vehicle_values_are_never_shown_or_taken(as_demo):
     theirs = foreign_item()
     power = setting("property", "Effekt")
     db.session.add(
-        VehiclePropertyValue(instance_id=theirs.instance_id, item_id=theirs.id, property_id=power.id, value="999777")
+        VehiclePropertyValue(
+            instance_id=theirs.instance_id, item_id=theirs.id, property_id=power.id, value="999777"
+        )
     )
     db.session.flush()
     before = stored(theirs)
-    for path in (f"/begcare/items/{theirs.id}/specification", f"/begcare/items/{theirs.id}/last-service"):
-        assert client.post(path, data={"csrf_token": token, f"prop-{power.id}": "1"}).status_code == 404
+    for path in (
+        f"/begcare/items/{theirs.id}/specification",
+        f"/begcare/items/{theirs.id}/last-service",
+    ):
+        assert (
+            client.post(path, data={"csrf_token": token, f"prop-{power.id}": "1"}).status_code
+            == 404
+        )
     assert client.get(f"/begcare/items/{theirs.id}/print").status_code == 404
     assert stored(theirs) == before
     # Posting a value for our vehicle never writes into theirs, and their value is not read.
     item = demo_item(4)
-    client.post(f"/begcare/items/{item.id}/specification", data={"csrf_token": token, f"prop-{power.id}": "5"})
+    client.post(
+        f"/begcare/items/{item.id}/specification",
+        data={"csrf_token": token, f"prop-{power.id}": "5"},
+    )
     assert stored(theirs) == before
     assert "999777" not in vehicle_page(client, item)
     assert not re.search("999[  ,.]?777", page_text(client.get(f"/begcare/items/{item.id}/print")))
@@ -168,5 +207,8 @@ def test_who_may_not_edit_the_vehicle_sees_the_values_read_only(as_demo):
         return
     assert "Save specification" not in page
     power = setting("property", "Effekt")
-    response = client.post(f"/begcare/items/{item.id}/specification", data={"csrf_token": token, f"prop-{power.id}": "1"})
+    response = client.post(
+        f"/begcare/items/{item.id}/specification",
+        data={"csrf_token": token, f"prop-{power.id}": "1"},
+    )
     assert response.status_code == 403
