@@ -13,7 +13,7 @@ check-up tasks: when a vehicle is due, its preparation gets the check-up tasks a
   run twice gives nothing twice.
 - When every check-up task of the service is done, the service is recorded: the last service
   is the day the last one finished, at the vehicle's mileage, and the vehicle is no longer due.
-- Archived vehicles are never due. Evaluated when a vehicle is added or edited, when its last
+- Only vehicles in stock can be due: leads (not bought yet) and archived vehicles never are. Evaluated when a vehicle is added or edited, when its last
   service changes, and every night for every instance (app/schedule/table.py).
 Services only flush; the caller commits. docs/decisions.md, "Service schedules".
 """
@@ -32,7 +32,7 @@ from app.preparation.models import ItemStationTask, PreparationItem, Station
 from app.preparation.specification import localised_name
 
 SCHEDULE, CHECKUP = "service_schedule", "checkup_task"
-ARCHIVED = 9
+LEADS, ARCHIVED = 1, 9
 SERVICE_DUE = _l("Service due")
 
 
@@ -120,7 +120,7 @@ def since_date(item: PreparationItem) -> date:
 
 def is_due(item: PreparationItem, schedule: Schedule | None, today: date) -> bool:
     """Whether the vehicle needs its service (see the module's rule)."""
-    if schedule is None or item.state == ARCHIVED:
+    if schedule is None or item.state in (LEADS, ARCHIVED):
         return False
     run = None if item.mileage is None else item.mileage - (item.last_service_mileage or 0)
     by_km = bool(schedule.interval_km) and run is not None and run >= schedule.interval_km
@@ -239,7 +239,7 @@ def evaluate_instance(today: date | None = None) -> tuple[int, int]:
     if brands:
         candidates = db.session.scalars(
             select(PreparationItem).where(
-                PreparationItem.state != ARCHIVED,
+                PreparationItem.state.not_in((LEADS, ARCHIVED)),
                 db.func.lower(PreparationItem.brand).in_(brands),
             )
         )
