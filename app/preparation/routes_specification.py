@@ -13,7 +13,7 @@ from app.extensions import db
 from app.preparation import bp, manage, service_due, specification
 from app.preparation.items import manage_path
 from app.preparation.models import PreparationItem
-from app.preparation.routes_manage import render_item
+from app.preparation.routes_manage import item_or_404, render_item
 from app.preparation.states import BY_ID
 
 VEHICLE_MODULES = "<any(begcare, newcare):module>"
@@ -26,17 +26,6 @@ PRINT_OPTIONS = {
 }
 
 
-def _item(module: str, item_id: int) -> PreparationItem:
-    """The vehicle, if the user has the module and may see its division (else 404)."""
-    v = viewer()
-    if module not in v.modules:
-        abort(404)
-    item = manage.find_item(item_id, [module], [d.id for d in v.visible_divisions])
-    if item is None:
-        abort(404)
-    return item
-
-
 def _may_edit(item: PreparationItem) -> bool:
     """Who may edit the vehicle's details (its add-vehicle role) edits these too."""
     return viewer().has_prefix(R.add_vehicle(item.module))
@@ -45,7 +34,7 @@ def _may_edit(item: PreparationItem) -> bool:
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/specification")
 def item_specification(module: str, item_id: int):
     """Save the vehicle's specification values; a refused value keeps every input."""
-    item = _item(module, item_id)
+    item = item_or_404(module, item_id)
     if not _may_edit(item):
         abort(403)
     submitted = {k: v for k, v in request.form.items() if k.startswith("prop-")}
@@ -70,7 +59,7 @@ def _date(raw: str) -> date | None:
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/last-service")
 def item_last_service(module: str, item_id: int):
     """Set the vehicle's last service (day and mileage); the vehicle is evaluated again."""
-    item = _item(module, item_id)
+    item = item_or_404(module, item_id)
     if not _may_edit(item):
         abort(403)
     raw_day = request.form.get("last_service_on", "").strip()
@@ -97,7 +86,7 @@ def item_last_service(module: str, item_id: int):
 @bp.get(f"/{VEHICLE_MODULES}/items/<int:item_id>/print")
 def item_print(module: str, item_id: int):
     """The vehicle's data sheet: details and specification, printed or saved as PDF."""
-    item = _item(module, item_id)
+    item = item_or_404(module, item_id)
     return render_template(
         "preparation/manage/print.html",
         item=item,
