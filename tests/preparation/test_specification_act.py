@@ -212,3 +212,26 @@ def test_who_may_not_edit_the_vehicle_sees_the_values_read_only(as_demo):
         data={"csrf_token": token, f"prop-{power.id}": "1"},
     )
     assert response.status_code == 403
+
+
+def test_the_quick_test_print_of_a_vehicle_carries_its_specification(as_demo):
+    from tests.quicktest.conftest import finished_tests
+
+    client, token = as_demo("seller")
+    test = next(t for t in finished_tests() if t.item_id)
+    power = setting("property", "Effekt")
+    db.session.execute(
+        VehiclePropertyValue.__table__.delete().where(
+            VehiclePropertyValue.item_id == test.item_id,
+            VehiclePropertyValue.property_id == power.id,
+        )
+    )
+    db.session.add(
+        VehiclePropertyValue(
+            instance_id=test.instance_id, item_id=test.item_id, property_id=power.id, value="321"
+        )
+    )
+    db.session.flush()
+    text = page_text(client.get(f"/pdf-preview/quick-test/{test.id}?lang=en-GB"))
+    assert "Specification" in text
+    assert f'<div data-property="{power.id}"><dt>Power</dt><dd>321 kW</dd></div>' in text
