@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from app.admin.models import Tag
 from app.core.models import Country
-from app.core.settings import GlobalSettingRow, Holiday, SettingRow
+from app.core.settings import Holiday, SettingRow
 from app.core.tenancy import activate
 from app.core.workdays import FLAG
 from app.demo import seeder
@@ -48,8 +48,8 @@ INVITE_SV = (
 
 @seeder(90)
 def seed_admin(ctx: dict) -> None:
-    """Tags, holidays, a data provider, an event rule, a seller, a booking calendar per company;
-    shared vehicle properties and a service interval."""
+    """Tags, holidays, a data provider, an event rule, a seller, a booking calendar per company
+    (the shared specification fields and service schedule: app/preparation/demo_specification.py)."""
     for instance in ctx["instances"]:
         activate(instance.id)
         country, country_id = instance_country(instance)
@@ -79,15 +79,6 @@ def seed_admin(ctx: dict) -> None:
             )  # fmt: skip
         db.session.flush()  # stamped with the active instance
     activate(None)
-    db.session.add_all(
-        [
-            GlobalSettingRow(kind="property", name="Dragkrok", data={"unit": ""}),
-            GlobalSettingRow(kind="property", name="Räckvidd", data={"unit": "km"}),
-            GlobalSettingRow(kind="category", name="Utrustning", data={}),
-            GlobalSettingRow(kind="service_schedule", name="Volvo", data={"brand": "Volvo", "interval_km": 30000, "interval_months": 12}),
-        ]
-    )  # fmt: skip
-    db.session.flush()
 
 
 def instance_country(instance) -> tuple[str, int]:

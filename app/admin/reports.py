@@ -28,6 +28,7 @@ from app.core.spreadsheet import csv_chunks, xlsx_row
 from app.core.times import moment
 from app.extensions import db
 from app.market.models import Advert
+from app.preparation import specification
 from app.preparation.models import PreparationItem
 from app.preparation.states import BY_ID
 
@@ -91,7 +92,19 @@ def _rows(
         if state_index is not None:
             values[state_index] = state_titles.get(values[state_index], values[state_index])
         rows.append(values)
+    if model is PreparationItem:  # then each active specification field, in the header's order
+        properties = specification.active_properties()
+        values = specification.export_values(properties, [row[0] for row in rows])
+        for row in rows:
+            row += values[row[0]]
     return rows
+
+
+def _headers(model, columns) -> tuple:
+    """The report's header row: its columns, for vehicles then the specification fields."""
+    if model is PreparationItem:
+        return (*columns, *specification.export_columns(specification.active_properties()))
+    return tuple(columns)
 
 
 def _csv_bytes(columns, rows) -> bytes:
@@ -157,9 +170,9 @@ def run_export(run_id: int) -> str:
             db.session.commit()
         name = f"{run.report}-{run.start}-{run.end}"
         run.content = (
-            _xlsx_bytes(run.report, columns, rows)
+            _xlsx_bytes(run.report, _headers(model, columns), rows)
             if run.format == "xlsx"
-            else _csv_bytes(columns, rows)
+            else _csv_bytes(_headers(model, columns), rows)
         )
         run.status, run.finished_at = "done", utcnow()
         db.session.commit()
@@ -259,12 +272,12 @@ def view():
     rows = _rows(model, columns, start, end, v.instance.id, titles)
     if form.format.data == "xlsx":
         return Response(
-            _xlsx_bytes(form.report.data, columns, rows),
+            _xlsx_bytes(form.report.data, _headers(model, columns), rows),
             mimetype="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             headers={"Content-Disposition": f'attachment; filename="{name}.xlsx"'},
         )
     return Response(
-        csv_chunks(columns, rows),
+        csv_chunks(_headers(model, columns), rows),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
     )

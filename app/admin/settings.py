@@ -22,7 +22,7 @@ from app.core.models import Division
 from app.core.numbers import coerce_id
 from app.core.settings import GlobalSettingRow, SettingRow
 from app.extensions import db
-from app.preparation import actions
+from app.preparation import actions, service_due, specification
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,14 @@ class Extra:
     high: int = 100_000
     check: Callable[[str | None], str | None] | None = None  # a text's refusal, translated
     hint: object = None
+
+    def shown(self, row) -> object:
+        """The row's value as the list shows it: a choice by its label."""
+        value = (row.data or {}).get(self.key)
+        if self.kind != "choice" or value in (None, ""):
+            return value
+        listed = self.choices() if callable(self.choices) else self.choices
+        return next((label for v, label in listed if str(v) == str(value)), value)
 
     def field(self):
         if self.kind == "int":
@@ -147,9 +155,7 @@ def setting_screen(
     instance's, and a division administrator changes only their divisions' rows."""
     model = GlobalSettingRow if global_rows else SettingRow
     columns = [Column(_l("Name"), "name")]
-    columns += [
-        Column(e.label, (lambda key: lambda r: (r.data or {}).get(key))(e.key)) for e in extras[:2]
-    ]
+    columns += [Column(e.label, e.shown) for e in extras[:2]]
     if divisional:
         columns.append(Column(_l("Division"), _division_name))
     columns.append(Column(_l("Active"), "active"))
@@ -236,11 +242,18 @@ SETTING_SCREENS = [
     setting_screen(
         "global/properties", "property", _l("property"),
         _l("Vehicle properties shared by every instance (equipment and specification fields)."),
-        (Extra("unit", _l("Unit")),), write=_global_write("ENHANCED_PROPERTY"), global_rows=True,
+        (Extra("category", _l("Category"), "choice", specification.category_choices),
+         Extra("type", _l("Type"), "choice", specification.TYPES),
+         Extra("unit", _l("Unit"), hint=_l("Shown after the value, such as kW, kg or mm. Empty: none.")),
+         *(Extra(key, _l("Name in %(language)s", language=language),
+                 hint=_l("Empty: the name above.")) for key, language in specification.name_keys())),
+        write=_global_write("ENHANCED_PROPERTY"), global_rows=True,
     ),
     setting_screen(
         "global/categories", "category", _l("category"),
         _l("Categories that group the shared vehicle properties."),
+        tuple(Extra(key, _l("Name in %(language)s", language=language), hint=_l("Empty: the name above."))
+              for key, language in specification.name_keys()),
         write=_global_write("ENHANCED_CATEGORIES"), global_rows=True,
     ),
     setting_screen(
@@ -253,7 +266,11 @@ SETTING_SCREENS = [
     setting_screen(
         "global/service-schedule/checkup-tasks", "checkup_task", _l("check-up task"),
         _l("The tasks of a check-up, done at every service of the schedule."),
-        (Extra("schedule", _l("Service schedule")),),
+        (Extra("schedule", _l("Service schedule"), "choice", service_due.schedule_choices),
+         Extra("minutes", _l("Target minutes"), "int", low=1, high=1440,
+               hint=_l("Empty: the station's target time.")),
+         *(Extra(key, _l("Name in %(language)s", language=language), hint=_l("Empty: the name above."))
+           for key, language in specification.name_keys())),
         write=_global_write("SERVICE_SCHEDULE"), global_rows=True,
     ),
 ]  # fmt: skip

@@ -22,6 +22,7 @@ from app.core.models import Country, Division, Region, utcnow
 from app.core.modules import MODULE_NAMES
 from app.core.tenancy import active_instance_id
 from app.extensions import db
+from app.preparation import service_due
 from app.preparation.models import (
     ItemStationTask,
     PreparationItem,
@@ -215,6 +216,7 @@ def create_item(module: str, data: ItemData, user, allowed_division_ids) -> Prep
         add_item(item, user.id)
     if data.package_id is not None:
         _add_tasks(item, data.package_id, set())
+    service_due.evaluate(item)
     audit.record(
         "preparation.item.created", user=user, division_id=item.division_id, item_id=item.id,
         module=module, regno=item.regno,
@@ -247,6 +249,7 @@ def update_item(item: PreparationItem, data: ItemData, user, allowed_division_id
         )  # fmt: skip
     with _unique_live_numbers(data.regno, data.vin, exclude_id=item.id):
         db.session.flush()
+    service_due.evaluate(item)
     return changes
 
 
@@ -303,8 +306,8 @@ def _replace_pending_tasks(item: PreparationItem, package_id: int | None) -> Non
     kept = set()
     for task in tasks:
         if task.status == "pending":
-            db.session.delete(task)
-        else:
+            db.session.delete(task)  # a pending check-up task too: service_due gives it again
+        elif task.checkup_task_id is None:
             kept.add(task.station_id)
     db.session.flush()
     if package_id is not None:
@@ -432,7 +435,7 @@ def _table_columns() -> tuple:
         tasks.where(task.status == "done").scalar_subquery().label("done"),
         tasks.scalar_subquery().label("total"),
         _advertised(item.id).label("advert"),
-        item.parking_location_id, item.key_location_id,
+        item.parking_location_id, item.key_location_id, item.service_due,
     )  # fmt: skip
 
 

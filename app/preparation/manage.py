@@ -20,7 +20,7 @@ from app.core.audit import AuditLog
 from app.core.models import Country, Division, Region, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation import files, locations
+from app.preparation import files, locations, service_due
 from app.preparation.models import (
     FileObject,
     ItemComment,
@@ -100,6 +100,7 @@ class TaskRow:
     station: str
     group: str | None
     assigned: str | None
+    checkup: str | None = None  # the service check-up task it is, by name
 
 
 def item_tasks(item_id: int) -> list[TaskRow]:
@@ -112,7 +113,11 @@ def item_tasks(item_id: int) -> list[TaskRow]:
         .where(ItemStationTask.item_id == item_id)
         .order_by(ItemStationTask.ordering, ItemStationTask.id)
     ).all()
-    return [TaskRow(t, s, g, u.full_name if u else None) for t, s, g, u in rows]
+    checkups = service_due.checkup_names(t.checkup_task_id for t, *_rest in rows)
+    return [
+        TaskRow(t, s, g, u.full_name if u else None, checkups.get(t.checkup_task_id))
+        for t, s, g, u in rows
+    ]
 
 
 def find_task(item_id: int, task_id: int) -> ItemStationTask | None:

@@ -1,13 +1,14 @@
 """Preparation items (vehicles), their state history and the maintained per-state counters."""
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import (
     JSON,
     Boolean,
     Column,
     Computed,
+    Date,
     ForeignKey,
     Index,
     Integer,
@@ -15,6 +16,7 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -76,6 +78,7 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
         Index("ix_item_module_fuel", "instance_id", "module", "fuel_type"),
         Index("ix_item_module_color", "instance_id", "module", "color"),
         Index("ix_item_module_warning", "instance_id", "module", "warning"),
+        Index("ix_item_module_service_due", "instance_id", "module", "service_due"),
         # Where the vehicle and its keys are (app/preparation/locations.py): the overview's
         # filters and the "in use by N vehicles" of a location's delete.
         Index("ix_item_parking_location", "parking_location_id"),
@@ -107,6 +110,11 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     purchase_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     sales_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     warning: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The last service (app/preparation/service_due.py): unknown means since stock-in, at 0 km;
+    # `service_due` is what the last evaluation found, so that lists filter on a column.
+    last_service_on: Mapped[date | None] = mapped_column(Date)
+    last_service_mileage: Mapped[int | None] = mapped_column(Integer)
+    service_due: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # What the search phrase looks through, kept by the database itself (a generated column,
     # so bulk imports fill it too): regno, VIN, brand, model and series in lower case.
     search_text: Mapped[str | None] = mapped_column(
@@ -149,6 +157,23 @@ class ItemTag(InstanceScoped, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
     tag_id: Mapped[int] = mapped_column(ForeignKey("tag.id", ondelete="CASCADE"))
+
+
+class VehiclePropertyValue(InstanceScoped, db.Model):
+    """A vehicle's value of one specification field (a global `property` setting row):
+    app/preparation/specification.py. The instance is the vehicle's."""
+
+    __table_args__ = (
+        UniqueConstraint("item_id", "property_id"),
+        Index("ix_property_value_property", "property_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    property_id: Mapped[int] = mapped_column(
+        ForeignKey("global_setting_row.id", ondelete="CASCADE")
+    )
+    value: Mapped[str] = mapped_column(String(200))
 
 
 class ItemStateEvent(InstanceScoped, db.Model):
@@ -304,6 +329,10 @@ class ItemStationTask(InstanceScoped, db.Model):
     assigned_user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A service check-up's task (a global `checkup_task` row) given by app/preparation/service_due.py.
+    checkup_task_id: Mapped[int | None] = mapped_column(
+        ForeignKey("global_setting_row.id", ondelete="SET NULL")
+    )
 
     station: Mapped[Station] = relationship()
 

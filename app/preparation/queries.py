@@ -78,6 +78,7 @@ class ItemFilters:
     fuel_type: str | None = None
     model_year: int | None = None
     warning: bool | None = None
+    service_due: bool | None = None  # app/preparation/service_due.py
     advanced: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -110,6 +111,10 @@ class ItemFilters:
             if raw not in TRUE_VALUES + FALSE_VALUES:
                 raise FilterError(_("The warning filter must be yes or no."), "warning")
             filters.warning = raw in TRUE_VALUES
+        if raw := get("serviceDue").lower():
+            if raw not in TRUE_VALUES + FALSE_VALUES:
+                raise FilterError(_("The service due filter must be yes or no."), "serviceDue")
+            filters.service_due = raw in TRUE_VALUES
         for name, kind in ADVANCED_FILTERS.items():
             raw = get(f"advancedFilter[{name}]")
             if raw:
@@ -137,6 +142,8 @@ class ItemFilters:
                 args[name] = str(value)
         if self.warning is not None:
             args["warning"] = "1" if self.warning else "0"
+        if self.service_due is not None:
+            args["serviceDue"] = "1" if self.service_due else "0"
         for name, value in self.advanced.items():
             args[f"advancedFilter[{name}]"] = str(value)
         return args
@@ -276,6 +283,8 @@ def item_query(
         stmt = stmt.where(PreparationItem.model_year == filters.model_year)
     if filters.warning is not None:
         stmt = stmt.where(PreparationItem.warning.is_(filters.warning))
+    if filters.service_due is not None:
+        stmt = stmt.where(PreparationItem.service_due.is_(filters.service_due))
     stmt = _advanced(stmt, filters.advanced)
     if filters.division and filters.division != "all":
         stmt = stmt.where(_division_condition(filters.division))

@@ -63,7 +63,7 @@ def _division_ids() -> list[int]:
     return [d.id for d in viewer().visible_divisions]
 
 
-def _item_or_404(module: str, item_id: int) -> PreparationItem:
+def item_or_404(module: str, item_id: int) -> PreparationItem:
     """The item, if it is of this module, the user has the module and may see its division."""
     return manage.item_or_404(module, item_id)
 
@@ -108,14 +108,18 @@ def item_redirect(module: str, item_id: int):
 )
 def item_page(module: str, segment: str, item_id: int, view: str | None = None):
     """The item manage page; any other segment or view than the item's state's redirects."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     target = manage_path(item)
     if request.path != target:
         return redirect(target)
-    return _render_item(item)
+    return render_item(item)
 
 
-def _render_item(item: PreparationItem, upload=None, comment=None, status: int = 200):
+def render_item(
+    item: PreparationItem, upload=None, comment=None, status: int = 200, spec=None, service=None
+):
+    """The vehicle page; a refused form's input and messages (`upload`, `comment`, `spec`,
+    `service`) shown where it was typed."""
     now = utcnow()
     warned = item.warning
     if tasks.sync_warning(item, now) != warned:
@@ -147,6 +151,8 @@ def _render_item(item: PreparationItem, upload=None, comment=None, status: int =
             accept=files.ACCEPT,
             max_mb=f"{files.max_upload_bytes() / 1024 / 1024:g}",
             me=viewer().user.id,
+            spec=spec or {"values": {}, "errors": {}},
+            service=service or {"values": {}, "errors": {}},
         ),
         status,
     )
@@ -161,7 +167,7 @@ def _back(item: PreparationItem) -> str:
 )
 def task_action(module: str, item_id: int, task_id: int, action: str):
     """Start, finish, assign to me, reopen or take back (undo) one of the item's station tasks."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     task = manage.find_task(item.id, task_id)
     if task is None:
         abort(404)
@@ -186,7 +192,7 @@ def task_action(module: str, item_id: int, task_id: int, action: str):
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/files")
 def upload_file(module: str, item_id: int):
     """Attach an uploaded image or document to the item."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     form = UploadForm()
     if form.validate():
         upload = form.file.data
@@ -202,13 +208,13 @@ def upload_file(module: str, item_id: int):
             db.session.commit()
             flash(_("The file is added."), "success")
             return redirect(manage_path(item) + "#files")
-    return _render_item(item, upload=form, status=422)
+    return render_item(item, upload=form, status=422)
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments")
 def add_comment(module: str, item_id: int):
     """Add a comment to the item."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     form = CommentForm()
     if form.validate():
         limit = files.max_upload_bytes() + 1
@@ -223,13 +229,13 @@ def add_comment(module: str, item_id: int):
             db.session.commit()
             flash(_("The comment is added."), "success")
             return redirect(manage_path(item) + "#comments")
-    return _render_item(item, comment=form, status=422)
+    return render_item(item, comment=form, status=422)
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments/<int:comment_id>")
 def edit_comment(module: str, item_id: int, comment_id: int):
     """Change the text of one's own comment."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     comment = manage.find_comment(item.id, comment_id)
     if comment is None:
         abort(404)

@@ -86,6 +86,7 @@ class Row(NamedTuple):
     parking: str  # the parking location's name, "" when not given
     keys: str  # the key location's name
     labels: list  # the vehicle's tags (tags.Label)
+    service_due: bool  # app/preparation/service_due.py
 
 
 @dataclass
@@ -164,6 +165,7 @@ class Table:
         for (
             item_id, module, state, regno, warning, brand, model, series, model_year,
             division_id, changed_at, mileage, price, done, total, advert, parking, keys,
+            service_due,
         ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
@@ -189,6 +191,7 @@ class Table:
                     places.get(parking, ""),
                     places.get(keys, ""),
                     self.labels.get(item_id, ()),
+                    service_due,
                 )
             )
         return rows

@@ -20,6 +20,7 @@ from app.core.happenings import announce
 from app.core.models import Division, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.extensions import db
+from app.preparation import service_due
 from app.preparation.models import ItemStationTask, PreparationItem, Station, user_stations
 
 PENDING, ACTIVE, DONE = "pending", "active", "done"
@@ -185,6 +186,8 @@ def work_task(
         before=before,
     )
     sync_warning(item, now)
+    if action == "finish" and task.checkup_task_id is not None:
+        service_due.record_if_serviced(item)  # the last check-up task done: serviced
 
 
 def sync_warning(item: PreparationItem, now: datetime | None = None) -> bool:

@@ -19,6 +19,7 @@ SCHEDULE: tuple[Scheduled, ...] = (
     Scheduled("advert-endings", "app.market.endings:close_ended_adverts", every=60),
     Scheduled("reserve-expiry", "app.market.reserve:expire_decisions", every=60),
     Scheduled("reset-token-purge", "app.schedule.jobs:purge_reset_tokens", cron="17 * * * *"),
+    Scheduled("service-due", "app.schedule.jobs:evaluate_service_due", cron="40 2 * * *"),
     Scheduled("ranking-refresh", "app.ranking.jobs:refresh_rankings", every=900),
     Scheduled("mail-resend", "app.mail.jobs:resend_queued", every=300),
     Scheduled("webhook-retries", "app.automation.webhooks:send_due", every=60),

@@ -176,6 +176,9 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.move": lambda s: {"item_id": _item(s).id},
     "preparation.move_location": lambda s: {"item_id": _item(s).id},
     "preparation.item_tags": lambda s: {"item_id": _item(s).id},
+    "preparation.item_specification": lambda s: {"item_id": _item(s).id},
+    "preparation.item_last_service": lambda s: {"item_id": _item(s).id},
+    "preparation.item_print": lambda s: {"item_id": _item(s).id},
     "preparation.edit_comment": lambda s: (lambda c: {"item_id": c.item_id, "comment_id": c.id})(
         _via_item(ItemComment)(s)
     ),
