@@ -44,8 +44,8 @@ INVITE_SV = (
 
 @seeder(90)
 def seed_admin(ctx: dict) -> None:
-    """Tags, holidays, a data provider, an event rule, a seller, a booking calendar per company;
-    shared vehicle properties and a service interval."""
+    """Tags, holidays, a data provider, an event rule, a booking calendar per company; shared
+    vehicle properties and a service interval. (The salespeople: app/preparation/demo.py.)"""
     for instance in ctx["instances"]:
         activate(instance.id)
         country, country_id = instance_country(instance)
@@ -61,7 +61,6 @@ def seed_admin(ctx: dict) -> None:
                 *[Holiday(day=day, name=name, country_id=country_id) for day, name in HOLIDAYS.get(country, [])],
                 SettingRow(kind="provider", name="Bilregistret", data={"url": "https://api.example.test/regno", "provider": "Registry"}),
                 SettingRow(kind="event", name="Såld bil: avisera anläggningen", data={"event": "vehicle_sold", "action": "notify", "target": ""}),
-                SettingRow(kind="seller", name="Kalle Säljare", data={"email": "kalle@example.test", "phone": "", "division": ""}),
                 SettingRow(kind="booking_calendar", name="Leveranser", data={"slot_minutes": 45, "division": ""}),
                 SettingRow(kind="action", name="Värdering" if country == "SE" else "Verdivurdering", data={"label": "Värdera bilen" if country == "SE" else "Verdivurder bilen", "url": "https://valuation.example.test/estimate?regno={regno}&vin={vin}&km={mileage}"}),
             ]

@@ -15,6 +15,7 @@ from app.preparation import (  # noqa: E402,F401
     routes_locations,
     routes_manage,
     routes_overview,
+    routes_salespeople,
     routes_statistics,
     routes_tags,
     viewer_parts,
