@@ -4,7 +4,7 @@ empty, and one Swedish text of the invitation in the template engine (Nordbil)."
 from datetime import date
 
 from app.admin.models import Tag
-from app.core.settings import GlobalSettingRow, Holiday, SettingRow
+from app.core.settings import Address, GlobalSettingRow, Holiday, SettingRow
 from app.core.tenancy import activate
 from app.core.workdays import FLAG
 from app.demo import seeder
@@ -40,6 +40,42 @@ INVITE_SV = (
     "<p>Hej {user_name}!</p><p>Välkommen till {company}. Välj ditt lösenord här:</p>"
     "<p>{reset_url}</p>"  # the system makes it the link (app.admin.mail_templates)
 )
+
+
+# Each division's address (street, postcode, city) and each company's central store.
+ADDRESSES = {
+    "Nordbil Solna": ("Bilgatan 1", "171 45", "Solna"),
+    "Nordbil Södertälje": ("Verkstadsvägen 4", "151 38", "Södertälje"),
+    "Nordbil Göteborg": ("Hisingsgatan 12", "417 03", "Göteborg"),
+    "Nordbil Borås": ("Bilvägen 7", "504 30", "Borås"),
+    "Fjordauto Oslo Sentrum": ("Bilveien 1", "0150", "Oslo"),
+    "Fjordauto Lillestrøm": ("Storgata 20", "2000", "Lillestrøm"),
+    "Fjordauto Bergen": ("Fjordveien 3", "5003", "Bergen"),
+    "Fjordauto Voss": ("Vangsgata 8", "5700", "Voss"),
+}
+CENTRAL = {
+    "Nordbil AB": ("Centrallagret", "Lagervägen 2", "175 61", "Järfälla"),
+    "Fjordauto AS": ("Sentrallageret", "Lagerveien 5", "2013", "Skjetten"),
+}
+
+
+@seeder(26)
+def seed_addresses(ctx: dict) -> None:
+    """Each division's address and the company's central store (the whole instance's): where
+    the adverts' cars stand and where deliveries hand them over."""
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        for division in sorted(ctx["divisions"].values(), key=lambda d: d.id):
+            if division.instance_id == instance.id and division.name in ADDRESSES:
+                street, postcode, city = ADDRESSES[division.name]
+                db.session.add(
+                    Address(name=division.name, street=street, postcode=postcode, city=city,
+                            division_id=division.id)
+                )  # fmt: skip
+        name, street, postcode, city = CENTRAL[instance.company_name]
+        db.session.add(Address(name=name, street=street, postcode=postcode, city=city))
+        db.session.flush()
+    activate(None)
 
 
 @seeder(90)

@@ -86,7 +86,7 @@ def test_the_sale_asks_who_sold_it_and_the_vehicle_shows_it(as_demo):
     sold = fresh(item)
     assert (sold.state, sold.salesperson_id) == (7, mine.id)
     page = page_text(client.get(f"/begcare/{item.id}", follow_redirects=True))
-    shown = re.search(r'<p data-salesperson>(.*?)</p>', page)
+    shown = re.search(r"<p data-salesperson>(.*?)</p>", page)
     assert shown and shown.group(1) == "Tove Testsäljare"
     assert any("Sold by Tove Testsäljare" in row and "Sara" in row for row in history_rows(page))
 
@@ -153,10 +153,8 @@ def test_the_lists_show_and_filter_by_salesperson(as_demo):
     item = demo_item(6)
     star = seller_user("Filtrerad Säljare", item.division_id)
     sell(client, token, item, star.id)
-    page = page_text(
-        client.get(f"/begcare/overview?advancedFilter[salesperson]={star.id}&state=7")
-    )
-    assert item.regno in page and "<th scope=\"col\">Salesperson</th>" in page
+    page = page_text(client.get(f"/begcare/overview?advancedFilter[salesperson]={star.id}&state=7"))
+    assert item.regno in page and '<th scope="col">Salesperson</th>' in page
     assert re.search(r'<td class="item-seller">Filtrerad Säljare</td>', page)
     assert page.count('<td class="item-seller">') == 1  # nobody else sold for this one
     assert 'id="f-salesperson"' in page
