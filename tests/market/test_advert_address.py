@@ -4,6 +4,7 @@ show it; another division's or instance's address is never offered or accepted."
 
 import re
 
+import pytest
 from sqlalchemy import select
 
 from app.core.settings import Address
@@ -13,7 +14,14 @@ from app.market.models import Advert
 from app.preparation.models import PreparationItem
 from tests.helpers import page_text
 from tests.market import _bid
-from tests.market.test_adverts import as_demo, form_values  # noqa: F401 - as_demo: a fixture
+from tests.market._adverts import demo_login
+from tests.market.test_adverts import form_values
+
+
+@pytest.fixture
+def as_demo(demo_client):
+    """`as_demo("seller")`: the demo client signed in as seller@demo.test → (client, token)."""
+    return demo_login(demo_client)
 
 
 def seller_instance() -> int:
