@@ -5,6 +5,7 @@ own stored in `data`. docs/decisions.md says what each screen is for."""
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import select
@@ -152,11 +153,13 @@ def setting_screen(
     divisional: bool = False,
     own_divisions: bool = False,
     delete_blocked=None,
+    more: dict | None = None,
 ) -> Screen:
     """A screen of one setting kind; `divisional`: each row is one division's or the whole
     instance's, and a division administrator changes only their divisions' rows (with
     `own_divisions`: every writer only of the divisions they see). `delete_blocked`: (row) ->
-    why the row stays (it is in use), or None."""
+    why the row stays (it is in use), or None; `more`: further Screen fields (columns added)."""
+    more = dict(more or {})
     model = GlobalSettingRow if global_rows else SettingRow
     columns = [Column(_l("Name"), "name")]
     columns += [
@@ -164,6 +167,7 @@ def setting_screen(
     ]
     if divisional:
         columns.append(Column(_l("Division"), _division_name))
+    columns += list(more.pop("columns", ()))
     columns.append(Column(_l("Active"), "active"))
     return Screen(
         path=path,
@@ -182,6 +186,7 @@ def setting_screen(
         save=_save(extras),
         write_row=(lambda v, row: may_change(v, row.division_id)) if divisional else None,
         delete_blocked=delete_blocked,
+        **more,
     )
 
 
@@ -227,6 +232,11 @@ SETTING_SCREENS = [
         _l("Salespeople who sell vehicles but do not sign in. When a vehicle of their division is sold, the sale asks who sold it; the statistics count each salesperson's sales. A salesperson of the whole instance is offered in every division."),
         (Extra("email", _l("E-mail")), Extra("phone", _l("Phone number"))),
         divisional=True, own_divisions=True, delete_blocked=salespeople.in_use_text,
+        more={
+            "columns": (Column(_l("Vehicles sold"), lambda r, e: e["sold"].get(r.id, 0), "num", with_extra=True),),
+            "list_extra": lambda rows, v: {"sold": salespeople.sold_counts(r.id for r in rows)},
+            "delete_note": lambda r, e: _("In use") if e["sold"].get(r.id) else None,
+        },
     ),
     setting_screen(
         "general/booking-calendars", "booking_calendar", _l("booking calendar"),

@@ -144,6 +144,19 @@ def filter_choices(divisions: dict[int, str]) -> tuple:
     )
 
 
+def sold_counts(seller_ids: Iterable[int]) -> dict[int, int]:
+    """Seller id -> how many vehicles they sold, for a page of the seller screen (one query)."""
+    ids = list(seller_ids)
+    if not ids:
+        return {}
+    rows = db.session.execute(
+        select(PreparationItem.salesperson_id, func.count())
+        .where(PreparationItem.salesperson_id.in_(ids))
+        .group_by(PreparationItem.salesperson_id)
+    )
+    return dict(rows.all())
+
+
 def in_use(seller: SettingRow) -> int:
     """How many vehicles this seller user sold."""
     return (

@@ -173,6 +173,12 @@ def test_a_seller_user_who_sold_cannot_be_deleted_and_says_by_how_many(as_demo):
     item.salesperson_id = row.id
     db.session.flush()
     row_id = row.id
+    listed = page_text(client.get("/admin/general/seller-users?q=Borttagen"))
+    row_html = re.search(r"<tr[^>]*>(?:(?!</tr>).)*Borttagen Säljare.*?</tr>", listed, re.S).group(
+        0
+    )
+    assert "In use" in row_html and "/delete" not in row_html
+    assert re.search(r">\s*1\s*</td>", row_html), "the vehicles sold column"
     path = f"/admin/general/seller-users/{row_id}/delete"
     page = page_text(client.get(path))
     assert "1 vehicle was sold by this salesperson." in page
