@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from app.admin.models import Tag
 from app.core.models import Country
-from app.core.settings import Holiday, SettingRow
+from app.core.settings import Address, GlobalSettingRow, Holiday, SettingRow
 from app.core.tenancy import activate
 from app.core.workdays import FLAG
 from app.demo import seeder
@@ -46,10 +46,47 @@ INVITE_SV = (
 )
 
 
+# Each division's address (street, postcode, city) and each company's central store.
+ADDRESSES = {
+    "Nordbil Solna": ("Bilgatan 1", "171 45", "Solna"),
+    "Nordbil Södertälje": ("Verkstadsvägen 4", "151 38", "Södertälje"),
+    "Nordbil Göteborg": ("Hisingsgatan 12", "417 03", "Göteborg"),
+    "Nordbil Borås": ("Bilvägen 7", "504 30", "Borås"),
+    "Fjordauto Oslo Sentrum": ("Bilveien 1", "0150", "Oslo"),
+    "Fjordauto Lillestrøm": ("Storgata 20", "2000", "Lillestrøm"),
+    "Fjordauto Bergen": ("Fjordveien 3", "5003", "Bergen"),
+    "Fjordauto Voss": ("Vangsgata 8", "5700", "Voss"),
+}
+CENTRAL = {
+    "Nordbil AB": ("Centrallagret", "Lagervägen 2", "175 61", "Järfälla"),
+    "Fjordauto AS": ("Sentrallageret", "Lagerveien 5", "2013", "Skjetten"),
+}
+
+
+@seeder(26)
+def seed_addresses(ctx: dict) -> None:
+    """Each division's address and the company's central store (the whole instance's): where
+    the adverts' cars stand and where deliveries hand them over."""
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        for division in sorted(ctx["divisions"].values(), key=lambda d: d.id):
+            if division.instance_id == instance.id and division.name in ADDRESSES:
+                street, postcode, city = ADDRESSES[division.name]
+                db.session.add(
+                    Address(name=division.name, street=street, postcode=postcode, city=city,
+                            division_id=division.id)
+                )  # fmt: skip
+        name, street, postcode, city = CENTRAL[instance.company_name]
+        db.session.add(Address(name=name, street=street, postcode=postcode, city=city))
+        db.session.flush()
+    activate(None)
+
+
 @seeder(90)
 def seed_admin(ctx: dict) -> None:
-    """Tags, holidays, a data provider, an event rule, a seller, a booking calendar per company
-    (the shared specification fields and service schedule: app/preparation/demo_specification.py)."""
+    """Tags, holidays, a data provider, an event rule, a booking calendar per company
+    (the shared specification fields and service schedule: app/preparation/demo_specification.py;
+    the salespeople: app/preparation/demo.py)."""
     for instance in ctx["instances"]:
         activate(instance.id)
         country, country_id = instance_country(instance)
@@ -65,7 +102,6 @@ def seed_admin(ctx: dict) -> None:
                 *[Holiday(day=day, name=name, country_id=country_id) for day, name in HOLIDAYS.get(country, [])],
                 *demo_providers(),
                 SettingRow(kind="event", name="Såld bil: avisera anläggningen", data={"event": "vehicle_sold", "action": "notify", "target": ""}),
-                SettingRow(kind="seller", name="Kalle Säljare", data={"email": "kalle@example.test", "phone": "", "division": ""}),
                 SettingRow(kind="booking_calendar", name="Leveranser", data={"slot_minutes": 45, "division": ""}),
                 SettingRow(kind="action", name="Värdering" if country == "SE" else "Verdivurdering", data={"label": "Värdera bilen" if country == "SE" else "Verdivurder bilen", "url": "https://valuation.example.test/estimate?regno={regno}&vin={vin}&km={mileage}"}),
             ]

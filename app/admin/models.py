@@ -7,7 +7,7 @@ from sqlalchemy import JSON, Date, ForeignKey, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.models import InstanceScoped, UTCDateTime, utcnow
-from app.core.settings import Tag  # noqa: F401 - the tags screen's model lives below the features
+from app.core.settings import Address, Tag  # noqa: F401 - their screens' models live below the features
 from app.extensions import db
 
 
@@ -31,15 +31,6 @@ class ImportRun(InstanceScoped, db.Model):
     unchanged: Mapped[int] = mapped_column(Integer, default=0)
     failed: Mapped[int] = mapped_column(Integer, default=0)
     errors: Mapped[list] = mapped_column(JSON, default=list)
-
-
-class Address(InstanceScoped, db.Model):
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(100))
-    street: Mapped[str] = mapped_column(String(200), default="")
-    postcode: Mapped[str] = mapped_column(String(20), default="")
-    city: Mapped[str] = mapped_column(String(100), default="")
-    division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="SET NULL"))
 
 
 class ExportRun(InstanceScoped, db.Model):

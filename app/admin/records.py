@@ -25,7 +25,7 @@ from app.auth.models import User
 from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.audit import AuditLog
-from app.core.division_settings import own_division_ids
+from app.core.division_settings import WHOLE_INSTANCE, division_label, own_division_ids
 from app.core.i18n import LOCALES
 from app.core.messages import KEYS
 from app.core.models import Country, Division
@@ -102,9 +102,18 @@ class AddressForm(FlaskForm):
 
 
 def _prepare_address(form, v, row) -> None:
-    form.division_id.choices = [(None, "–")] + [
-        (d.id, d.name) for d in db.session.scalars(select(Division).order_by(Division.name))
+    """The whole instance's (offered in every division) or one of the divisions the viewer
+    sees: another division's is refused as an invalid choice."""
+    own = own_division_ids(v)
+    form.division_id.choices = [(None, str(WHOLE_INSTANCE))] + [
+        (d.id, d.name)
+        for d in db.session.scalars(select(Division).order_by(Division.name))
+        if d.id in own
     ]
+
+
+def _address_division(row) -> str:
+    return division_label(db.session.scalars(select(Division)), row.division_id)
 
 
 ADDRESSES = Screen(
@@ -116,9 +125,11 @@ ADDRESSES = Screen(
         Column(_l("Name"), "name"),
         Column(_l("Street"), "street"),
         Column(_l("City"), "city"),
+        Column(_l("Division"), _address_division),
     ),
     intro=_l(
-        "Addresses of the divisions and of places vehicles go to (pick-up, delivery, workshop)."
+        "A division's addresses are where its cars stand: the seller chooses one on an advert "
+        "(bidders see it) and on a delivery (the customer's invitation names it)."
     ),
     search=("name", "street", "city"),
     order_by=(Address.name,),

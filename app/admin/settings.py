@@ -5,6 +5,7 @@ own stored in `data`. docs/decisions.md says what each screen is for."""
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import select
@@ -16,13 +17,18 @@ from app.admin.fields import flag, long_text, text
 from app.auth.viewer import Viewer
 from app.bookings import calendars
 from app.core import roles as R
-from app.core.division_settings import division_label, may_change, owner_choices
+from app.core.division_settings import (
+    division_label,
+    may_change,
+    own_division_ids,
+    owner_choices,
+)
 from app.core.messages import KEYS
 from app.core.models import Division
 from app.core.numbers import coerce_id
 from app.core.settings import GlobalSettingRow, SettingRow
 from app.extensions import db
-from app.preparation import actions, service_due, specification
+from app.preparation import actions, salespeople, service_due, specification
 
 
 @dataclass(frozen=True)
@@ -113,10 +119,13 @@ def _division_name(row) -> str:
     return division_label(_instance_divisions(), row.division_id)
 
 
-def _prepare(extras):
+def _prepare(extras, own_divisions: bool = False):
     def prepare(form, v, row) -> None:
         if "division_id" in form:
-            form.division_id.choices = owner_choices(v, _instance_divisions())
+            divisions = _instance_divisions()
+            if own_divisions:  # only the divisions the viewer sees, even for ROLE_ADMIN
+                divisions = [d for d in divisions if d.id in own_division_ids(v)]
+            form.division_id.choices = owner_choices(v, divisions)
         for e in extras:
             if e.kind == "choice":
                 listed = e.choices() if callable(e.choices) else e.choices
@@ -150,14 +159,21 @@ def setting_screen(
     write=admin_only,
     global_rows: bool = False,
     divisional: bool = False,
+    own_divisions: bool = False,
+    delete_blocked=None,
+    more: dict | None = None,
 ) -> Screen:
     """A screen of one setting kind; `divisional`: each row is one division's or the whole
-    instance's, and a division administrator changes only their divisions' rows."""
+    instance's, and a division administrator changes only their divisions' rows (with
+    `own_divisions`: every writer only of the divisions they see). `delete_blocked`: (row) ->
+    why the row stays (it is in use), or None; `more`: further Screen fields (columns added)."""
+    more = dict(more or {})
     model = GlobalSettingRow if global_rows else SettingRow
     columns = [Column(_l("Name"), "name")]
     columns += [Column(e.label, e.shown) for e in extras[:2]]
     if divisional:
         columns.append(Column(_l("Division"), _division_name))
+    columns += list(more.pop("columns", ()))
     columns.append(Column(_l("Active"), "active"))
     return Screen(
         path=path,
@@ -171,10 +187,12 @@ def setting_screen(
         where=(model.kind == kind,),
         order_by=(model.name,),
         new=lambda v: model(kind=kind, data={}),
-        prepare=_prepare(extras),
+        prepare=_prepare(extras, own_divisions),
         load=_load(extras),
         save=_save(extras),
         write_row=(lambda v, row: may_change(v, row.division_id)) if divisional else None,
+        delete_blocked=delete_blocked,
+        **more,
     )
 
 
@@ -212,8 +230,14 @@ SETTING_SCREENS = [
     ),
     setting_screen(
         "general/seller-users", "seller", _l("seller"),
-        _l("Salespeople who sell vehicles but do not sign in; they are chosen on sold vehicles."),
-        (Extra("email", _l("E-mail")), Extra("phone", _l("Phone number")), Extra("division", _l("Division"))),
+        _l("Salespeople who sell vehicles but do not sign in. When a vehicle of their division is sold, the sale asks who sold it; the statistics count each salesperson's sales. A salesperson of the whole instance is offered in every division."),
+        (Extra("email", _l("E-mail")), Extra("phone", _l("Phone number"))),
+        divisional=True, own_divisions=True, delete_blocked=salespeople.in_use_text,
+        more={
+            "columns": (Column(_l("Vehicles sold"), lambda r, e: e["sold"].get(r.id, 0), "num", with_extra=True),),
+            "list_extra": lambda rows, v: {"sold": salespeople.sold_counts(r.id for r in rows)},
+            "delete_note": lambda r, e: _("In use") if e["sold"].get(r.id) else None,
+        },
     ),
     setting_screen(
         "general/booking-calendars", "booking_calendar", _l("booking calendar"),

@@ -6,6 +6,7 @@ from sqlalchemy import select
 
 from app.bookings import calendars as cal
 from app.bookings import services as svc
+from app.core import addresses
 from app.core.models import Division, utcnow
 from app.core.settings import SettingRow
 from app.core.tenancy import activate
@@ -38,6 +39,14 @@ def _calendar(division: Division, swedish: bool) -> tuple[SettingRow, SettingRow
     )  # fmt: skip
     db.session.add(place)
     return row, place
+
+
+def _delivery_address(item: PreparationItem) -> int | None:
+    """A delivery is handed over at the division's address (app.core.addresses)."""
+    if item.state != svc.DELIVERY_FLOW:
+        return None
+    found = addresses.first_of(item.division_id)
+    return found.id if found else None
 
 
 @seeder(95)
@@ -75,6 +84,7 @@ def seed_bookings(ctx: dict) -> None:
                     item, calendar, "delivery" if item.state == svc.DELIVERY_FLOW else "test_drive",
                     free[(n + 2 * k) % len(free)], place,
                     svc.Customer(name, email, phone, language), maker.id, now,
+                    address_id=_delivery_address(item),
                 )  # fmt: skip
         db.session.flush()
     activate(None)

@@ -23,6 +23,13 @@ class BookingForm(FlaskForm):
         _l("Time"), validators=[InputRequired(_l("Choose a time."))], validate_choice=False
     )
     location = SelectField(_l("Place"), validators=[Optional()], validate_choice=False)
+    # A delivery's address (app/core/addresses.py): the division's; checked by the service.
+    address = SelectField(
+        _l("Delivery address"),
+        validators=[Optional()],
+        validate_choice=False,
+        description=_l("Where the customer takes delivery. Only for a delivery."),
+    )
     customer_name = StringField(
         _l("Customer's name"),
         validators=[
@@ -47,8 +54,9 @@ class BookingForm(FlaskForm):
     )
     customer_language = SelectField(_l("Customer's language"), validators=[Optional()])
 
-    def setup(self, locations, division_language: str) -> None:
+    def setup(self, locations, division_language: str, address_choices=()) -> None:
         self.location.choices = [SelectChoice(str(row.id), row.name) for row in locations]
+        self.address.choices = [SelectChoice(value, label) for value, label in address_choices]
         default = _l("As the division writes (%(language)s)", language=LOCALES.get(division_language, division_language))  # fmt: skip
         self.customer_language.choices = [
             SelectChoice("", default),

@@ -41,6 +41,9 @@ class Booking(MadeBy, InstanceScoped, db.Model):
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
     held_start: Mapped[datetime | None] = mapped_column(UTCDateTime)
     place: Mapped[str] = mapped_column(String(300), default="")  # the address, as booked
+    # A delivery's address (admin/general/address, the division's): where the car is handed
+    # over; `place` then holds it as written at booking time.
+    address_id: Mapped[int | None] = mapped_column(ForeignKey("address.id", ondelete="SET NULL"))
     customer_name: Mapped[str] = mapped_column(String(120))
     customer_email: Mapped[str] = mapped_column(String(254))
     customer_phone: Mapped[str] = mapped_column(String(40), default="")

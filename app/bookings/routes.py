@@ -14,9 +14,10 @@ from app.bookings import calendars as cal
 from app.bookings import services as svc
 from app.bookings.forms import BookingForm, CancelForm, MoveForm
 from app.bookings.models import Booking
-from app.core import audit
+from app.core import addresses, audit
 from app.core.i18n import force_time_zone
 from app.core.models import utcnow
+from app.core.numbers import is_int
 from app.core.times import calendar_period, iso_week
 from app.extensions import db
 from app.preparation.items import manage_path
@@ -87,6 +88,13 @@ def _location(picker: Picker, value: str | None):
     return next((row for row in picker.locations if str(row.id) == value), None)
 
 
+def _address_id(value: str | None) -> int | None:
+    """The chosen address's id; anything else than an id is none of the division's (-1)."""
+    if not value:
+        return None
+    return int(value) if is_int(value) and int(value) > 0 else -1
+
+
 def _render(template: str, picker: Picker | None, status: int = 200, **ctx):
     with force_time_zone(picker.site.zone if picker else None):
         return render_template(template, picker=picker, **ctx), status
@@ -103,8 +111,10 @@ def new(item_id: int):
     form = BookingForm()
     if picker is None:
         return _render("bookings/new.html", None, item=item, form=form)
-    form.setup(picker.locations, picker.site.language)
+    form.setup(picker.locations, picker.site.language, addresses.choices([item.division_id]))
     if not form.is_submitted():
+        first = addresses.first_of(item.division_id)
+        form.address.data = str(first.id) if first else ""
         form.kind.data = request.args.get("kind") or (
             "delivery" if item.state == svc.DELIVERY_FLOW else "test_drive"
         )
@@ -117,7 +127,7 @@ def new(item_id: int):
                     form.customer_name.data.strip(), form.customer_email.data.strip(),
                     (form.customer_phone.data or "").strip(), form.customer_language.data or None,
                 ),
-                current_user.id,
+                current_user.id, address_id=_address_id(form.address.data),
             )  # fmt: skip
         except svc.BookingError as error:
             getattr(form, error.field).errors = [error.message]

@@ -14,7 +14,9 @@ from sqlalchemy.exc import IntegrityError
 
 from app.bookings import calendars as cal
 from app.bookings.models import KINDS, Booking
+from app.core import addresses
 from app.core.models import utcnow
+from app.core.settings import Address
 from app.core.times import moment
 from app.extensions import db
 from app.preparation.models import PreparationItem
@@ -108,8 +110,10 @@ def book(
     customer: Customer,
     user_id: int,
     now: datetime | None = None,
+    address_id: int | None = None,
 ) -> Booking:
-    """Book a free slot of the calendar for the vehicle; BookingError when it is not free."""
+    """Book a free slot of the calendar for the vehicle; BookingError when it is not free. A
+    delivery may name one of the division's addresses (`address_id`): its place then."""
     now = now or utcnow()
     if not bookable(item):
         raise BookingError("kind", archived_message())
@@ -120,10 +124,17 @@ def book(
     site = cal.site_of(item.division_id)
     _check_slot(calendar, site, start, now)
     place = delivery_place(item) if kind == "delivery" else ""
+    if kind != "delivery":
+        address_id = None
+    elif message := addresses.refusal(address_id, [item.division_id]):
+        raise BookingError("address", message)
+    elif address_id is not None:
+        place = addresses.one_line(db.session.get(Address, address_id))
     booking = Booking(
         division_id=item.division_id,
         calendar_id=calendar.id,
         location_id=location.id if location is not None else None,
+        address_id=address_id,
         item_id=item.id,
         kind=kind,
         starts_at=start,
@@ -155,6 +166,8 @@ def move(
     if start != booking.starts_at:
         _check_slot(calendar, site, start, now)
     place = delivery_place(booking.item) if booking.kind == "delivery" else ""
+    if booking.address_id is not None:  # the delivery's address stays where it was chosen
+        place = addresses.one_line(db.session.get(Address, booking.address_id)) or place
     try:
         with db.session.begin_nested():
             booking.calendar_id = calendar.id

@@ -27,6 +27,18 @@ class Tag(InstanceScoped, db.Model):
     color: Mapped[str] = mapped_column(String(7), default="#4a6fa5")
 
 
+class Address(InstanceScoped, db.Model):
+    """A division's address (or the whole instance's, division None): where its cars stand
+    for an advert and where a delivery hands one over (app/core/addresses.py)."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    street: Mapped[str] = mapped_column(String(200), default="")
+    postcode: Mapped[str] = mapped_column(String(20), default="")
+    city: Mapped[str] = mapped_column(String(100), default="")
+    division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="SET NULL"))
+
+
 class SettingRow(DivisionSetting, InstanceScoped, db.Model):
     """A named, described setting of one of the instance's simpler admin screens (providers,
     event rules, booking calendars, actions, ...): `kind` is the screen, `data` its details.

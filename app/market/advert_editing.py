@@ -48,6 +48,7 @@ class AdvertData:
     soft_close_seconds: int = SOFT_CLOSE_SECONDS
     buy_now_price: int | None = None
     reserve_price: int | None = None  # 0: none, even where the seller has a default
+    address_id: int | None = None  # where the car stands (app/core/addresses.py)
 
 
 def stock_items(q: str, division_ids: list[int], limit: int = 10) -> list[PreparationItem]:
@@ -83,11 +84,17 @@ def stock_item(item_id: int | None, division_ids: list[int]) -> PreparationItem 
     )
 
 
+def address_divisions(item: PreparationItem | None, division_ids: list[int]) -> list[int]:
+    """Whose addresses the advert may name: its vehicle's division's, else those of the
+    divisions the seller sees (and the whole instance's, app.core.addresses)."""
+    return [item.division_id] if item is not None else division_ids
+
+
 def _apply(advert: Advert, data: AdvertData) -> None:
     for name in (
         "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
         "description", "start_price", "bid_step", "ends_at", "item_id", "reserve_price",
-        "proxy_bidding", "soft_close_seconds", "buy_now_price",
+        "proxy_bidding", "soft_close_seconds", "buy_now_price", "address_id",
     ):  # fmt: skip
         setattr(advert, name, getattr(data, name))
 

@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from app.auth.models import User
 from app.auth.services import hash_password
+from app.core import addresses
 from app.core.models import Instance, utcnow
 from app.core.tenancy import activate
 from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder
@@ -174,6 +175,11 @@ def seed_market(ctx: dict) -> None:
             published_at=None if status == "draft" else now - timedelta(days=abs(days) + 5),
             proxy_bidding=True, soft_close_seconds=120, buy_now_price=BUY_NOW.get(index),
         )  # fmt: skip
+        # The car stands at its division's address; the first one at the central store.
+        where = addresses.offered([item.division_id])
+        advert.address_id = next(
+            (a.id for a in where if (a.division_id is None) == (index == 0)), None
+        )
         db.session.add(advert)
         db.session.flush()
         ensure_link(advert, seller.id, nordbil, "seller")

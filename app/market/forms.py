@@ -140,6 +140,14 @@ class AdvertForm(FlaskForm):
         False,
         _l("Optional. The first buyer to take it gets the vehicle at once and bidding ends."),
     )
+    # Where the car stands (app/core/addresses.py): choices and the check are the view's, from
+    # the vehicle's division or the divisions the seller sees.
+    address_id = SelectField(
+        _l("Where the car stands"),
+        validators=[Optional()],
+        validate_choice=False,
+        description=_l("Bidders see this address. The list holds your divisions' addresses."),
+    )
     images = MultipleFileField(
         _l("Add images"), render_kw={"accept": "image/jpeg,image/png,image/webp", "multiple": True}
     )

@@ -10,6 +10,7 @@ from flask import url_for
 from flask_babel import gettext as _
 from sqlalchemy import and_, func, select
 
+from app.core import addresses
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import reserve
@@ -168,6 +169,7 @@ def advert_view(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         "statusLabel": str(STATUS_LABELS[advert.status]),
         "endsAt": iso(advert.ends_at),
         "sellerName": _seller_name(advert, group),
+        "location": addresses.shown(advert.address_id, advert.instance_id),
         "images": _image_urls(action, link, group, advert),
     }
 

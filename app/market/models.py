@@ -201,6 +201,9 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
     buy_now_price: Mapped[int | None] = mapped_column(Integer)
     # How many maxima bidders hold (a column of the locked row, so a waiting bid reads it fresh).
     maxima_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Where the car stands: one of the seller's division addresses (admin/general/address),
+    # shown on the advert and to bidders (app/market/advert_places.py).
+    address_id: Mapped[int | None] = mapped_column(ForeignKey("address.id", ondelete="SET NULL"))
 
     seller_group: Mapped[InstanceGroup] = relationship(foreign_keys=[seller_group_id])
     allocated_group: Mapped[InstanceGroup | None] = relationship(foreign_keys=[allocated_group_id])

@@ -6,7 +6,8 @@ from flask import flash, redirect, request, url_for
 from flask_babel import get_timezone, to_user_timezone
 from flask_babel import gettext as _
 
-from app.auth.viewer import Viewer
+from app.auth.viewer import Viewer, viewer
+from app.core import addresses
 from app.core.numbers import is_int
 from app.extensions import db
 from app.market import advert_editing, bp
@@ -47,6 +48,17 @@ def _uploads(form: AdvertForm, kept: int = 0) -> list[tuple[bytes, str]]:
     return uploads
 
 
+def _address(form: AdvertForm, item, divisions: list[int]) -> None:
+    """Offer the addresses of the vehicle's division (else the seller's divisions); a chosen
+    one that is not among them is the field's error, the choice kept."""
+    offered = advert_editing.address_divisions(item, divisions)
+    names = {d.id: d.name for d in viewer().visible_divisions}
+    form.address_id.choices = addresses.choices(offered, names)
+    raw = form.address_id.data or ""
+    if raw and (not is_int(raw) or addresses.refusal(int(raw), offered)):
+        form.address_id.errors = [_("Choose one of the division's addresses.")]
+
+
 def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert_editing.AdvertData:
     description = (form.description.data or "").strip()
     return advert_editing.AdvertData(
@@ -68,6 +80,7 @@ def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert
         if form.soft_close_seconds.data is not None
         else group.soft_close_seconds,
         buy_now_price=form.buy_now_price.data,
+        address_id=int(form.address_id.data) if form.address_id.data else None,
     )
 
 
@@ -77,6 +90,8 @@ def _prefill(form: AdvertForm, item) -> None:
     form.model_year.data, form.mileage.data = item.model_year, item.mileage
     form.fuel_type.data = item.fuel_type if item.fuel_type in dict(form.fuel_type.choices) else ""
     form.color.data = item.color
+    first = addresses.first_of(item.division_id)
+    form.address_id.data = str(first.id) if first else ""
 
 
 def _division_ids(v: Viewer) -> list[int]:
@@ -92,9 +107,10 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
             for name in (
                 "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
                 "description", "start_price", "bid_step", "proxy_bidding", "soft_close_seconds",
-                "buy_now_price", "reserve_price",
+                "buy_now_price", "reserve_price", "address_id",
             )
         }  # fmt: skip
+        saved["address_id"] = str(saved["address_id"] or "")
         saved["fuel_type"] = saved["fuel_type"] or ""
     form = AdvertForm(data=saved, currency=group.currency)
     divisions = _division_ids(v)
@@ -123,6 +139,8 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
     status = 200
     if request.method == "POST":
         valid = form.validate()
+        _address(form, item, divisions)
+        valid = valid and not form.address_id.errors
         uploads = _uploads(form, kept=len(images) - len(removing))
         if valid and not form.images.errors:
             publish_now = request.form.get("action") == "publish"
@@ -171,6 +189,8 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         status = 422
         if form.images.data and any(getattr(f, "filename", "") for f in form.images.data):
             form.images.description = _("Choose the images again before you save.")
+    if request.method != "POST":
+        _address(form, item, divisions)
     stock = advert_editing.stock_items(q, divisions) if q else []
     return _render(
         "market/adverts/form.html",

@@ -14,7 +14,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
 from app.auth.viewer import Viewer, viewer
-from app.core import file_access
+from app.core import addresses, file_access
 from app.core.models import utcnow
 from app.core.numbers import is_int, request_int
 from app.extensions import db
@@ -239,6 +239,7 @@ def _advert_detail(advert_id: int, status: int = 200, counter: dict | None = Non
         commit=True,
         advert=advert, group=group, own=own, seller_name=seller_group.name, links=links,
         bids=bids, images=svc.advert_images(advert.id),
+        location=addresses.shown(advert.address_id, advert.instance_id),
         sent_links=bid_links.sent_bid_links(advert) if own else [],
         leads=best is not None and best == advert.highest_bid, allocated_in=allocated_in,
         can_watch=watch.may_watch(advert, group),

@@ -16,6 +16,7 @@ from app.preparation import (  # noqa: E402,F401
     routes_manage,
     routes_overview,
     routes_specification,
+    routes_salespeople,
     routes_statistics,
     routes_tags,
     viewer_parts,

@@ -10,11 +10,12 @@ from app.core.settings import SettingRow, Tag
 from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
-from app.preparation import locations
+from app.preparation import locations, salespeople
 from app.preparation.models import (
     CustomList,
     CustomListItem,
     DynamicList,
+    ItemStateEvent,
     ItemStationTask,
     ItemTag,
     Location,
@@ -313,6 +314,73 @@ def seed_item_locations(ctx: dict) -> None:
                     to_id=place.id, **{"from": None, "to": place.name},
                 )  # fmt: skip
                 entry.created_at = item.state_changed_at  # put there when it came to its state
+        db.session.flush()
+    activate(None)
+
+
+# Seller users per company: (name, e-mail, division index or None for the whole instance).
+SALESPEOPLE = {
+    "Nordbil AB": (
+        ("Kalle Säljare", "kalle@nordbil.example.test", None),
+        ("Anna Lindqvist", "anna@nordbil.example.test", 0),
+        ("Johan Berg", "johan@nordbil.example.test", 0),
+        ("Sofia Nyström", "sofia@nordbil.example.test", 1),
+        ("Erik Holm", "erik@nordbil.example.test", 2),
+        ("Maria Ek", "maria@nordbil.example.test", 3),
+    ),
+    "Fjordauto AS": (
+        ("Ola Nordmann", "ola@fjordauto.example.test", None),
+        ("Ingrid Dahl", "ingrid@fjordauto.example.test", 0),
+        ("Lars Haugen", "lars@fjordauto.example.test", 1),
+    ),
+}
+
+
+@seeder(33)
+def seed_item_salespeople(ctx: dict) -> None:
+    """Each company's salespeople (seller users) in its divisions, and who sold each sold
+    vehicle: most sales name one of the division's salespeople, a few none (sold before the
+    dealer recorded them), each choice in the vehicle's history at its sale."""
+    rng = random.Random(20261206)  # noqa: S311 - demo data, the same every time
+    seller = ctx["users"]["seller@demo.test"]
+    for instance in ctx["instances"]:
+        activate(instance.id)
+        divisions = sorted(
+            (d for d in ctx["divisions"].values() if d.instance_id == instance.id),
+            key=lambda d: d.id,
+        )
+        rows = [
+            SettingRow(
+                kind=salespeople.KIND, name=name, active=True,
+                division_id=None if at is None else divisions[at % len(divisions)].id,
+                data={"email": email, "phone": ""},
+            )
+            for name, email, at in SALESPEOPLE[instance.company_name]
+        ]  # fmt: skip
+        db.session.add_all(rows)
+        db.session.flush()
+        sold_at = dict(
+            db.session.execute(
+                db.select(ItemStateEvent.item_id, db.func.min(ItemStateEvent.created_at))
+                .where(ItemStateEvent.to_state == 7)
+                .group_by(ItemStateEvent.item_id)
+            ).all()
+        )
+        user = seller if instance.id == seller.home_instance_id else None
+        for item in ctx["items"][instance.id]:
+            offered = [r for r in rows if r.division_id in (None, item.division_id)]
+            if item.id not in sold_at or rng.random() < 0.1:
+                continue
+            # The division's own salespeople sell most; the instance-wide one now and then.
+            own = [r for r in offered if r.division_id is not None] or offered
+            chosen = rng.choice(offered if rng.random() < 0.2 else own)
+            item.salesperson_id = chosen.id
+            entry = audit.record(
+                salespeople.SET_ACTION, user=user, instance_id=instance.id,
+                division_id=item.division_id, item_id=item.id, from_id=None, to_id=chosen.id,
+                **{"from": None, "to": chosen.name},
+            )  # fmt: skip
+            entry.created_at = sold_at[item.id]
         db.session.flush()
     activate(None)
 

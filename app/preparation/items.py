@@ -435,7 +435,7 @@ def _table_columns() -> tuple:
         tasks.where(task.status == "done").scalar_subquery().label("done"),
         tasks.scalar_subquery().label("total"),
         _advertised(item.id).label("advert"),
-        item.parking_location_id, item.key_location_id, item.service_due,
+        item.parking_location_id, item.key_location_id, item.service_due, item.salesperson_id,
     )  # fmt: skip
 
 

@@ -20,7 +20,7 @@ from app.core.audit import AuditLog
 from app.core.models import Country, Division, Region, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation import files, locations, service_due
+from app.preparation import files, locations, salespeople, service_due
 from app.preparation.models import (
     FileObject,
     ItemComment,
@@ -298,6 +298,7 @@ HISTORY_ACTIONS = (
     "preparation.task.undo",
     "preparation.file.upload",
     locations.MOVE_ACTION,
+    salespeople.SET_ACTION,
 )
 
 
@@ -341,6 +342,8 @@ def item_history(item: PreparationItem) -> list[HistoryEntry]:
             kind, text = "file", _("File added: %(title)s", title=details.get("title", ""))
         elif log.action == locations.MOVE_ACTION:
             kind, text = "location", locations.history_text(details)
+        elif log.action == salespeople.SET_ACTION:
+            kind, text = "salesperson", salespeople.history_text(details)
         else:
             kind, text = "task", _task_text(log.action, details)
         entries.append(HistoryEntry(log.created_at, user.full_name if user else None, kind, text))

@@ -84,6 +84,9 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
         Index("ix_item_parking_location", "parking_location_id"),
         Index("ix_item_key_location", "key_location_id"),
         Index("ix_item_delivery_location", "delivery_location_id"),
+        # Who sold it (app/preparation/salespeople.py): the statistics' and the lists' filter
+        # and the "sold by N vehicles" of a seller user's delete.
+        Index("ix_item_salesperson", "salesperson_id"),
         # Search phrase, brand, model and series: a trigram index on PostgreSQL (pg_trgm).
         Index(
             "ix_item_search_text",
@@ -139,6 +142,11 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     )
     delivery_location_id: Mapped[int | None] = mapped_column(
         ForeignKey("location.id", ondelete="SET NULL")
+    )
+    # The salesperson who sold it: a seller user (admin/general/seller-users, a SettingRow of
+    # kind "seller") of its division or of the whole instance, chosen on the move to sold.
+    salesperson_id: Mapped[int | None] = mapped_column(
+        ForeignKey("setting_row.id", ondelete="SET NULL")
     )
 
     division: Mapped[Division] = relationship()

@@ -45,6 +45,7 @@ ADVANCED_FILTERS: dict[str, str] = {
     "keyLocation": "int",  # its keys are at this location (id)
     "deliveryLocation": "int",  # delivered from this location (id)
     "tag": "int",  # carries this tag (id; app/preparation/tags.py)
+    "salesperson": "int",  # sold by this seller user (id; 0: by nobody given)
 }
 ADVANCED_LABELS = {
     "mileageFrom": _l("Mileage from"),
@@ -62,6 +63,7 @@ ADVANCED_LABELS = {
     "keyLocation": _l("Key location"),
     "deliveryLocation": _l("Delivery location"),
     "tag": _l("Tag"),
+    "salesperson": _l("Salesperson"),
 }
 TRUE_VALUES, FALSE_VALUES = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -323,6 +325,10 @@ def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
     ):
         if name in advanced:  # another division's or instance's id: outside the scope anyway
             stmt = stmt.where(column == advanced[name])
+    if "salesperson" in advanced:  # another instance's seller: no vehicle here was sold by them
+        wanted = advanced["salesperson"]
+        column = PreparationItem.salesperson_id
+        stmt = stmt.where(column.is_(None) if wanted == 0 else column == wanted)
     if "tag" in advanced:  # another instance's tag: no vehicle carries it here
         stmt = stmt.where(
             PreparationItem.id.in_(select(ItemTag.item_id).where(ItemTag.tag_id == advanced["tag"]))

@@ -23,9 +23,9 @@ from app.auth.session import safe_next
 from app.auth.viewer import viewer
 from app.core import roles as R
 from app.core.messages import KEYS
-from app.core.numbers import coerce_id, coerce_int, is_int, parse_int
+from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
 from app.extensions import db
-from app.preparation import bp, locations, wizards
+from app.preparation import bp, locations, salespeople, wizards
 from app.preparation import items as svc
 from app.preparation.models import (
     PreparationItem,
@@ -306,9 +306,13 @@ def move(module: str, item_id: int):
     item = _item_or_404(module, item_id)
     back = safe_next(request.form.get("next")) or svc.manage_path(item)
     to_state = parse_int(request.form.get("to_state", ""), "to_state")
+    seller_id = request_int("salesperson_id", None, low=1, form=True)
     try:
+        salespeople.for_sale(item, to_state, seller_id)
         svc.move_by_button(item, to_state, viewer().user)
-    except svc.MoveRefused as exc:
+        if seller_id is not None and to_state in salespeople.SOLD_STATES:
+            salespeople.choose(item, seller_id, viewer().user)
+    except (svc.MoveRefused, salespeople.SalespersonRefused) as exc:
         db.session.rollback()
         flash(str(exc), "danger")
         return redirect(back)

@@ -32,7 +32,7 @@ from app.core.models import utcnow
 from app.core.numbers import request_int
 from app.core.workdays import DayCounter, calendar_days, day_counter
 from app.extensions import db
-from app.preparation import api_bp, bp, locations, tags
+from app.preparation import api_bp, bp, locations, salespeople, tags
 from app.preparation import items as svc
 from app.preparation.models import (
     ItemStationTask,
@@ -87,6 +87,7 @@ class Row(NamedTuple):
     keys: str  # the key location's name
     labels: list  # the vehicle's tags (tags.Label)
     service_due: bool  # app/preparation/service_due.py
+    seller: str  # who sold it, "" when not given (app/preparation/salespeople.py)
 
 
 @dataclass
@@ -103,6 +104,7 @@ class Table:
     count_days: DayCounter = calendar_days  # the instance's days (app.core.workdays)
     places: dict = field(default_factory=dict)  # location id -> name
     labels: dict = field(default_factory=dict)  # item id -> its tags
+    sellers: dict = field(default_factory=dict)  # seller id -> name; empty: no column
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
@@ -111,9 +113,12 @@ class Table:
         module = (request.view_args or {}).get("module", "")
         places = locations.names(module, divisions) if page.items else {}
         labels = tags.of_items(row[0] for row in page.items)
+        # The salesperson column only for a page with sold vehicles (one small query then).
+        sold = any(row[-1] is not None for row in page.items)
+        sellers = salespeople.names(divisions) if sold else {}
         return cls(
             page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance),
-            places=places, labels=labels,
+            places=places, labels=labels, sellers=sellers,
         )  # fmt: skip
 
     @cached_property
@@ -132,7 +137,7 @@ class Table:
 
     def head(self, show_state: bool) -> Markup:
         """The header row with its sort links."""
-        return self._part("table_head", (show_state, self.sorts), show_state)
+        return self._part("table_head", (show_state, self.sorts, bool(self.sellers)), show_state)
 
     def pager(self) -> Markup:
         """The summary of the page and the links to the others."""
@@ -165,7 +170,7 @@ class Table:
         for (
             item_id, module, state, regno, warning, brand, model, series, model_year,
             division_id, changed_at, mileage, price, done, total, advert, parking, keys,
-            service_due,
+            service_due, seller,
         ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
@@ -192,6 +197,7 @@ class Table:
                     places.get(keys, ""),
                     self.labels.get(item_id, ()),
                     service_due,
+                    self.sellers.get(seller, ""),
                 )
             )
         return rows
@@ -293,10 +299,11 @@ def overview(module: str):
     # The form shows the arguments (and the error they make) in the module's and locale's
     # words with the viewer's division choices: the same HTML for every request with these.
     place_filters = locations.filter_choices(module, _visible_names())
+    seller_filter = salespeople.filter_choices(_visible_names())
     tag_filter = tuple((t.id, t.name) for t in tags.available())
     key = (
         "overview-filters", current_locale(), request.script_root, module,
-        v.division_choices, place_filters, tag_filter, request.query_string,
+        v.division_choices, place_filters, tag_filter, seller_filter, request.query_string,
     )  # fmt: skip
     filter_form = fragments.with_csrf(
         key,
@@ -311,6 +318,7 @@ def overview(module: str):
             division_choices=v.division_choices,
             place_filters=place_filters,
             tag_filter=tag_filter,
+            seller_filter=seller_filter,
         ),
     )
     html = render_template(

@@ -1,7 +1,8 @@
-"""Statistics per module: throughput, days per state and station, stock days."""
+"""Statistics per module: throughput, days per state and station, stock days, sales per
+salesperson."""
 
 from flask import abort, render_template
-from flask_babel import format_date, format_decimal
+from flask_babel import format_date, format_decimal, format_percent
 from flask_babel import gettext as _
 
 from app.auth.viewer import viewer
@@ -40,6 +41,8 @@ def module_statistics(module: str):
         abort(403)
     found = stats.figures(v.instance, module, v.selected_division_ids)
     flow, states, stations, stock = found.flow, found.states, found.stations, found.stock
+    sellers = found.salespeople
+    nobody = _("No salesperson")
 
     entered, sold = _("Entered the flow"), _("Sold")
     days, minutes = _("days"), _("min")
@@ -71,12 +74,18 @@ def module_statistics(module: str):
             [_bucket_label(low, high) for low, high in stock.buckets],
             [{"label": _("Vehicles"), "data": stock.counts}],
         ),
+        "salespeople": _chart(
+            "bar", _("Vehicles sold per salesperson"), [r.name or nobody for r in sellers],
+            [{"label": _("Sold"), "data": [r.sold for r in sellers]}],
+        ),
     }  # fmt: skip
+    sold = sum(r.sold for r in sellers)
     return render_template(
         "preparation/statistics/index.html",
         module=module, flow=flow, states=states, stations=stations, stock=stock, charts=charts,
         month_label=lambda d: format_date(d, "LLLL yyyy"),
         week_label=lambda d: _("Week %(number)s · %(date)s", number=d.isocalendar()[1], date=format_date(d, "d MMM")),
         bucket_label=_bucket_label, number=lambda n: "–" if n is None else format_decimal(n),
+        salespeople=sellers, percent=lambda n: format_percent(n / sold if sold else 0),
         division_label=v.selected_division_label,
     )  # fmt: skip

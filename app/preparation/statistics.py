@@ -1,4 +1,5 @@
-"""The statistics of a module: throughput, days per state and per station, stock days.
+"""The statistics of a module: throughput, days per state and per station, stock days and
+sales per salesperson.
 
 Each figure is one grouped query over the state events, the station tasks or the items of the
 chosen divisions (never one query per item); the grouping into weeks and months and the labels
@@ -15,6 +16,7 @@ from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
 from app.core.models import UTCDateTime, utcnow
+from app.core.settings import SettingRow
 from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
 from app.extensions import db
 from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
@@ -331,6 +333,39 @@ def _bucket(days: int) -> int:
     )
 
 
+# --- sales per salesperson ------------------------------------------------------------------
+
+
+@dataclass
+class SalespersonSales:
+    seller_id: int | None  # None: sold without a salesperson
+    name: str | None
+    sold: int
+
+
+def sales_by_salesperson(
+    module: str, division_ids: list[int], today: date | None = None
+) -> list[SalespersonSales]:
+    """The vehicles sold (moved to state 7) in the last twelve months per salesperson, the
+    most first, those without one last: the same sales the throughput counts."""
+    since = _start_of(period_start(today or utcnow().date()))
+    rows = db.session.execute(
+        select(PreparationItem.salesperson_id, SettingRow.name, func.count())
+        .select_from(ItemStateEvent)
+        .join(PreparationItem, PreparationItem.id == ItemStateEvent.item_id)
+        .outerjoin(SettingRow, SettingRow.id == PreparationItem.salesperson_id)
+        .where(
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(division_ids),
+            ItemStateEvent.created_at >= since,
+            ItemStateEvent.to_state == SOLD,
+        )
+        .group_by(PreparationItem.salesperson_id, SettingRow.name)
+    ).all()
+    found = [SalespersonSales(i, name, n) for i, name, n in rows]
+    return sorted(found, key=lambda r: (r.seller_id is None, -r.sold, (r.name or "").lower()))
+
+
 # --- all figures, cached ---------------------------------------------------------------------
 
 
@@ -340,6 +375,7 @@ class Figures:
     states: list[StateDays]
     stations: list[StationMinutes]
     stock: StockDays
+    salespeople: list[SalespersonSales]
 
 
 # Recently computed figures, kept for ten minutes.
@@ -365,6 +401,7 @@ def figures(instance, module: str, division_ids: list[int]) -> Figures:
             stock_days(
                 module, division_ids, until_delivered=until_delivered, count_days=count_days
             ),
+            sales_by_salesperson(module, division_ids),
         )
         FIGURES.put(key, found)
     return found

@@ -33,7 +33,7 @@ from app.core import roles
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
 from app.core.scopes import every_scope, scope_for
-from app.core.settings import SettingRow
+from app.core.settings import Address, SettingRow
 from app.core.tenancy import activate
 from app.dashboard.models import DashboardWidget
 from app.extensions import db
@@ -175,6 +175,7 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.upload_file": lambda s: {"item_id": _item(s).id},
     "preparation.move": lambda s: {"item_id": _item(s).id},
     "preparation.move_location": lambda s: {"item_id": _item(s).id},
+    "preparation.choose_salesperson": lambda s: {"item_id": _item(s).id},
     "preparation.item_tags": lambda s: {"item_id": _item(s).id},
     "preparation.item_specification": lambda s: {"item_id": _item(s).id},
     "preparation.item_last_service": lambda s: {"item_id": _item(s).id},
@@ -738,3 +739,48 @@ def test_public_links_answer_404_for_any_swapped_part(demo_app, demo_client):
     assert not wrong, "Public links that answer with a part swapped or made up:\n" + "\n".join(
         wrong
     )
+
+
+def test_another_instances_salespeople_and_addresses_are_never_offered_or_accepted(
+    demo_app, demo_client
+):
+    """Values, not paths: a seller user or an address of another instance is not among the
+    choices of a sale, an advert or a delivery, and posting its id is refused (issue 30)."""
+    foreign = {
+        "seller": db.session.scalars(
+            select(SettingRow)
+            .where(SettingRow.kind == "seller", SettingRow.name == "Ola Nordmann")
+            .execution_options(all_instances=True)
+        ).one(),
+        "address": db.session.scalars(
+            select(Address)
+            .where(Address.name == "Sentrallageret")
+            .execution_options(all_instances=True)
+        ).one(),
+    }
+    seller = db.session.scalar(select(User).where(User.email == "seller@demo.test"))
+    token = sign_in(demo_client, seller)
+    activate(seller.active_instance_id)
+    item = db.session.scalars(
+        select(PreparationItem)
+        .where(PreparationItem.state == 6, PreparationItem.module == "begcare")
+        .order_by(PreparationItem.id)
+    ).first()
+    for path in (f"/begcare/{item.id}", "/market/advert/add", f"/bookings/vehicles/{item.id}/new"):
+        page = demo_client.get(path, follow_redirects=True).get_data(as_text=True)
+        assert "Ola Nordmann" not in page and "Sentrallageret" not in page, path
+    demo_client.post(
+        f"/begcare/items/{item.id}/move",
+        data={"csrf_token": token, "to_state": "7", "salesperson_id": foreign["seller"].id},
+    )
+    db.session.expire_all()
+    item = db.session.get(PreparationItem, item.id)
+    assert (item.state, item.salesperson_id) == (6, None)
+    answer = demo_client.post(
+        "/market/advert/add",
+        data={"csrf_token": token, "regno": "ISO123", "brand": "Volvo", "model": "V60",
+              "start_price": "100000", "bid_step": "1000", "ends_at": "2099-01-01T12:00",
+              "address_id": foreign["address"].id, "action": "draft"},
+    )  # fmt: skip
+    assert answer.status_code == 422
+    assert db.session.scalar(select(Advert).where(Advert.regno == "ISO123")) is None

@@ -11,7 +11,7 @@ from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.models import Division
 from app.extensions import db
-from app.preparation import routes_items
+from app.preparation import routes_items, salespeople
 from app.preparation.items import regno_error, vin_error
 from app.preparation.models import (
     ItemStateEvent,
@@ -346,11 +346,17 @@ def test_editing_another_instances_or_divisions_item_is_not_found(as_demo):
 # --- moving through the state buttons -----------------------------------------------------------
 
 
-def move(client, token, item, to_state, next_url="/begcare/items/list"):
+def move(client, token, item, to_state, next_url="/begcare/items/list", **extra):
     return client.post(
         f"/{item.module}/items/{item.id}/move",
-        data={"csrf_token": token, "to_state": str(to_state), "next": next_url},
+        data={"csrf_token": token, "to_state": str(to_state), "next": next_url} | extra,
     )
+
+
+def sale_seller(item) -> int:
+    """One of the salespeople the sale of `item` offers (the demo gives every division some)."""
+    in_seller_instance()
+    return salespeople.offered(db.session.get(PreparationItem, item.id))[0].id
 
 
 def test_a_move_along_a_state_button_is_recorded_with_who_and_when(as_demo):
@@ -438,7 +444,8 @@ def test_seller_adds_a_vehicle_and_takes_it_to_showroom_and_sold(as_demo):
     item = item_by_regno("XYZ12A")
     assert response.status_code == 302
     for to_state, segment in ((3, "awaiting"), (4, "list"), (6, "showroom"), (7, "sold")):
-        assert move(client, token, item, to_state).status_code == 302
+        extra = {"salesperson_id": sale_seller(item)} if to_state == 7 else {}
+        assert move(client, token, item, to_state, **extra).status_code == 302
         listed = page_text(client.get(f"/begcare/items/{segment}?sort=days"))
         assert "XYZ12A" in listed, segment
     assert item_by_regno("XYZ12A").state == 7

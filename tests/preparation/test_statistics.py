@@ -72,11 +72,11 @@ def test_seller_sees_every_figure_with_a_chart_and_a_table(as_demo):
     html = page_text(response)
     for heading in (
         "Throughput per month", "Throughput per week", "Average days per state",
-        "Average minutes per station", "Stock days",
+        "Average minutes per station", "Stock days", "Sales by salesperson",
     ):  # fmt: skip
         assert f">{heading}</h2>" in html
     found = charts(response)
-    assert len(found) == 5
+    assert len(found) == 6
     months = found["Vehicles entering the flow and sold per month"]
     assert months["type"] == "bar" and len(months["labels"]) == 12
     assert re.fullmatch(r"[A-Z]{3,4}", months["labels"][0])  # short upper-case month names
@@ -84,8 +84,12 @@ def test_seller_sees_every_figure_with_a_chart_and_a_table(as_demo):
     assert weeks["type"] == "line" and weeks["labels"][-1].startswith("week ")
     assert sum(months["datasets"][1]["data"]) > 0
     # Every chart's numbers are also in a real table with a caption.
-    assert html.count("<caption>") >= 5
+    assert html.count("<caption>") >= 6
     assert "Tvätt" in table_rows(html, "table-stations")
+    # The sales by salesperson are the same sales the throughput counts, broken down.
+    by_seller = found["Vehicles sold per salesperson"]
+    assert sum(by_seller["datasets"][0]["data"]) == sum(months["datasets"][1]["data"])
+    assert "No salesperson" in table_rows(html, "table-salespeople")
 
 
 def test_a_vehicle_moved_to_sold_shows_in_the_throughput(as_demo):
