@@ -102,6 +102,7 @@ class Table:
     count_days: DayCounter = calendar_days  # the instance's days (app.core.workdays)
     places: dict = field(default_factory=dict)  # location id -> name
     labels: dict = field(default_factory=dict)  # item id -> its tags
+    rule_warnings: dict = field(default_factory=dict)  # item id -> its rules' warnings
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
@@ -110,9 +111,10 @@ class Table:
         module = (request.view_args or {}).get("module", "")
         places = locations.names(module, divisions) if page.items else {}
         labels = tags.of_items(row[0] for row in page.items)
+        warnings = tags.rule_warnings(row[0] for row in page.items)
         return cls(
             page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance),
-            places=places, labels=labels,
+            places=places, labels=labels, rule_warnings=warnings,
         )  # fmt: skip
 
     @cached_property

@@ -18,7 +18,7 @@ from app.preparation.models import ItemTag, PreparationItem
 from app.preparation.services import move_item
 from tests.helpers import page_text
 from tests.preparation.test_admin import nordbil, post, rows_of
-from tests.shell.conftest import as_demo, demo_user  # noqa: F401 - the fixture
+from tests.shell.conftest import demo_user
 
 
 def division(name: str) -> Division:
@@ -171,7 +171,10 @@ def test_the_event_engines_notify_reaches_the_role_in_the_app(as_demo):
     client, token = as_demo("admin")
     assert "A bid is placed: #1 (event rule Big bids)" in page_text(client.get("/notifications"))
     seller, seller_token = as_demo("seller")
-    assert seller.post(f"/notifications/{note.id}/read", data={"csrf_token": seller_token}).status_code == 404
+    assert (
+        seller.post(f"/notifications/{note.id}/read", data={"csrf_token": seller_token}).status_code
+        == 404
+    )
     client, token = as_demo("admin")
     client.post(f"/notifications/{note.id}/read", data={"csrf_token": token})
     db.session.expire_all()
