@@ -51,10 +51,13 @@ class Notification(InstanceScoped, db.Model):
             return str(template)
 
 
+MSGID = "msgid"
+
+
 def _translated(value):
-    """A parameter given as {"msgid": …} is a catalogue text of its own (an event's name)."""
-    if isinstance(value, dict) and "msgid" in value:
-        return gettext(value["msgid"])
+    """A parameter given as {MSGID: …} is a catalogue text of its own (an event's name)."""
+    if isinstance(value, dict) and MSGID in value:
+        return gettext(value[MSGID])
     return value
 
 
