@@ -376,11 +376,13 @@ def try_row(module: str, row_id: int):
 
 def register_try(bp) -> None:
     for module in RULE_SCREENS:
-        bp.add_url_rule(
-            f"/admin/{module}/rules/try", f"{module}_rules_try", try_form, methods=["POST"],
-            defaults={"module": module},
-        )  # fmt: skip
-        bp.add_url_rule(
-            f"/admin/{module}/rules/<int:row_id>/try", f"{module}_rules_try_row", try_row,
-            defaults={"module": module},
-        )  # fmt: skip
+
+        def trying(module=module):
+            return try_form(module)
+
+        def trying_row(row_id: int, module=module):
+            return try_row(module, row_id)
+
+        base = f"/admin/{module}/rules"
+        bp.add_url_rule(f"{base}/try", f"{module}_rules_try", trying, methods=["POST"])
+        bp.add_url_rule(f"{base}/<int:row_id>/try", f"{module}_rules_try_row", trying_row)
