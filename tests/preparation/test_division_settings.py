@@ -140,9 +140,15 @@ def test_module_rules_and_wizards_of_the_instance_are_read_only_for_a_division_a
     assert edit.status_code == 403
     assert post(client, token, f"/admin/begcare/{screen}/{shared.id}/delete").status_code == 403
     assert snapshot(shared) == before
+    # A rule needs a condition, a rule interaction its rule (app/admin/rules.py); the other
+    # screens ignore those fields.
+    rule = SettingRow(instance_id=nordbil(), kind="begcare.rule", name="R", division_id=own().id)
+    db.session.add(rule)
+    db.session.flush()
     made = post(
         client, token, f"/admin/begcare/{screen}/new", name="Göteborg only",
-        division_id=own().id, active="y",
+        division_id=own().id, active="y", c_state_op="is", c_state="parked", x_rule=rule.id,
+        x_stop="",
     )  # fmt: skip
     assert made.status_code == 302
     (mine,) = rows_of(SettingRow, nordbil(), name="Göteborg only")
