@@ -279,6 +279,8 @@ def rule_screen(module: str) -> Screen:
         load=_load,
         save=_save,
         write_row=lambda v, row: may_change(v, row.division_id),
+        after_save=lambda row, created, v: engine.rules_changed(row.instance_id),
+        after_delete=lambda row, v: engine.rules_changed(row.instance_id),
         row_links=((_l("Try"), lambda row: f"/admin/{module}/rules/{row.id}/try"),),
         form_template="admin/rule_form.html",
     )  # fmt: skip

@@ -328,6 +328,24 @@ def recipients(instance_id: int, division_id: int, target: str) -> list[int]:
     return found
 
 
+def rules_changed(instance_id: int) -> None:
+    """After a rule is saved or deleted: an inactive rule's marks go (its warnings with them),
+    and the instance remembers whether any active rule warns, so that the lists read no
+    warnings while none does (Instance.options["ruleWarnings"])."""
+    rows = db.session.scalars(
+        select(SettingRow)
+        .where(SettingRow.instance_id == instance_id, SettingRow.kind.like("%.rule"))
+        .execution_options(all_instances=True)
+    ).all()
+    idle = [r.id for r in rows if not r.active]
+    if idle:
+        db.session.execute(delete(ItemRuleMatch).where(ItemRuleMatch.rule_id.in_(idle)))
+    warns = any(r.active and (r.data or {}).get("warning") for r in rows)
+    instance = db.session.get(Instance, instance_id)
+    if bool((instance.options or {}).get("ruleWarnings")) != warns:
+        instance.options = {**(instance.options or {}), "ruleWarnings": warns}
+
+
 # --- when it runs ----------------------------------------------------------------------------
 
 

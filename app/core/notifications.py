@@ -14,7 +14,8 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, func, select, update
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.core.models import InstanceScoped, UTCDateTime, utcnow
+from app.core.cache import LRUCache
+from app.core.models import Instance, InstanceScoped, UTCDateTime, new_version, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
 
@@ -70,16 +71,36 @@ def notify(instance_id: int, user_ids: Iterable[int], key: str, link: str = "", 
         Notification(instance_id=instance_id, user_id=u, key=key, params=params, link=link)
         for u in ids
     )
+    if ids:
+        _bump(instance_id)
     return len(ids)
 
 
-def unread_count(user_id: int) -> int:
-    """The user's unread notifications in the active instance (one indexed count)."""
-    return db.session.scalar(
+def _bump(instance_id: int) -> None:
+    table = Instance.__table__
+    db.session.execute(
+        update(table).where(table.c.id == instance_id).values(notices_version=new_version())
+    )
+
+
+# (user id, instance id, notices version) -> unread count: one user's count, never another's.
+_UNREAD = LRUCache(4096)
+
+
+def unread_count(user_id: int, instance: Instance | None = None) -> int:
+    """The user's unread notifications in the active instance: counted (one indexed count)
+    once per user and notices version of the instance (when given)."""
+    key = (user_id, instance.id, instance.notices_version) if instance is not None else None
+    if key is not None and (cached := _UNREAD.get(key)) is not None:
+        return cached
+    count = db.session.scalar(
         select(func.count())
         .select_from(Notification)
         .where(Notification.user_id == user_id, Notification.read_at.is_(None))
     )
+    if key is not None:
+        _UNREAD.put(key, count)
+    return count
 
 
 def of_user(user_id: int) -> list[Notification]:
@@ -115,4 +136,7 @@ def mark_read(user_id: int, notification_id: int | None = None) -> int:
     )
     if notification_id is not None:
         stmt = stmt.where(Notification.id == notification_id)
-    return db.session.execute(stmt.values(read_at=utcnow())).rowcount
+    changed = db.session.execute(stmt.values(read_at=utcnow())).rowcount
+    if changed:
+        _bump(active_instance_id())
+    return changed

@@ -111,7 +111,7 @@ class Table:
         module = (request.view_args or {}).get("module", "")
         places = locations.names(module, divisions) if page.items else {}
         labels = tags.of_items(row[0] for row in page.items)
-        warnings = tags.rule_warnings(row[0] for row in page.items)
+        warnings = tags.rule_warnings((row[0] for row in page.items), v.instance)
         return cls(
             page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance),
             places=places, labels=labels, rule_warnings=warnings,

@@ -142,12 +142,12 @@ def tag_all(items: list[PreparationItem], tag_id: int, user) -> int:
     return len(new)
 
 
-def rule_warnings(item_ids: Iterable[int]) -> dict[int, list[str]]:
+def rule_warnings(item_ids: Iterable[int], instance) -> dict[int, list[str]]:
     """Item id -> the warnings of the rules that hold for it (app/automation/rules.py), for a
-    page of items in one query."""
+    page of items in one query; none read while no active rule of the instance warns."""
     ids = list(item_ids)
     found: dict[int, list[str]] = {}
-    if not ids:
+    if not ids or not (instance.options or {}).get("ruleWarnings"):
         return found
     for item_id, text in db.session.execute(
         select(ItemRuleMatch.item_id, ItemRuleMatch.text)

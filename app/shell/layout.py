@@ -139,10 +139,10 @@ class Shell:
 
     @property
     def unread(self) -> int:
-        """The viewer's unread notifications: counted per request, never cached (a count is
-        one user's, and the menu's caches are shared)."""
+        """The viewer's unread notifications: cached per user (never in the menu's caches,
+        which viewers share) and the instance's notices version."""
         if "unread_notifications" not in g:
-            g.unread_notifications = unread_count(self.viewer.user.id)
+            g.unread_notifications = unread_count(self.viewer.user.id, self.viewer.instance)
         return g.unread_notifications
 
     @property

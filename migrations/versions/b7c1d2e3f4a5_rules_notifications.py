@@ -1,5 +1,5 @@
-"""Rules and in-app notifications (issue 31): the notification table and which vehicles each rule holds for (its warning)
-on vehicles
+"""Rules and in-app notifications (issue 31): the notification table, the instance's
+notices version (the bell's cache) and which vehicles each rule holds for (with its warning)
 
 Revision ID: b7c1d2e3f4a5
 Revises: a1d7e0c29f31
@@ -17,6 +17,9 @@ depends_on = None
 
 
 def upgrade():
+    with op.batch_alter_table('instance', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('notices_version', sa.Integer(), server_default='0', nullable=False))
+
     op.create_table('notification',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('user_id', sa.Integer(), nullable=False),
@@ -60,3 +63,5 @@ def downgrade():
         batch_op.drop_index('ix_notification_user_read')
         batch_op.drop_index(batch_op.f('ix_notification_instance_id'))
     op.drop_table('notification')
+    with op.batch_alter_table('instance', schema=None) as batch_op:
+        batch_op.drop_column('notices_version')

@@ -79,7 +79,7 @@ def test_a_rule_is_tried_switched_on_and_run_by_the_scheduler(as_demo):
     assert not rows_of(ItemTag, nordbil(), tag_id=tag.id)  # not switched on: nothing happens
     answer = post(
         client, token, f"/admin/begcare/rules/{rule.id}/edit",
-        **rule_form(tag, gothenburg.id, active="y"),
+        **rule_form(tag, gothenburg.id, active="y", warning="Check the price"),
     )  # fmt: skip
     assert answer.status_code == 302
     db.session.expire_all()
@@ -93,8 +93,11 @@ def test_a_rule_is_tried_switched_on_and_run_by_the_scheduler(as_demo):
     page = page_text(divadmin.get("/notifications"))
     assert f"Rule Parked too long: {items[0].regno}" in page
     assert "Notifications: 2 unread" in page
+    parked = divadmin.get("/begcare/items/parked?sort=regno").get_data(as_text=True)
+    assert parked.count('<span class="badge rule-warning">Check the price</span>') == 2
     history = page_text(divadmin.get(f"/begcare/{items[0].id}", follow_redirects=True))
     assert "Rule Parked too long" in history and "Tag Price check added" in history
+    assert all(n.user_id != demo_user("buyer@demo.test").id for n in notes)  # Fjordauto's
 
 
 def test_a_division_admin_makes_rules_only_for_their_divisions(as_demo):
