@@ -123,7 +123,7 @@ def _choices(module: str, v: Viewer) -> dict[str, list[tuple[str, str]]]:
     locations = [
         (str(p.id), f"{p.name} ({divisions.get(p.division_id, '')})".replace(" ()", ""))
         for p in places
-        if may_change(v, p.division_id) or v.has(R.ROLE_ADMIN)
+        if may_change(v, p.division_id)
     ]
     return {
         "state": states,
@@ -205,6 +205,12 @@ def _read(form) -> dict:
         "notify": form.notify.data or "",
         "event": "yes" if form.event.data else "",
     }
+
+
+def _in_division(location_id, division_id: int | None) -> bool:
+    """A rule of one division looks at its own parking locations (the instance's: any)."""
+    place = db.session.get(Location, int(location_id))
+    return division_id is None or (place is not None and place.division_id == division_id)
 
 
 def _save(row: SettingRow, form, v: Viewer) -> None:
