@@ -184,6 +184,9 @@ def _read(form) -> dict:
         if kind != "int" and str(value) not in {c for c, _label in choices[kind]}:
             errors[f"c_{name}"] = _("Choose among the listed values.")
             continue
+        if kind == "location" and not _in_division(value, form.division_id.data):
+            errors[f"c_{name}"] = _("Choose a parking location of the rule's division.")
+            continue
         conditions.append(
             {"field": name, "op": op, "value": value if kind == "int" else str(value)}
         )
