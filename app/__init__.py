@@ -84,9 +84,11 @@ def _import_models() -> None:
     import app.auth.models  # noqa: F401
     import app.auth.tokens  # noqa: F401
     import app.automation.engine  # noqa: F401 - its models, and its listener of the events
+    import app.automation.rules  # noqa: F401 - its listener of vehicle changes
     import app.bookings.models  # noqa: F401
     import app.core.audit  # noqa: F401
     import app.core.models  # noqa: F401
+    import app.core.notifications  # noqa: F401
     import app.dashboard.models  # noqa: F401
     import app.events.models  # noqa: F401
     import app.mail.models  # noqa: F401

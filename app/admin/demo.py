@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from app.admin.models import Tag
 from app.core.models import Country
-from app.core.settings import Address, GlobalSettingRow, Holiday, SettingRow
+from app.core.settings import Address, Holiday, SettingRow
 from app.core.tenancy import activate
 from app.core.workdays import FLAG
 from app.demo import seeder

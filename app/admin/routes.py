@@ -13,6 +13,7 @@ from app.admin.providers import PROVIDERS, register_test
 from app.admin.purchase import PURCHASE_SCREENS
 from app.admin.quicktest import QUICKTEST_SCREENS
 from app.admin.records import RECORD_SCREENS
+from app.admin.rules import INTERACTION_SCREENS, RULE_SCREENS, register_try
 from app.admin.settings import SETTING_SCREENS
 from app.admin.system_messages import SYSTEM_MESSAGES
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
@@ -33,6 +34,8 @@ for _screen in (
     PROVIDERS,
     *RECORD_SCREENS,
     *SETTING_SCREENS,
+    *RULE_SCREENS.values(),
+    *INTERACTION_SCREENS,
     *ranking.RANKING_SCREENS,
     SYSTEM_MESSAGES,
     GOALS,
@@ -46,6 +49,7 @@ ranking.register_routes(bp)
 preparation.register_routes(bp)
 register_log(bp)
 register_test(bp)
+register_try(bp)
 import_routes.register(bp)
 bp.add_url_rule(configuration.URL, "configuration", configuration.view, methods=["GET", "POST"])
 bp.add_url_rule(reports.URL, "reports", reports.view)

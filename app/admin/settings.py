@@ -211,10 +211,12 @@ EVENTS = (
     ("advert_published", _l("An advert is published")),
     ("advert_allocated", _l("An advert is allocated")),
     ("task_overdue", _l("A task is overdue")),
+    ("bid_placed", _l("A bid is placed")),
+    ("rule_matched", _l("A rule applies to a vehicle")),
 )
 EVENT_ACTIONS = (
     ("email", _l("Send an e-mail")),
-    ("notify", _l("Notify the users holding a role")),
+    ("notify", _l("Notify the users holding a role (in the application)")),
     ("webhook", _l("Call a web address")),
 )
 WEEKDAYS = tuple((str(n), str(n)) for n in range(1, 8))
@@ -226,7 +228,9 @@ SETTING_SCREENS = [
         _l("Event rules: when something happens to a vehicle, what the system does."),
         (Extra("event", _l("When"), "choice", EVENTS), Extra("action", _l("Then"), "choice", EVENT_ACTIONS),
          Extra("target", _l("Recipient or address"),
-               hint=_l("An e-mail address, a role's code (such as ROLE_ADMIN) for everyone holding it, or for a webhook the endpoint's name."))),
+               hint=_l("An e-mail address, a role's code (such as ROLE_ADMIN) for everyone holding it, or for a webhook the endpoint's name.")),
+         Extra("threshold", _l("Bids from"), "int", high=100_000_000,
+               hint=_l("For “A bid is placed”: only bids of at least this amount, in the advert's currency. Empty: every bid."))),
     ),
     setting_screen(
         "general/seller-users", "seller", _l("seller"),
@@ -298,17 +302,3 @@ SETTING_SCREENS = [
         write=_global_write("SERVICE_SCHEDULE"), global_rows=True,
     ),
 ]  # fmt: skip
-
-for _module in ("begcare", "newcare"):
-    SETTING_SCREENS += [
-        setting_screen(
-            f"{_module}/rules", f"{_module}.rule", _l("rule"),
-            _l("Rules move or flag vehicles automatically, for example: parked longer than 30 days gets a warning."),
-            (Extra("condition", _l("When")), Extra("effect", _l("Then"))), write=_module_write, divisional=True,
-        ),
-        setting_screen(
-            f"{_module}/rule-interaction", f"{_module}.interaction", _l("rule interaction"),
-            _l("How rules interact: which rule wins when two apply to the same vehicle."),
-            (Extra("priority", _l("Priority"), "int", high=1000),), write=_module_write, divisional=True,
-        ),
-    ]  # fmt: skip

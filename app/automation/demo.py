@@ -1,10 +1,15 @@
 """The event engine's demo rows: Nordbil's webhook endpoint to a receiver on the developer's own
-machine (README, "Webhooks and event rules"), inactive until they start one and allow it."""
+machine (README, "Webhooks and event rules"), inactive until they start one and allow it; and
+Nordbil Göteborg's module rule, run once."""
 
 from sqlalchemy import select
 
 from app.auth.models import User
 from app.automation.models import WebhookEndpoint
+from app.automation.rules import evaluate, rules_changed
+from app.core.models import Division
+from app.core.settings import SettingRow, Tag
+from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
 
@@ -24,3 +29,35 @@ def seed_webhook(ctx: dict) -> None:
         )
     )  # fmt: skip
     db.session.flush()
+
+
+@seeder(96)
+def seed_rule(ctx: dict) -> None:
+    """Nordbil Göteborg's rule "parked more than 21 days": a warning in the lists, the tag
+    Prisöversyn and a notification to the division's administrators; run once, so that the
+    demo shows its tags, history entries and notifications (in each reader's language)."""
+    first = ctx["instances"][0]
+    activate(first.id)
+    gothenburg = db.session.scalars(
+        select(Division).where(Division.name == "Nordbil Göteborg")
+    ).one()
+    tag = Tag(instance_id=first.id, name="Prisöversyn", color="#b54708")
+    db.session.add(tag)
+    db.session.flush()
+    conditions = [
+        {"field": "state", "op": "is", "value": "parked"},
+        {"field": "days_in_state", "op": "gt", "value": 21},
+    ]
+    db.session.add(
+        SettingRow(
+            instance_id=first.id, kind="begcare.rule", name="Parkerad mer än 21 dagar",
+            description="Bilar som stått parkerade länge får en prisöversyn.",
+            division_id=gothenburg.id, active=True,
+            data={"conditions": conditions, "warning": "Prisöversyn", "tag": str(tag.id),
+                  "move": "", "notify": "ROLE_USER_DIVISION_ADMIN", "event": ""},
+        )
+    )  # fmt: skip
+    db.session.flush()
+    rules_changed(first.id)
+    evaluate(first.id, "begcare")
+    activate(None)

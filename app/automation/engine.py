@@ -4,10 +4,12 @@ Event engine): an e-mail to an address or to the users holding a role, or a webh
 endpoint."""
 
 import secrets
+import time
 
 from flask_babel import lazy_gettext as _l
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session
 
 from app.auth.models import Membership, User
 from app.automation.models import WebhookEndpoint
@@ -15,6 +17,7 @@ from app.automation.webhooks import queue
 from app.core.happenings import EVENTS, listener
 from app.core.i18n import DEFAULT_LOCALE
 from app.core.models import Instance, utcnow
+from app.core.notifications import notify
 from app.core.settings import SettingRow
 from app.core.webhook_doc import declare_webhook
 from app.extensions import db
@@ -28,6 +31,8 @@ RULE_EVENTS = {
     "advert_published": "advert.published",
     "advert_allocated": "advert.allocated",
     "task_overdue": "task.overdue",
+    "bid_placed": "bid.placed",
+    "rule_matched": "rule.matched",
 }
 
 
@@ -39,7 +44,14 @@ EVENT_NAMES = {
     "advert.published": _l("An advert is published"),
     "advert.allocated": _l("An advert is allocated"),
     "task.overdue": _l("A task is overdue"),
+    "bid.placed": _l("A bid is placed"),
+    "rule.matched": _l("A rule applies to a vehicle"),
 }
+
+# Instances whose endpoints or event rules take bids, read at most every LISTENING_SECONDS per
+# process (and at once after a change in this one): a bid without listeners reads nothing more.
+LISTENING_SECONDS = 60
+_bid_listeners: dict[int, tuple[float, bool]] = {}
 
 
 class WebhookEvent(BaseModel):
@@ -72,6 +84,8 @@ def payload(name: str, instance_id: int, facts: dict) -> dict:
 @listener
 def on_event(name: str, instance_id: int, facts: dict) -> None:
     """Queue what the instance's endpoints and rules ask for this event."""
+    if name == "bid.placed" and not _takes_bids(instance_id):
+        return
     body = None
     endpoints = db.session.scalars(
         select(WebhookEndpoint)
@@ -93,7 +107,7 @@ def on_event(name: str, instance_id: int, facts: dict) -> None:
     ).all()
     for rule in rules:
         data = rule.data or {}
-        if RULE_EVENTS.get(data.get("event")) != name:
+        if RULE_EVENTS.get(data.get("event")) != name or not _over_threshold(data, facts):
             continue
         body = body or payload(name, instance_id, facts)
         _act(rule, data, endpoints, body)
@@ -106,9 +120,85 @@ def _act(rule: SettingRow, data: dict, endpoints, body: dict) -> None:
         for endpoint in endpoints:
             if endpoint.name == target and body["type"] not in (endpoint.events or []):
                 queue(endpoint, body["type"], body)
-    elif action in ("email", "notify"):
+    elif action == "email":
         for address, language in _recipients(rule.instance_id, target):
             _mail(rule, address, language, body)
+    elif action == "notify":
+        users = _users(rule.instance_id, target)
+        notify(
+            rule.instance_id, [u.id for u in users], "event", _link(body),
+            event={"msgid": EVENT_NAMES[body["type"]]._args[0]}, rule=rule.name,
+            subject=_subject(body["data"]),
+        )  # fmt: skip
+
+
+def _over_threshold(data: dict, facts: dict) -> bool:
+    """A bid rule's threshold (in the advert's currency): a smaller bid is not its event."""
+    threshold = data.get("threshold")
+    if not threshold or "advertAmount" not in facts:
+        return True
+    return facts["advertAmount"] >= int(threshold)
+
+
+def _takes_bids(instance_id: int) -> bool:
+    cached = _bid_listeners.get(instance_id)
+    if cached is not None and cached[0] > time.monotonic():
+        return cached[1]
+    endpoints = db.session.scalars(
+        select(WebhookEndpoint.events)
+        .where(WebhookEndpoint.instance_id == instance_id, WebhookEndpoint.active.is_(True))
+        .execution_options(all_instances=True)
+    ).all()
+    rules = db.session.scalars(
+        select(SettingRow.data)
+        .where(
+            SettingRow.instance_id == instance_id,
+            SettingRow.kind == "event",
+            SettingRow.active.is_(True),
+        )
+        .execution_options(all_instances=True)
+    ).all()
+    takes = any("bid.placed" in (e or []) for e in endpoints) or any(
+        RULE_EVENTS.get((d or {}).get("event")) == "bid.placed" for d in rules
+    )
+    _bid_listeners[instance_id] = (time.monotonic() + LISTENING_SECONDS, takes)
+    return takes
+
+
+@event.listens_for(Session, "before_flush")
+def _forget_listeners(session, _context, _instances) -> None:
+    """An endpoint or event rule changed in this process: read the listeners again."""
+    changed = (*session.new, *session.dirty, *session.deleted)
+    if any(isinstance(o, WebhookEndpoint | SettingRow) for o in changed):
+        _bid_listeners.clear()
+
+
+def _subject(facts: dict) -> str:
+    """What a notification names: the vehicle or advert's registration number, and its model."""
+    parts = [facts.get("regno"), facts.get("brand"), facts.get("model")]
+    return (
+        " ".join(str(p) for p in parts if p) or f"#{facts.get('advertId') or facts.get('itemId')}"
+    )
+
+
+def _link(body: dict) -> str:
+    facts = body["data"]
+    if facts.get("itemId") and facts.get("module"):
+        return f"/{facts['module']}/{facts['itemId']}"
+    return ""
+
+
+def _users(instance_id: int, target: str) -> list[User]:
+    """The active users of the instance holding a role (its code), or with this e-mail."""
+    members = db.session.scalars(
+        select(User)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.instance_id == instance_id, User.active.is_(True))
+        .execution_options(all_instances=True)
+    ).all()
+    if "@" in target:
+        return [u for u in members if u.email.lower() == target.lower()]
+    return [u for u in members if target and target in u.roles_in(instance_id)]
 
 
 def _recipients(instance_id: int, target: str) -> list[tuple[str, str]]:
@@ -116,18 +206,10 @@ def _recipients(instance_id: int, target: str) -> list[tuple[str, str]]:
     instance."""
     if "@" in target:
         return [(target, DEFAULT_LOCALE)]
-    if not target:
-        return []
-    members = db.session.scalars(
-        select(User)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.instance_id == instance_id, User.active.is_(True))
-        .execution_options(all_instances=True)
-    ).all()
     return [
         (user.email, (user.options or {}).get("language") or DEFAULT_LOCALE)
-        for user in members
-        if target in user.roles_in(instance_id) and user.login_type == "default"
+        for user in _users(instance_id, target)
+        if user.login_type == "default"
     ]
 
 

@@ -1,6 +1,7 @@
 """What happens in the product, announced to whoever listens: a vehicle added, a state
-changed, a vehicle sold, an advert published or allocated, a station task overdue. (A bid
-placed is not announced yet: a bid's path counts its statements, docs/decisions.md.)
+changed, a vehicle sold, an advert published or allocated, a station task overdue, a bid placed
+(the engine reads nothing for it unless an instance listens: a bid's path counts its statements,
+docs/decisions.md), a module's rule coming to hold for a vehicle (app/automation/rules.py).
 
 A feature announces with `announce(name, instance_id, **facts)`; the event engine
 (app/automation) listens with `@listener`. This module sits in core so that no feature imports
@@ -20,6 +21,8 @@ EVENTS = (
     "advert.published",
     "advert.allocated",
     "task.overdue",
+    "bid.placed",
+    "rule.matched",
 )
 
 _LISTENERS: list[Callable[[str, int, dict], None]] = []

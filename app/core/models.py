@@ -64,6 +64,9 @@ class Instance(TimestampMixin, db.Model):
     # change, so that every worker's shell cache sees the change on its next page.
     menu_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     counts_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Renewed whenever a notification of the instance is added or read
+    # (app/core/notifications.py): the shell's bell counts are cached per user under it.
+    notices_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     def module_option(self, module: str, name: str, default: bool = True) -> bool:
         return bool(((self.options or {}).get(module) or {}).get(name, default))

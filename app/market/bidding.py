@@ -18,6 +18,7 @@ from flask_babel import gettext as _
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
+from app.core.happenings import announce
 from app.core.models import utcnow
 from app.extensions import db
 from app.market import bidder_mail
@@ -355,6 +356,12 @@ def _committed(link: BidLink, request_key: str, notify, action, *args) -> BidRes
             bidder_mail.outbid(link.advert_id, result.outbid_links, result.outbid_mails)
             if notify is not None:
                 notify(result)
+            if result.bid is not None:
+                announce(
+                    "bid.placed", link.instance_id, advertId=link.advert_id,
+                    amount=result.bid.amount, currency=result.bid.currency,
+                    advertAmount=result.bid.advert_amount, advertCurrency=link.advert_currency,
+                )  # fmt: skip
         db.session.commit()
         return result
     except IntegrityError:

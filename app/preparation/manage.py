@@ -290,7 +290,26 @@ def _task_text(action: str, details: dict) -> str:
     return texts.get(action, action)
 
 
+# A rule's automatic change (app/automation/rules.py): no user, the rule's name in the details.
+RULE_ACTION = "preparation.rule.applied"
+
+
+def _rule_text(details: dict) -> str:
+    what = details.get("what")
+    state = next((s.title for s in BY_ID.values() if s.key == details.get("state")), "")
+    if what == "tag":
+        return _("Tag %(tag)s added", tag=details.get("tag", ""))
+    if what == "move":
+        return _("Moved to %(state)s", state=state)
+    if what == "skipped_move":
+        return _("Not moved to %(state)s: a rule before it moved the vehicle", state=state)
+    if what == "notify":
+        return _("Notified %(num)s users", num=details.get("count", 0))
+    return _("Warning: %(text)s", text=details.get("text", ""))
+
+
 HISTORY_ACTIONS = (
+    RULE_ACTION,
     "preparation.task.start",
     "preparation.task.finish",
     "preparation.task.assign",
@@ -344,6 +363,10 @@ def item_history(item: PreparationItem) -> list[HistoryEntry]:
             kind, text = "location", locations.history_text(details)
         elif log.action == salespeople.SET_ACTION:
             kind, text = "salesperson", salespeople.history_text(details)
+        elif log.action == RULE_ACTION:
+            rule = _("Rule %(name)s", name=details.get("rule", ""))
+            entries.append(HistoryEntry(log.created_at, rule, "rule", _rule_text(details)))
+            continue
         else:
             kind, text = "task", _task_text(log.action, details)
         entries.append(HistoryEntry(log.created_at, user.full_name if user else None, kind, text))

@@ -184,6 +184,21 @@ class VehiclePropertyValue(InstanceScoped, db.Model):
     value: Mapped[str] = mapped_column(String(200))
 
 
+class ItemRuleMatch(InstanceScoped, db.Model):
+    """A rule holds for a vehicle (app/automation/rules.py): made when its conditions come to
+    hold (its actions run then, once), gone when they no longer do. While it is here the lists
+    show the rule's warning `text` (when it has one) as a label."""
+
+    __table_args__ = (UniqueConstraint("item_id", "rule_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
+    rule_id: Mapped[int] = mapped_column(
+        ForeignKey("setting_row.id", ondelete="CASCADE"), index=True
+    )
+    text: Mapped[str] = mapped_column(String(120), default="")
+
+
 class ItemStateEvent(InstanceScoped, db.Model):
     """One state change: who moved which item from where to where, and when."""
 

@@ -105,6 +105,7 @@ class Table:
     places: dict = field(default_factory=dict)  # location id -> name
     labels: dict = field(default_factory=dict)  # item id -> its tags
     sellers: dict = field(default_factory=dict)  # seller id -> name; empty: no column
+    rule_warnings: dict = field(default_factory=dict)  # item id -> its rules' warnings
 
     @classmethod
     def build(cls, page: Page, sort: str, sorts: tuple[str, ...], args: dict) -> "Table":
@@ -116,9 +117,10 @@ class Table:
         # The salesperson column only for a page with sold vehicles (one small query then).
         sold = any(row[-1] is not None for row in page.items)
         sellers = salespeople.names(divisions) if sold else {}
+        warnings = tags.rule_warnings((row[0] for row in page.items), v.instance)
         return cls(
             page, sort, sorts, args, divisions=divisions, count_days=day_counter(v.instance),
-            places=places, labels=labels, sellers=sellers,
+            places=places, labels=labels, sellers=sellers, rule_warnings=warnings,
         )  # fmt: skip
 
     @cached_property

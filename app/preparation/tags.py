@@ -15,7 +15,7 @@ from app.core import audit
 from app.core.settings import Tag
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation.models import ItemTag, PreparationItem
+from app.preparation.models import ItemRuleMatch, ItemTag, PreparationItem
 
 # Black or white: one of them contrasts at least 4.58:1 with any colour (WCAG AA for text).
 DARK, LIGHT = "#000000", "#ffffff"
@@ -140,3 +140,19 @@ def tag_all(items: list[PreparationItem], tag_id: int, user) -> int:
         )  # fmt: skip
     db.session.flush()
     return len(new)
+
+
+def rule_warnings(item_ids: Iterable[int], instance) -> dict[int, list[str]]:
+    """Item id -> the warnings of the rules that hold for it (app/automation/rules.py), for a
+    page of items in one query; none read while no active rule of the instance warns."""
+    ids = list(item_ids)
+    found: dict[int, list[str]] = {}
+    if not ids or not (instance.options or {}).get("ruleWarnings"):
+        return found
+    for item_id, text in db.session.execute(
+        select(ItemRuleMatch.item_id, ItemRuleMatch.text)
+        .where(ItemRuleMatch.item_id.in_(ids), ItemRuleMatch.text != "")
+        .order_by(ItemRuleMatch.id)
+    ):
+        found.setdefault(item_id, []).append(text)
+    return found

@@ -23,4 +23,5 @@ SCHEDULE: tuple[Scheduled, ...] = (
     Scheduled("ranking-refresh", "app.ranking.jobs:refresh_rankings", every=900),
     Scheduled("mail-resend", "app.mail.jobs:resend_queued", every=300),
     Scheduled("webhook-retries", "app.automation.webhooks:send_due", every=60),
+    Scheduled("module-rules", "app.automation.rules:run_rules", every=900),
 )

@@ -4,4 +4,4 @@ from flask import Blueprint
 
 bp = Blueprint("shell", __name__)
 
-from app.shell import routes  # noqa: E402,F401
+from app.shell import notifications, routes  # noqa: E402,F401

@@ -13,6 +13,7 @@ from werkzeug.local import LocalProxy
 from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.cache import LRUCache
+from app.core.notifications import unread_count
 from app.shell.menu import Node, main_menu, mark_active, user_menu
 from app.shell.menu_island import island_props_json
 
@@ -135,6 +136,14 @@ class Shell:
     show_top_selector: bool
     nav: Markup
     menu_props: Markup | None = None  # the menu island's props as JSON (app/shell/menu_island.py)
+
+    @property
+    def unread(self) -> int:
+        """The viewer's unread notifications: cached per user (never in the menu's caches,
+        which viewers share) and the instance's notices version."""
+        if "unread_notifications" not in g:
+            g.unread_notifications = unread_count(self.viewer.user.id, self.viewer.instance)
+        return g.unread_notifications
 
     @property
     def title(self) -> str | None:

@@ -32,6 +32,7 @@ from app.bookings.models import Booking
 from app.core import roles
 from app.core.audit import AuditLog
 from app.core.models import Division, Instance
+from app.core.notifications import Notification
 from app.core.scopes import every_scope, scope_for
 from app.core.settings import Address, SettingRow
 from app.core.tenancy import activate
@@ -159,6 +160,14 @@ def _by_id(model, arg: str, *where, division=None) -> Callable[[Scope], dict]:
 # endpoint -> (Scope -> its path arguments). Arguments that are not ids (a module, a state
 # list, an action) are filled in from the rule (`any(...)` takes its first choice) or NOT_IDS.
 ROUTES: dict[str, Callable[[Scope], dict]] = {
+    # The module's rules: a saved rule's try; one's own notifications.
+    "admin.begcare_rules_try_row": lambda s: {
+        "row_id": s.row(SettingRow, SettingRow.kind == "begcare.rule").id
+    },
+    "admin.newcare_rules_try_row": lambda s: {
+        "row_id": s.row(SettingRow, SettingRow.kind == "newcare.rule").id
+    },
+    "shell.notification_read": _by_id(Notification, "notification_id"),
     # Webhooks: an endpoint's delivery log and "send again".
     "admin.webhook_deliveries": lambda s: {"endpoint_id": s.row(WebhookEndpoint).id},
     "admin.webhook_send_again": lambda s: (
@@ -515,6 +524,7 @@ def add_missing_rows() -> None:
             ApiToken(name="Sweep", token_hash="0" * 64, token_hint="sweep"),
             WebhookEndpoint(name="Sweep", url="https://hooks.example.test/", events=[]),
             AuditLog(instance_id=nordbil.id, user_id=seller.id, action="sweep"),
+            Notification(user_id=seller.id, key="rule", params={}),
         ]
     )
     db.session.flush()

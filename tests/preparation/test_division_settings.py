@@ -146,9 +146,15 @@ def test_module_rules_and_wizards_of_the_instance_are_read_only_for_a_division_a
         steps = {f"fields-{n}-step": "1" if c.key in wizards.ALWAYS else "0"
                  for n, c in enumerate(wizards.CATALOGUE)}  # fmt: skip
         steps["steps-0-title_en_GB"] = "Intake"
+    # A rule needs a condition, a rule interaction its rule (app/admin/rules.py); the other
+    # screens ignore those fields.
+    rule = SettingRow(instance_id=nordbil(), kind="begcare.rule", name="R", division_id=own().id)
+    db.session.add(rule)
+    db.session.flush()
     made = post(
         client, token, f"/admin/begcare/{screen}/new", name="Göteborg only",
-        division_id=own().id, active="y", **steps,
+        division_id=own().id, active="y", c_state_op="is", c_state="parked", x_rule=rule.id,
+        x_stop="", **steps,
     )  # fmt: skip
     assert made.status_code == 302
     (mine,) = rows_of(SettingRow, nordbil(), name="Göteborg only")
