@@ -2,7 +2,7 @@
 notices version (the bell's cache) and which vehicles each rule holds for (with its warning)
 
 Revision ID: b7c1d2e3f4a5
-Revises: a1d7e0c29f31
+Revises: c49db236f004
 Create Date: 2026-12-06 03:58:00
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'b7c1d2e3f4a5'
-down_revision = 'a1d7e0c29f31'
+down_revision = 'c49db236f004'
 branch_labels = None
 depends_on = None
 

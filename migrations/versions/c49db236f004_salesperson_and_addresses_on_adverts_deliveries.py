@@ -9,7 +9,7 @@ generated search_text of preparation_item: as e15fa28ae2d8 does, the first rebui
 out and the second adds it back.
 
 Revision ID: c49db236f004
-Revises: a1d7e0c29f31
+Revises: a9076f0146b5
 Create Date: 2026-12-06 03:38:12.095600
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "c49db236f004"
-down_revision = "a1d7e0c29f31"
+down_revision = "a9076f0146b5"
 branch_labels = None
 depends_on = None
 
