@@ -19,7 +19,7 @@ from app.core.models import utcnow
 from app.core.settings import Address
 from app.core.times import moment
 from app.extensions import db
-from app.preparation.models import PreparationItem
+from app.preparation.models import Location, PreparationItem
 
 DELIVERY_FLOW = 8
 ARCHIVED = 9  # app.preparation.items.ARCHIVED: a vehicle out of the business
@@ -69,9 +69,11 @@ def slots_on(calendar: cal.Calendar, site: cal.Site, day, now: datetime) -> list
 
 
 def delivery_place(item: PreparationItem) -> str:
-    """The vehicle's own delivery location, when it has one (None: the calendar's place)."""
-    location = getattr(item, "delivery_location", None)
-    return getattr(location, "name", "") or ""
+    """The vehicle's own delivery location's name, when it has one ("": the calendar's place)."""
+    location = (
+        db.session.get(Location, item.delivery_location_id) if item.delivery_location_id else None
+    )
+    return location.name if location is not None else ""
 
 
 def _check_slot(calendar: cal.Calendar, site: cal.Site, start: datetime, now: datetime) -> None:

@@ -11,6 +11,7 @@ from app.bookings.models import Booking
 from app.core.settings import Address
 from app.core.tenancy import activate
 from app.extensions import db
+from app.preparation.models import Location, PreparationItem
 from tests.bookings.test_booking_flow import _invitation, _mails, _signed_in
 from tests.helpers import page_text
 
@@ -74,3 +75,23 @@ def test_another_divisions_or_instances_address_is_refused_and_the_input_kept(cl
         assert "Choose one of the division's addresses." in text
         assert 'value="Lena Kund"' in text
     assert db.session.scalars(select(Booking)).first() is None
+
+
+def test_without_an_address_a_delivery_takes_place_at_the_vehicles_delivery_location(client, shop):
+    """The vehicle's own delivery location (issue 30: set on the vehicle in the delivery flow)
+    is where a delivery booked without an address takes place."""
+    token = _signed_in(client, shop)
+    item = db.session.get(PreparationItem, shop.items["SE"])
+    activate(shop.instance_id)
+    bay = Location(module=item.module, kind="delivery", name="Leveransplats 2",
+                   division_id=item.division_id)  # fmt: skip
+    db.session.add(bay)
+    db.session.flush()
+    item.delivery_location_id = bay.id
+    db.session.flush()
+    activate(None)
+    answer = _book(client, token, shop, "", email="nils@example.test")
+    assert answer.status_code == 302, page_text(answer)
+    booking = db.session.scalars(select(Booking).where(Booking.item_id == item.id)).one()
+    assert booking.place == "Leveransplats 2"
+    assert "Leveransplats 2" in page_text(client.get(answer.headers["Location"]))
