@@ -17,6 +17,7 @@ from app.auth.viewer import Viewer
 from app.bookings import calendars
 from app.core import roles as R
 from app.core.division_settings import division_label, may_change, owner_choices
+from app.core.localized import TextsField
 from app.core.messages import KEYS
 from app.core.models import Division
 from app.core.numbers import coerce_id
@@ -31,7 +32,7 @@ class Extra:
 
     key: str
     label: object
-    kind: str = "text"  # text, int, choice
+    kind: str = "text"  # text, int, choice, texts
     choices: tuple | Callable[[], list] = ()  # (value, label) for choice, or what lists them
     low: int = 0
     high: int = 100_000
@@ -53,6 +54,8 @@ class Extra:
             )
         if self.kind == "choice":
             return SelectField(self.label)  # choices: set by _prepare
+        if self.kind == "texts":  # one text per language (app.core.localized)
+            return TextsField(self.label, max_length=300, description=self.hint or "")
         validators = [Optional(), Length(max=300, message=KEYS["FIELD_TOO_LONG"])]
         if self.check is not None:
             validators.append(_refused_by(self.check))
@@ -234,6 +237,8 @@ SETTING_SCREENS = [
         "general/actions", "action", _l("action"),
         _l("Actions are buttons on the vehicle page that open a partner's page for the vehicle, such as a valuation or a transport order, in a new tab."),
         (Extra("label", _l("Button text")),
+         Extra("label_texts", _l("Button text in each language"), "texts",
+               hint=_l("Each user reads the button in their language; where that is empty, in the company's language, else as written above.")),
          Extra("url", _l("Web address"), check=actions.template_error,
                hint=_l("http:// or https:// with the site's name, then placeholders for the vehicle's fields: %(placeholders)s.",
                        placeholders=", ".join(f"{{{p}}}" for p in actions.PLACEHOLDERS)))),
