@@ -17,6 +17,12 @@ from app.providers.demo import demo_providers
 # The public holidays of the demo year (and the Christmas of the year before, which the demo's
 # year of history reaches), from the Swedish and Norwegian calendars; the Swedish eves are the
 # days off of Swedish dealers. Weekend days are kept as the calendars list them.
+# The demo's valuation action's button in every language (entered content, app.core.localized).
+VALUE_THE_CAR = {
+    "sv-SE": "Värdera bilen", "nb-NO": "Verdivurder bilen", "fi-FI": "Arvioi auton arvo",
+    "da-DK": "Vurdér bilen", "en-GB": "Value the car", "de-DE": "Fahrzeug bewerten",
+    "nl-NL": "Auto taxeren",
+}  # fmt: skip
 HOLIDAYS = {
     "SE": [
         (date(2025, 12, 24), "Julafton"), (date(2025, 12, 25), "Juldagen"),
@@ -103,7 +109,7 @@ def seed_admin(ctx: dict) -> None:
                 *demo_providers(),
                 SettingRow(kind="event", name="Såld bil: avisera anläggningen", data={"event": "vehicle_sold", "action": "notify", "target": ""}),
                 SettingRow(kind="booking_calendar", name="Leveranser", data={"slot_minutes": 45, "division": ""}),
-                SettingRow(kind="action", name="Värdering" if country == "SE" else "Verdivurdering", data={"label": "Värdera bilen" if country == "SE" else "Verdivurder bilen", "url": "https://valuation.example.test/estimate?regno={regno}&vin={vin}&km={mileage}"}),
+                SettingRow(kind="action", name="Värdering" if country == "SE" else "Verdivurdering", data={"label": "Värdera bilen" if country == "SE" else "Verdivurder bilen", "label_texts": VALUE_THE_CAR, "url": "https://valuation.example.test/estimate?regno={regno}&vin={vin}&km={mileage}"}),
             ]
         )  # fmt: skip
         if country == "SE":

@@ -239,6 +239,7 @@ def _save_state_button(module: str):
         except S.Refused as exc:
             raise _refused(exc) from exc
         button.module, button.title = module, form.title.data.strip()
+        button.title_texts = form.title_texts.data or {}
         button.from_state, button.to_state = form.from_state.data, form.to_state.data
         button.ordering, button.division_id = form.ordering.data, form.division_id.data
 

@@ -145,6 +145,7 @@ def _save_tier(tier: RankingTier, form: TierForm, v) -> None:
     if clashes:
         raise FormRefused(clashes)
     tier.name = name
+    tier.name_texts = form.name_texts.data or {}
     tier.min_points = form.min_points.data
 
 

@@ -23,6 +23,7 @@ from app.core.division_settings import (
     own_division_ids,
     owner_choices,
 )
+from app.core.localized import TextsField
 from app.core.messages import KEYS
 from app.core.models import Division
 from app.core.numbers import coerce_id
@@ -37,7 +38,7 @@ class Extra:
 
     key: str
     label: object
-    kind: str = "text"  # text, int, choice
+    kind: str = "text"  # text, int, choice, texts
     choices: tuple | Callable[[], list] = ()  # (value, label) for choice, or what lists them
     low: int = 0
     high: int = 100_000
@@ -67,6 +68,8 @@ class Extra:
             )
         if self.kind == "choice":
             return SelectField(self.label)  # choices: set by _prepare
+        if self.kind == "texts":  # one text per language (app.core.localized)
+            return TextsField(self.label, max_length=300, description=self.hint or "")
         validators = [Optional(), Length(max=300, message=KEYS["FIELD_TOO_LONG"])]
         if self.check is not None:
             validators.append(_refused_by(self.check))
@@ -263,6 +266,8 @@ SETTING_SCREENS = [
         "general/actions", "action", _l("action"),
         _l("Actions are buttons on the vehicle page that open a partner's page for the vehicle, such as a valuation or a transport order, in a new tab."),
         (Extra("label", _l("Button text")),
+         Extra("label_texts", _l("Button text in each language"), "texts",
+               hint=_l("Each user reads the button in their language; where that is empty, in the company's language, else as written above.")),
          Extra("url", _l("Web address"), check=actions.template_error,
                hint=_l("http:// or https:// with the site's name, then placeholders for the vehicle's fields: %(placeholders)s.",
                        placeholders=", ".join(f"{{{p}}}" for p in actions.PLACEHOLDERS)))),

@@ -61,7 +61,15 @@ def _prepare(form: SystemMessageForm, v, row) -> None:
 
 
 def _load(form: SystemMessageForm, m: SystemMessage) -> None:
-    for name in ("type", "message", "description", "persistent", "show_as", "audience"):
+    for name in (
+        "type",
+        "message",
+        "message_texts",
+        "description",
+        "persistent",
+        "show_as",
+        "audience",
+    ):
         getattr(form, name).data = getattr(m, name)
     form.started_at.data = local(m.started_at)
     form.ended_at.data = local(m.ended_at)

@@ -16,5 +16,6 @@ from app.market import (  # noqa: E402,F401
     routes_advert_form,
     routes_adverts,
     routes_watch,
+    vehicle_sale,
     viewer_parts,
 )

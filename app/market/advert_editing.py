@@ -23,9 +23,9 @@ from app.market.models import (
     InstanceGroup,
 )
 from app.market.reserve import default_reserve
-from app.preparation.files import store_file
+from app.preparation.files import IMAGE_TYPES, store_file
 from app.preparation.items import ARCHIVED, normalise_regno
-from app.preparation.models import FileObject, PreparationItem
+from app.preparation.models import FileObject, ItemFile, PreparationItem
 
 MAX_IMAGES = 20
 
@@ -39,6 +39,7 @@ class AdvertData:
     bid_step: int
     ends_at: datetime
     model_year: int | None = None
+    vin: str | None = None
     mileage: int | None = None
     fuel_type: str | None = None
     color: str | None = None
@@ -90,18 +91,47 @@ def address_divisions(item: PreparationItem | None, division_ids: list[int]) -> 
     return [item.division_id] if item is not None else division_ids
 
 
+def vehicle_photos(item_id: int) -> list[ItemFile]:
+    """The vehicle's images (not its documents), oldest first: what an advert started from it
+    offers to carry over."""
+    return list(
+        db.session.scalars(
+            select(ItemFile)
+            .join(FileObject, FileObject.id == ItemFile.file_object_id)
+            .where(ItemFile.item_id == item_id, FileObject.content_type.in_(IMAGE_TYPES))
+            .order_by(ItemFile.created_at, ItemFile.id)
+        )
+    )
+
+
+def _copy(file: FileObject, user_id: int) -> FileObject:
+    """A copy of a vehicle's stored photo that the advert owns: removing it from the advert, or
+    the photo from the vehicle, leaves the other alone."""
+    copy = FileObject(
+        name=file.name, content_type=file.content_type, size=file.size, data=file.data,
+        small=file.small, created_by_id=user_id,
+    )  # fmt: skip
+    db.session.add(copy)
+    return copy
+
+
 def _apply(advert: Advert, data: AdvertData) -> None:
     for name in (
-        "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
+        "regno", "vin", "brand", "model", "model_year", "mileage", "fuel_type", "color",
         "description", "start_price", "bid_step", "ends_at", "item_id", "reserve_price",
         "proxy_bidding", "soft_close_seconds", "buy_now_price", "address_id",
     ):  # fmt: skip
         setattr(advert, name, getattr(data, name))
 
 
-def _add_images(advert: Advert, uploads: list[tuple[bytes, str]], user_id: int) -> None:
+def _add_images(
+    advert: Advert, uploads: list[tuple[bytes, str]], user_id: int, photos: list[ItemFile] = ()
+) -> None:
+    """Add the vehicle's photos carried over (copied) and then the uploads, after the images
+    the advert has."""
     start = len(advert_images(advert.id)) if advert.id else 0
-    files = [store_file(content, name, user_id) for content, name in uploads]
+    files = [_copy(photo.file, user_id) for photo in photos]
+    files += [store_file(content, name, user_id) for content, name in uploads]
     db.session.flush()
     for position, file in enumerate(files, start=start):
         db.session.add(AdvertImage(advert_id=advert.id, file_object_id=file.id, position=position))
@@ -147,10 +177,11 @@ def advert_facts(advert: Advert) -> dict:
 
 
 def create_advert(
-    group: InstanceGroup, data: AdvertData, uploads, user, publish_now: bool
+    group: InstanceGroup, data: AdvertData, uploads, user, publish_now: bool, photos=()
 ) -> tuple[Advert, int]:
-    """A new advert of the group in its currency, with its images; published (and its bid
-    links sent) when asked. Returns the advert and how many bid links were sent."""
+    """A new advert of the group in its currency, with its images (the vehicle's `photos`
+    copied, then the uploads); published (and its bid links sent) when asked. Returns the
+    advert and how many bid links were sent."""
     advert = Advert(
         seller_group_id=group.id, currency=group.currency, status="draft", created_by_id=user.id
     )
@@ -159,7 +190,7 @@ def create_advert(
     _apply(advert, data)
     db.session.add(advert)
     db.session.flush()
-    _add_images(advert, uploads, user.id)
+    _add_images(advert, uploads, user.id, photos)
     return advert, _publish_recorded(advert, group, user, publish_now, "market_advert_created")
 
 

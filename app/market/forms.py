@@ -24,7 +24,13 @@ from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.numbers import is_int
 from app.market.models import MAX_AMOUNT
-from app.preparation.items import FUEL_TYPES, PERMISSIVE_REGNO, normalise_regno
+from app.preparation.items import (
+    FUEL_TYPES,
+    PERMISSIVE_REGNO,
+    normalise_regno,
+    normalise_vin,
+    vin_error,
+)
 
 DESCRIPTION_MAX = 5000
 LONGEST_BIDDING = timedelta(days=365)
@@ -71,6 +77,11 @@ class AdvertForm(FlaskForm):
         _l("Registration number"),
         validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(20)],
         render_kw={"maxlength": 20, "autocomplete": "off", "autocapitalize": "characters"},
+    )
+    vin = StringField(
+        _l("VIN"),
+        validators=[Optional()],
+        render_kw={"maxlength": 17, "autocomplete": "off", "autocapitalize": "characters"},
     )
     brand = StringField(
         _l("Brand"),
@@ -165,6 +176,11 @@ class AdvertForm(FlaskForm):
         field.data = normalise_regno(field.data)
         if not PERMISSIVE_REGNO.match(field.data or ""):
             raise ValidationError(_("Use 2 to 20 letters, digits or hyphens."))
+
+    def validate_vin(self, field) -> None:
+        field.data = normalise_vin(field.data) or None
+        if field.data and (message := vin_error(field.data)):
+            raise ValidationError(message)
 
     def validate_buy_now_price(self, field) -> None:
         start = self.start_price.data

@@ -155,6 +155,7 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
         ForeignKey("preparation_item.id", ondelete="SET NULL"), index=True
     )
     regno: Mapped[str] = mapped_column(String(20))
+    vin: Mapped[str | None] = mapped_column(String(17))
     brand: Mapped[str] = mapped_column(String(100))
     model: Mapped[str] = mapped_column(String(100))
     model_year: Mapped[int | None] = mapped_column(Integer)

@@ -63,6 +63,7 @@ def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert
     description = (form.description.data or "").strip()
     return advert_editing.AdvertData(
         regno=form.regno.data,
+        vin=form.vin.data,
         brand=form.stripped("brand"),
         model=form.stripped("model"),
         model_year=form.model_year.data,
@@ -87,6 +88,7 @@ def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert
 def _prefill(form: AdvertForm, item) -> None:
     form.item_id.data = str(item.id)
     form.regno.data, form.brand.data, form.model.data = item.regno, item.brand, item.model
+    form.vin.data = item.vin
     form.model_year.data, form.mileage.data = item.model_year, item.mileage
     form.fuel_type.data = item.fuel_type if item.fuel_type in dict(form.fuel_type.choices) else ""
     form.color.data = item.color
@@ -105,7 +107,7 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         saved = {
             name: getattr(advert, name)
             for name in (
-                "regno", "brand", "model", "model_year", "mileage", "fuel_type", "color",
+                "regno", "vin", "brand", "model", "model_year", "mileage", "fuel_type", "color",
                 "description", "start_price", "bid_step", "proxy_bidding", "soft_close_seconds",
                 "buy_now_price", "reserve_price", "address_id",
             )
@@ -136,19 +138,26 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
     images = svc.advert_images(advert.id) if advert else []
     # Images of this draft ticked for removal (another advert's ids are ignored).
     removing = {i.id for i in images if str(i.id) in request.form.getlist("remove_image")}
+    # A new advert from a vehicle offers the vehicle's photos, all ticked at first; the seller
+    # unticks those to leave out (another vehicle's ids are ignored).
+    photos = advert_editing.vehicle_photos(item.id) if advert is None and item else []
+    if request.method == "POST":
+        carrying = [p for p in photos if str(p.id) in request.form.getlist("carry_photo")]
+    else:
+        carrying = photos[: advert_editing.MAX_IMAGES]
     status = 200
     if request.method == "POST":
         valid = form.validate()
         _address(form, item, divisions)
         valid = valid and not form.address_id.errors
-        uploads = _uploads(form, kept=len(images) - len(removing))
+        uploads = _uploads(form, kept=len(images) - len(removing) + len(carrying))
         if valid and not form.images.errors:
             publish_now = request.form.get("action") == "publish"
             data = _data(form, item.id if item else kept_item, group)
             try:
                 if advert is None:
                     advert, sent = advert_editing.create_advert(
-                        group, data, uploads, v.user, publish_now
+                        group, data, uploads, v.user, publish_now, carrying
                     )
                 else:
                     sent = advert_editing.update_draft(
@@ -196,7 +205,8 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         "market/adverts/form.html",
         status,
         form=form, group=group, advert=advert, item=item, item_q=q, stock=stock,
-        images=images, removing=removing, max_images=advert_editing.MAX_IMAGES,
+        images=images, removing=removing, photos=photos,
+        carrying={p.id for p in carrying}, max_images=advert_editing.MAX_IMAGES,
         stale_rates=advert_editing.stale_rates(group), rate_max_age=group.rate_max_age_days,
         title=_("Edit advert") if advert else _("New advert"),
         time_zone=str(get_timezone()),

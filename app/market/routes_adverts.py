@@ -55,14 +55,19 @@ def _entry(key: str):
     return market, next(e for e in market.children if e.key == key)
 
 
+def may(v: Viewer, key: str) -> bool:
+    """Whether the viewer (who has the market module) sees the market's menu entry `key`."""
+    market, entry = _entry(ENTRY.get(key, key))
+    return bool(market.rule(v) and entry.rule(v))
+
+
 def _access(key: str, need_group: bool = True) -> tuple[Viewer, InstanceGroup | None]:
     """The viewer and its market group, if the viewer has the market module (else 404) and
     sees the menu entry `key` (else 403)."""
     v = viewer()
     if "market" not in v.modules:
         abort(404)
-    market, entry = _entry(ENTRY.get(key, key))
-    if not (market.rule(v) and entry.rule(v)):
+    if not may(v, key):
         abort(403)
     group = current_group()
     if group is None and need_group:

@@ -18,6 +18,7 @@ from wtforms import (
 )
 from wtforms.validators import InputRequired, Length, Optional
 
+from app.core.localized import TextsField
 from app.core.messages import KEYS
 
 MESSAGE_MAX = 300
@@ -65,6 +66,14 @@ class SystemMessageForm(FlaskForm):
             Length(max=MESSAGE_MAX, message=KEYS["FIELD_TOO_LONG"]),
         ],
         render_kw={"maxlength": MESSAGE_MAX, "autocomplete": "off"},
+    )
+    message_texts = TextsField(
+        _l("Message in each language"),
+        max_length=MESSAGE_MAX,
+        description=_l(
+            "Each user reads the message in their language; where that is empty, in their "
+            "company's language, else as written above."
+        ),
     )
     description = TextAreaField(
         _l("Description (HTML)"),
@@ -145,6 +154,7 @@ class SystemMessageForm(FlaskForm):
         return {
             "type": self.type.data,
             "message": " ".join(self.message.data.split()),
+            "message_texts": self.message_texts.data or {},
             "description": self.description.data or "",
             "started_at": utc(self.started_at.data),
             "ended_at": utc(self.ended_at.data),

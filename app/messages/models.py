@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from sqlalchemy import (
+    JSON,
     Boolean,
     CheckConstraint,
     ForeignKey,
@@ -33,6 +34,9 @@ class SystemMessage(db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     type: Mapped[str] = mapped_column(String(30), default="info")
     message: Mapped[str] = mapped_column(String(300))
+    # The message per language, {tag: text} (app.core.localized); `message` as written is the
+    # last fall-back.
+    message_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     description: Mapped[str] = mapped_column(Text, default="")  # sanitised HTML
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

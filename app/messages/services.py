@@ -9,6 +9,7 @@ from datetime import datetime
 import nh3
 from sqlalchemy import or_, select
 
+from app.core.localized import for_reader
 from app.core.models import utcnow
 from app.extensions import db
 from app.messages.models import SystemMessage, SystemMessageView
@@ -87,11 +88,12 @@ def my_messages(reader: Reader, now: datetime | None = None) -> list[SystemMessa
 
 
 def to_api(message: SystemMessage) -> dict:
-    """A message as GET system-messages/my-messages answers it (spec 01 section 3)."""
+    """A message as GET system-messages/my-messages answers it (spec 01 section 3), its text in
+    the reader's language (app.core.localized)."""
     return {
         "id": message.id,
         "type": message.type,
-        "message": message.message,
+        "message": for_reader(message.message_texts, message.message),
         "description": message.description or "",
         "modifiedAt": message.modified_at.isoformat(),
         "startedAt": message.started_at.isoformat(),
@@ -121,6 +123,7 @@ def save(message: SystemMessage, values: dict, user_id: int | None) -> SystemMes
     modified_at renewed, so that users see the changed message again."""
     message.type = values["type"]
     message.message = values["message"]
+    message.message_texts = values.get("message_texts") or {}
     message.description = sanitise(values.get("description"))
     message.started_at = values["started_at"]
     message.ended_at = values.get("ended_at")

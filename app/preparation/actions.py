@@ -15,6 +15,7 @@ from urllib.parse import quote, urlsplit
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from app.core.localized import for_reader
 from app.core.settings import SettingRow
 from app.extensions import db
 
@@ -81,5 +82,7 @@ def vehicle_actions(item) -> list[Action]:
     for row in rows:
         template = (row.data or {}).get("url") or ""
         if template_error(template) is None and template:  # rows stored before the check
-            found.append(Action((row.data or {}).get("label") or row.name, render(template, item)))
+            data = row.data or {}
+            label = for_reader(data.get("label_texts"), data.get("label") or row.name)
+            found.append(Action(label, render(template, item)))
     return found

@@ -5,6 +5,7 @@ from flask_wtf import FlaskForm
 from wtforms import FieldList, IntegerField, SelectField, StringField, ValidationError
 from wtforms.validators import InputRequired, Length, NumberRange
 
+from app.core.localized import TextsField
 from app.core.messages import KEYS
 from app.core.numbers import StrictIntegerField, coerce_id, coerce_int
 from app.preparation.states import STATES
@@ -54,6 +55,14 @@ class StateButtonForm(OwnedForm):
     from_state = SelectField(_l("From state"), coerce=coerce_int)
     to_state = SelectField(_l("To state"), coerce=coerce_int)
     title = _name(_l("Button title"))
+    title_texts = TextsField(
+        _l("Button title in each language"),
+        max_length=80,
+        description=_l(
+            "Each user reads the title in their language; where that is empty, in the "
+            "company's language, else as written above."
+        ),
+    )
     ordering = _whole_number(
         _l("Position"), 0, 9999, _l("Buttons of one state are shown in this order, lowest first.")
     )

@@ -69,6 +69,28 @@ STATE_BUTTONS = [
     (6, 7, "Mark as sold"), (7, 8, "Start delivery"), (8, 9, "Delivered, archive"),
     (1, 9, "Archive"), (2, 9, "Archive"), (3, 9, "Archive"), (6, 4, "Back to preparation"),
 ]  # fmt: skip
+# Each state button's title as the demo's administrators entered it in every language (entered
+# content, app.core.localized): sv-SE, nb-NO, fi-FI, da-DK, de-DE, nl-NL; en-GB is the title.
+BUTTON_TEXTS = {
+    "Register as incoming": ("Registrera som inkommande", "Registrer som innkommende", "Kirjaa saapuvaksi", "Registrér som indgående", "Als Eingang erfassen", "Registreren als binnenkomend"),
+    "Await preparation": ("Vänta på iordningställande", "Vent på klargjøring", "Odottaa kunnostusta", "Afvent klargøring", "Auf Aufbereitung warten", "Wachten op voorbereiding"),
+    "Start preparation": ("Starta iordningställande", "Start klargjøring", "Aloita kunnostus", "Start klargøring", "Aufbereitung starten", "Voorbereiding starten"),
+    "Park": ("Parkera", "Parker", "Pysäköi", "Parkér", "Parken", "Parkeren"),
+    "Resume preparation": ("Återuppta iordningställande", "Gjenoppta klargjøring", "Jatka kunnostusta", "Genoptag klargøring", "Aufbereitung fortsetzen", "Voorbereiding hervatten"),
+    "Move to showroom": ("Flytta till showroom", "Flytt til showroom", "Siirrä näyttelyyn", "Flyt til showroom", "In die Ausstellung", "Naar showroom"),
+    "Mark as sold": ("Markera som såld", "Merk som solgt", "Merkitse myydyksi", "Markér som solgt", "Als verkauft markieren", "Markeren als verkocht"),
+    "Start delivery": ("Starta leverans", "Start levering", "Aloita toimitus", "Start levering", "Auslieferung starten", "Levering starten"),
+    "Delivered, archive": ("Levererad, arkivera", "Levert, arkiver", "Toimitettu, arkistoi", "Leveret, arkivér", "Ausgeliefert, archivieren", "Geleverd, archiveren"),
+    "Archive": ("Arkivera", "Arkiver", "Arkistoi", "Arkivér", "Archivieren", "Archiveren"),
+    "Back to preparation": ("Tillbaka till iordningställande", "Tilbake til klargjøring", "Takaisin kunnostukseen", "Tilbage til klargøring", "Zurück zur Aufbereitung", "Terug naar voorbereiding"),
+}  # fmt: skip
+TEXT_TAGS = ("sv-SE", "nb-NO", "fi-FI", "da-DK", "de-DE", "nl-NL")
+
+
+def _button_texts(title: str) -> dict:
+    return {"en-GB": title, **dict(zip(TEXT_TAGS, BUTTON_TEXTS[title], strict=True))}
+
+
 STATIONS = {  # per country: module -> [(group, name, target minutes)]
     "SE": {
         "begcare": [("Verkstad", "Mekanisk kontroll", 120), ("Verkstad", "Lackering och bucklor", 180),
@@ -124,8 +146,13 @@ def seed_configuration(ctx: dict) -> None:
             for n, (src, dst, title) in enumerate(STATE_BUTTONS):
                 db.session.add(
                     StateButton(
-                        module=module, from_state=src, to_state=dst, title=title, ordering=n
-                    )
+                        module=module,
+                        from_state=src,
+                        to_state=dst,
+                        title=title,
+                        title_texts=_button_texts(title),
+                        ordering=n,
+                    )  # fmt: skip
                 )
             groups, stations = {}, []
             for n, (group_name, name, minutes) in enumerate(STATIONS[country][module]):

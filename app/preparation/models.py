@@ -267,6 +267,8 @@ class StateButton(DivisionSetting, InstanceScoped, db.Model):
     from_state: Mapped[int] = mapped_column(Integer)
     to_state: Mapped[int] = mapped_column(Integer)
     title: Mapped[str] = mapped_column(String(80))
+    # The title per language, {tag: text} (app.core.localized); `title` is the last fall-back.
+    title_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     ordering: Mapped[int] = mapped_column(Integer, default=0)
 
 

@@ -374,10 +374,10 @@ def act(analysis_id: int, action: str):
             done = _("The valuation was added.")
         elif action == "market":
             svc.set_market_valuation(analysis, request.form, user)
-            done = _("The valuation was saved.")
+            done = _("The market prices were saved.")
         elif action == "prediction":
             svc.add_prediction(analysis, request.form, user)
-            done = _("The price prediction was added.")
+            done = _("The price forecast was added.")
         elif action == "comment":
             uploads = [
                 (f.read(), f.filename) for f in request.files.getlist("images") if f and f.filename

@@ -149,11 +149,11 @@ def add_valuation(analysis: PurchaseAnalysis, form: dict, user) -> PurchaseValua
     errors: dict[str, str] = {}
     price_in = _money(form.get("price_in"), "price_in", errors)
     price_out = _money(form.get("price_out"), "price_out", errors)
-    source = " ".join((form.get("source") or "").split())
+    source = " ".join((form.get("valuation_source") or "").split())
     if price_in is None and price_out is None and not errors:
         errors["price_in"] = _("Enter the price in or the price out.")
     if len(source) > SOURCE_MAX:
-        errors["source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
+        errors["valuation_source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
     if errors:
         raise PurchaseError(errors)
     valuation = PurchaseValuation(
@@ -215,7 +215,7 @@ def set_market_valuation(analysis: PurchaseAnalysis, form, user) -> None:
 
 
 def add_prediction(analysis: PurchaseAnalysis, form, user) -> None:
-    """A price prediction: a date, a price and its source, kept in date order."""
+    """A price forecast: a date, a price and its source, kept in date order."""
     errors: dict[str, str] = {}
     try:
         when = date.fromisoformat((form.get("prediction_date") or "").strip()).isoformat()
@@ -228,7 +228,7 @@ def add_prediction(analysis: PurchaseAnalysis, form, user) -> None:
     if len(source) > SOURCE_MAX:
         errors["prediction_source"] = _("At most %(max)s characters.", max=SOURCE_MAX)
     if len(analysis.price_predictions or []) >= 50:
-        errors["prediction_date"] = _("At most %(max)s price predictions.", max=50)
+        errors["prediction_date"] = _("At most %(max)s price forecasts.", max=50)
     if errors:
         raise PurchaseError(errors)
     entries = [

@@ -6,6 +6,7 @@ from flask_wtf import FlaskForm
 from wtforms import DateTimeLocalField, IntegerField, StringField, ValidationError
 from wtforms.validators import InputRequired, Length, NumberRange
 
+from app.core.localized import TextsField
 from app.core.messages import KEYS
 
 
@@ -38,6 +39,14 @@ class TierForm(FlaskForm):
             Length(max=50, message=KEYS["FIELD_TOO_LONG"]),
         ],
         render_kw={"maxlength": 50, "autocomplete": "off"},
+    )
+    name_texts = TextsField(
+        _l("Name in each language"),
+        max_length=50,
+        description=_l(
+            "Each user reads the name in their language; where that is empty, in their "
+            "company's language, else as written above."
+        ),
     )
     min_points = IntegerField(
         _l("Points from"),

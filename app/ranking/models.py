@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.models import Division, InstanceScoped, UTCDateTime, utcnow
@@ -30,6 +30,8 @@ class RankingTier(db.Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(50), unique=True)
+    # The name per language, {tag: text} (app.core.localized); `name` is the last fall-back.
+    name_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     min_points: Mapped[int] = mapped_column(Integer, unique=True)
 
 

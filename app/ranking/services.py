@@ -22,6 +22,7 @@ from flask import has_request_context
 from sqlalchemy import and_, func, select
 
 from app.auth.viewer import viewer
+from app.core.localized import for_reader
 from app.core.models import Division, Instance, utcnow
 from app.extensions import db
 from app.market.models import Advert
@@ -267,7 +268,10 @@ def global_statistics(season: RankingSeason | None) -> list[dict]:
     )
     total = sum(counts.values())
     return [
-        {"tier": t.name, "percentage": round(100 * counts.get(t.id, 0) / total, 1) if total else 0}
+        {
+            "tier": for_reader(t.name_texts, t.name),
+            "percentage": round(100 * counts.get(t.id, 0) / total, 1) if total else 0,
+        }
         for t in tiers()
     ]
 
@@ -276,7 +280,7 @@ def _entry(row: RankingPoints, name: str) -> dict:
     return {
         "name": name,
         "season": row.season.identifier,
-        "tier": row.tier.name if row.tier else None,
+        "tier": for_reader(row.tier.name_texts, row.tier.name) if row.tier else None,
         "progress": row.progress,
         "points": row.points,
         "newPoints": row.new_points,

@@ -2,6 +2,7 @@
 comments with images, the calculation, approval, buying in, and the admin screens."""
 
 import io
+import re
 
 import pytest
 from PIL import Image
@@ -136,7 +137,7 @@ def test_statistics_need_a_statistics_role(client, world):
 def test_a_valuation_is_added_with_user_and_division(signed_in, world):
     client, token = signed_in
     response = client.post(f"/purchase-analysis/{world.analysis.id}/valuation",
-                           data={"csrf_token": token, "price_in": "190 000", "price_out": "", "source": "Auction"})  # fmt: skip
+                           data={"csrf_token": token, "price_in": "190 000", "price_out": "", "valuation_source": "Auction"})  # fmt: skip
     assert response.status_code == 302
     added = db.session.scalars(
         select(PurchaseValuation).where(PurchaseValuation.source == "Auction")
@@ -582,3 +583,26 @@ def test_the_configuration_lets_one_approve_ones_own_analysis(client, world):
     assert client.post(status, data={"csrf_token": token, "status": "approved"}).status_code == 302
     db.session.refresh(world.analysis)
     assert (world.analysis.status, world.analysis.decided_by_id) == ("approved", boss.id)
+
+
+def test_the_analysis_page_names_each_section_and_source_once(signed_in, world):
+    """Issue 37: market prices, price forecasts and valuations are named for what they are, and
+    no two fields (or ids) on the page share a label."""
+    client, token = signed_in
+    html = client.get(f"/purchase-analysis/{world.analysis.id}").get_data(as_text=True)
+    headings = re.findall(r"<h2[^>]*>([^<]+)</h2>", html)
+    assert {"Market prices", "Price forecasts", "Valuations"} <= set(headings)
+    labels = [" ".join(t.split()) for t in re.findall(r"<label for=\"pa-[^\"]+\">([^<]+)", html)]
+    assert len(labels) == len(set(labels)), labels
+    assert {"Market price source", "Forecast source", "Valuation source"} <= set(labels)
+    ids = re.findall(r'\sid="(pa-[^"]+)"', html)
+    assert len(ids) == len(set(ids))
+    # A valuation refused for its source keeps its input there, not in the market prices' form.
+    response = client.post(
+        f"/purchase-analysis/{world.analysis.id}/valuation",
+        data={"csrf_token": token, "price_in": "1", "valuation_source": "x" * 101},
+    )
+    assert response.status_code == 422
+    text = response.get_data(as_text=True)
+    assert 'id="pa-valuation_source-error"' in text
+    assert 'value="Market"' in text  # the market price source is the stored one

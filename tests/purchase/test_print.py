@@ -22,6 +22,30 @@ def section(html: str, name: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+def page_text_of(html: str) -> str:
+    """The document's visible words (the part between the body tags, tags removed)."""
+    body = html.split('id="pa-document"', 1)[1]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))
+
+
+def test_the_print_leaves_out_internal_fields_and_names_each_source(signed_in, world):
+    client, token = signed_in
+    client.post(
+        f"/purchase-analysis/{world.analysis.id}/calculation",
+        data={"csrf_token": token, "calculator_id": world.calculator.id, "input_value": "200000"},
+    )
+    html = client.get(url(world, "?language=en-GB")).get_data(as_text=True)
+    text = page_text_of(html)
+    for internal in ("Locale", "sv-SE", "Currency", "Mileage unit", f">{world.analysis.id}<"):
+        assert internal not in text
+    labels = re.findall(r"<dt>([^<]+)</dt>", html) + re.findall(
+        r'<th scope="col"[^>]*>([^<]+)</th>', html.split('id="pa-previous-tests"')[0]
+    )
+    assert "Source" not in labels
+    calc = section(html, "calculation")  # the analysis print holds the calculation too
+    assert "200 000 kr" in calc and "170 000 kr" in calc and "Repairs" in calc
+
+
 def test_print_view_needs_sign_in(client, world):
     response = client.get(url(world))
     assert response.status_code == 302
@@ -39,20 +63,24 @@ def test_every_section_shows_its_data(signed_in, world):
     response = client.get(url(world, "?language=en-GB"))
     assert response.status_code == 200
     html = response.get_data(as_text=True)
-    assert "Mileage" in section(html, "summary") and "42 000 km" in section(html, "summary")
-    assert "SEK" in section(html, "summary") and "sv-SE" in section(html, "summary")
     vehicle = section(html, "vehicle")
-    for value in ("Volvo", "V60", "T6", "2021", "Petrol", "Blue", "XYZ123"):
+    for value in ("Volvo", "V60", "T6", "2021", "Petrol", "Blue", "XYZ123", "42 000 km"):
         assert value in vehicle
     valuation = section(html, "valuation")
     assert "200 000 kr" in valuation and "240 000 kr" in valuation and "Market" in valuation
+    assert "Market prices" in valuation and "Market price source" in valuation
     assert "Condition" in section(html, "inputs") and "Winter" in section(html, "inputs")
     assert "No previous tests" in section(html, "previous-tests")
-    assert "180 000 kr" in section(html, "valuations") and "Dealer" in section(html, "valuations")
+    valuations = section(html, "valuations")
+    assert "180 000 kr" in valuations and "Dealer" in valuations
+    assert "Gross margin" in valuations and "49 000 kr" in valuations  # 229 000 - 180 000
+    assert "Valuation source" in valuations
     assert "No comments" in section(html, "comments")
     assert "No images uploaded" in section(html, "images")
     assert "Not available" in section(html, "previous-analyses")
-    assert "215 000 kr" in section(html, "predictions")
+    predictions = section(html, "predictions")
+    assert "Price forecasts" in predictions and "215 000 kr" in predictions
+    assert "Forecast source" in predictions
     basic = section(html, "basic")
     assert "3 600 kr" in basic and "Estate" in basic and "Towbar" in basic
     assert "Not available" in basic  # the annual malus and trim packages are not known
@@ -96,7 +124,7 @@ def test_content_calculation_prints_the_latest_calculation(signed_in, world):
     assert "200 000 kr" in calc and "170 000 kr" in calc  # 200 000 - 10 000 - 10 %
     assert "Repairs" in calc and "20 000 kr" in calc
     assert "Target margin" in calc and "10,00 %" in calc  # sv-SE numbers
-    assert 'id="pa-summary"' not in html
+    assert 'id="pa-vehicle"' not in html
 
 
 def test_content_calculation_without_one_says_not_available(signed_in, world):
@@ -108,7 +136,7 @@ def test_content_calculation_without_one_says_not_available(signed_in, world):
 def test_malformed_content_falls_back_to_the_analysis(signed_in, world):
     client, _ = signed_in
     html = client.get(url(world, "?content=everything")).get_data(as_text=True)
-    assert 'id="pa-summary"' in html
+    assert 'id="pa-vehicle"' in html
 
 
 @pytest.mark.parametrize(
@@ -131,7 +159,7 @@ def test_locale_and_currency_format_the_amounts(signed_in, world):
     client, _ = signed_in
     html = client.get(url(world, "?currency=EUR&locale=de-DE")).get_data(as_text=True)
     assert "22.000 €" in section(html, "valuation")  # 220 000 SEK at 0.1
-    assert "EUR" in section(html, "summary") and "de-DE" in section(html, "summary")
+    assert "de-DE" not in page_text_of(html)  # the locale formats; it is not printed
 
 
 @pytest.mark.parametrize(
@@ -141,16 +169,15 @@ def test_unknown_currency_or_locale_falls_back_to_the_divisions(signed_in, world
     client, _ = signed_in
     response = client.get(url(world, query))
     assert response.status_code == 200
-    summary = section(response.get_data(as_text=True), "summary")
-    assert "SEK" in summary and "sv-SE" in summary
+    assert "220 000 kr" in section(response.get_data(as_text=True), "valuation")
 
 
 def test_mileage_unit_miles(signed_in, world):
     client, _ = signed_in
     html = client.get(url(world, "?milageUnit=mi&locale=en-GB")).get_data(as_text=True)
-    assert "26,098 mi" in section(html, "summary")  # 42 000 km
+    assert "26,098 mi" in section(html, "vehicle")  # 42 000 km
     html = client.get(url(world, "?milageUnit=furlong&locale=en-GB")).get_data(as_text=True)
-    assert "42,000 km" in section(html, "summary")
+    assert "42,000 km" in section(html, "vehicle")
 
 
 def test_divisions_limit_the_model_analysis(signed_in, world, other):

@@ -1,0 +1,87 @@
+"""Entered words in every language (issue 37): content that administrators type and users read
+(a system message, ...) keeps one text per language as {locale tag: text} in a JSON column.
+A reader gets the text of their language, else the text of their company's language, else the
+text as first entered. `TextsField` is the one form field that edits the seven texts; the admin
+form (templates/admin/form.html) draws it as a compact list of the languages."""
+
+from flask import g, has_request_context
+from flask_babel import gettext as _
+from sqlalchemy import select
+from wtforms import Field, ValidationError
+from wtforms.utils import unset_value
+
+from app.core.i18n import DEFAULT_LOCALE, LOCALES, current_locale
+from app.core.models import Country
+from app.core.tenancy import active_instance_id
+from app.extensions import db
+
+
+def localized(
+    texts: dict | None, locale: str | None, fallback: str | None, default: str = ""
+) -> str:
+    """The text for `locale`, else for `fallback` (the instance's language), else `default`."""
+    texts = texts or {}
+    for tag in (locale, fallback):
+        if tag and (text := texts.get(tag)):
+            return text
+    return default
+
+
+def instance_locale() -> str:
+    """The active instance's language: its (first) country's, the default without one."""
+    instance_id = active_instance_id()
+    if has_request_context() and g.get("instance_locale", (None,))[0] == instance_id:
+        return g.instance_locale[1]
+    tag = None
+    if instance_id is not None:
+        tag = db.session.scalar(
+            select(Country.locale).where(Country.instance_id == instance_id).order_by(Country.id)
+        )
+    found = LOCALES.get(tag) and tag or DEFAULT_LOCALE
+    if has_request_context():
+        g.instance_locale = (instance_id, found)
+    return found
+
+
+def for_reader(texts: dict | None, default: str = "") -> str:
+    """The text the current reader sees: their language, their company's, else `default`."""
+    return localized(texts, current_locale(), instance_locale(), default)
+
+
+class TextsField(Field):
+    """One text per language, {tag: text} with the empty ones left out. The inputs are named
+    `{name}-{tag}`; each text is trimmed and holds at most `max_length` characters."""
+
+    type = "TextsField"
+
+    def __init__(self, label=None, validators=None, max_length: int = 300, **kwargs) -> None:
+        super().__init__(label, validators, **kwargs)
+        self.max_length = max_length
+
+    def process(self, formdata, data=unset_value, extra_filters=None) -> None:
+        self.process_errors = []
+        if data is unset_value:
+            data = self.default() if callable(self.default) else self.default
+        self.object_data = data
+        self.raw_data = []
+        names = {tag: f"{self.name}-{tag}" for tag in LOCALES}
+        if formdata is not None and any(name in formdata for name in names.values()):
+            typed = {tag: " ".join(formdata.get(name, "").split()) for tag, name in names.items()}
+            self.data = {tag: text for tag, text in typed.items() if text}
+        else:
+            self.data = dict(data or {})
+
+    def pre_validate(self, form) -> None:
+        long = [LOCALES[tag] for tag, text in self.data.items() if len(text) > self.max_length]
+        if long:
+            raise ValidationError(
+                _(
+                    "At most %(max)s characters: %(languages)s.",
+                    max=self.max_length,
+                    languages=", ".join(long),
+                )
+            )
+
+    def languages(self) -> list[tuple[str, str, str]]:
+        """(tag, language name, text) for each language, in the menu's order."""
+        return [(tag, name, (self.data or {}).get(tag, "")) for tag, name in LOCALES.items()]
