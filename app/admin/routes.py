@@ -12,6 +12,7 @@ from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGI
 from app.admin.purchase import PURCHASE_SCREENS
 from app.admin.quicktest import QUICKTEST_SCREENS
 from app.admin.records import RECORD_SCREENS
+from app.admin.recon_limits import RECON_LIMIT_SCREENS
 from app.admin.settings import SETTING_SCREENS
 from app.admin.system_messages import SYSTEM_MESSAGES
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
@@ -36,6 +37,7 @@ for _screen in (
     *QUICKTEST_SCREENS,
     *PURCHASE_SCREENS,
     *preparation.PREPARATION_SCREENS,
+    *RECON_LIMIT_SCREENS,
 ):
     register(bp, _screen)
 ranking.register_routes(bp)

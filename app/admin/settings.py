@@ -187,6 +187,7 @@ EVENTS = (
     ("advert_published", _l("An advert is published")),
     ("advert_allocated", _l("An advert is allocated")),
     ("task_overdue", _l("A task is overdue")),
+    ("task_approval_requested", _l("A task's estimate waits for approval")),
 )
 EVENT_ACTIONS = (
     ("email", _l("Send an e-mail")),

@@ -28,6 +28,7 @@ RULE_EVENTS = {
     "advert_published": "advert.published",
     "advert_allocated": "advert.allocated",
     "task_overdue": "task.overdue",
+    "task_approval_requested": "task.approval_requested",
 }
 
 
@@ -39,6 +40,7 @@ EVENT_NAMES = {
     "advert.published": _l("An advert is published"),
     "advert.allocated": _l("An advert is allocated"),
     "task.overdue": _l("A task is overdue"),
+    "task.approval_requested": _l("A task's estimate waits for approval"),
 }
 
 

@@ -1,5 +1,5 @@
 """What happens in the product, announced to whoever listens: a vehicle added, a state
-changed, a vehicle sold, an advert published or allocated, a station task overdue. (A bid
+changed, a vehicle sold, an advert published or allocated, a station task overdue, a task's estimate put to the managers. (A bid
 placed is not announced yet: a bid's path counts its statements, docs/decisions.md.)
 
 A feature announces with `announce(name, instance_id, **facts)`; the event engine
@@ -20,6 +20,7 @@ EVENTS = (
     "advert.published",
     "advert.allocated",
     "task.overdue",
+    "task.approval_requested",
 )
 
 _LISTENERS: list[Callable[[str, int, dict], None]] = []

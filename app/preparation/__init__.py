@@ -14,6 +14,7 @@ from app.preparation import (  # noqa: E402,F401
     routes_lists,
     routes_locations,
     routes_manage,
+    routes_recon,
     routes_overview,
     routes_statistics,
     routes_tags,
