@@ -4,10 +4,9 @@ screen's ROLE_*_READ role, or division admin); a change needs ROLE_ADMIN or divi
 a division administrator changes only their divisions' rows (app.core.division_settings)."""
 
 from flask import render_template, request
-from flask_babel import format_decimal
+from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_babel import ngettext
 from markupsafe import Markup
 from sqlalchemy import func, select
 

@@ -11,8 +11,8 @@ from app.admin.goals import GOALS
 from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGIONS
 from app.admin.purchase import PURCHASE_SCREENS
 from app.admin.quicktest import QUICKTEST_SCREENS
-from app.admin.records import RECORD_SCREENS
 from app.admin.recon_limits import RECON_LIMIT_SCREENS
+from app.admin.records import RECORD_SCREENS
 from app.admin.settings import SETTING_SCREENS
 from app.admin.system_messages import SYSTEM_MESSAGES
 from app.admin.users import CORE_USERS, GLOBAL_USERS, invite
