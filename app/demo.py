@@ -227,6 +227,7 @@ def dashboard_link() -> str:
 FEATURE_DEMOS = (
     "app.market.demo",
     "app.preparation.demo",
+    "app.preparation.recon_demo",
     "app.account.demo",
     "app.messages.demo",
     "app.ranking.demo",
