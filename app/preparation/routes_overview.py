@@ -86,6 +86,7 @@ class Row(NamedTuple):
     parking: str  # the parking location's name, "" when not given
     keys: str  # the key location's name
     labels: list  # the vehicle's tags (tags.Label)
+    recon: tuple[str, bool] | None  # actual cost formatted, and whether it is over the estimate
 
 
 @dataclass
@@ -156,6 +157,12 @@ class Table:
             window.append(n)
         return window
 
+    def _recon(self, estimate, actual) -> tuple[str, bool] | None:
+        """The actual reconditioning cost, and whether it is over the estimate (None: no lines)."""
+        if estimate is None and actual is None:
+            return None
+        return self.number(round(actual or 0)), (actual or 0) > (estimate or 0)
+
     @cached_property
     def rows(self) -> list[Row]:
         """The page's rows (svc.table_rows: unpacked in its columns' order). What is the same
@@ -171,6 +178,7 @@ class Table:
         for (
             item_id, module, state, regno, warning, brand, model, series, model_year,
             division_id, changed_at, mileage, price, done, total, advert, parking, keys,
+            recon_estimate, recon_actual,
         ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
@@ -196,6 +204,7 @@ class Table:
                     places.get(parking, ""),
                     places.get(keys, ""),
                     self.labels.get(item_id, ()),
+                    self._recon(recon_estimate, recon_actual),
                 )
             )
         return rows

@@ -7,10 +7,13 @@ from decimal import Decimal
 from sqlalchemy import select
 
 from app.core.audit import AuditLog
+from app.core.models import utcnow
 from app.extensions import db
 from app.mail.models import EmailMessage
 from app.preparation.models import ItemStationTask, PreparationItem
+from app.preparation.queries import over_estimate_items
 from app.preparation.recon_models import ReconApproval, ReconLine
+from app.preparation.statistics import _start_of, period_start
 from tests.helpers import page_text
 from tests.preparation.manage_helpers import (
     alerts,
@@ -186,3 +189,47 @@ def test_nobody_decides_in_another_instance(as_demo):
     )
     assert response.status_code == 404
     assert db.session.get(ReconApproval, approval.id).status == "pending"
+
+
+def test_overview_shows_the_cost_and_filters_the_vehicles_over_their_estimate(as_demo):
+    client, _ = as_demo("seller")
+    in_seller_instance()
+    over = set(db.session.scalars(over_estimate_items()))
+    html = client.get(
+        "/begcare/overview?division=all&advancedFilter[overEstimate]=1&sort=regno"
+    ).get_data(as_text=True)
+    shown = {int(i) for i in re.findall(r'<tr data-item-id="(\d+)"', html)}
+    assert shown and shown <= over
+    assert html.count("data-recon-over") == len(shown)
+    within = client.get("/begcare/overview?division=all&advancedFilter[overEstimate]=0")
+    shown_within = {
+        int(i) for i in re.findall(r'<tr data-item-id="(\d+)"', within.get_data(as_text=True))
+    }
+    assert shown_within and not shown_within & over
+    bad = client.get("/begcare/overview?advancedFilter[overEstimate]=kanske")
+    assert bad.status_code == 422 or "must be yes or no" in page_text(bad)
+
+
+def test_statistics_show_the_average_cost_and_overrun_from_the_cost_lines(as_demo):
+    client, _ = as_demo("seller")
+    instance_id = in_seller_instance()
+    since = _start_of(period_start(utcnow().date()))
+    rows = db.session.execute(
+        select(ReconLine.item_id, ReconLine.phase, ReconLine.amount, ReconLine.created_at)
+        .join(PreparationItem, PreparationItem.id == ReconLine.item_id)
+        .where(PreparationItem.module == "begcare", PreparationItem.instance_id == instance_id)
+    ).all()
+    sums: dict[int, list] = {}
+    for item_id, phase, amount, created in rows:
+        s = sums.setdefault(item_id, [Decimal(0), Decimal(0), None])
+        s[0 if phase == "estimate" else 1] += amount
+        if phase == "actual":
+            s[2] = max(s[2] or created, created)
+    ended = [s for s in sums.values() if s[2] is not None and s[2] >= since]
+    average = sum(s[1] for s in ended) / len(ended)
+    html = client.get("/begcare/statistics").get_data(as_text=True)
+    shown = re.search(r"data-recon-average>([^<]+)<", html).group(1)
+    assert int(re.sub(r"\D", "", shown)) == round(average)
+    assert re.sub(r"\D", "", re.search(r"data-recon-vehicles>([^<]+)<", html).group(1)) == str(
+        len(ended)
+    )
