@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from app.auth.models import Membership, User
 from app.core import audit
 from app.core import roles as R
+from app.core.formatting import decimal_format
 from app.core.happenings import announce
 from app.core.i18n import DEFAULT_LOCALE, user_time_zone
 from app.core.models import Country, Division, Region, utcnow
@@ -67,7 +68,11 @@ def parse_decimal(raw, field: str, high: Decimal) -> Decimal:
         value = None
     if value is None or not value.is_finite() or value <= 0 or value > high:
         raise ReconError(
-            _("Enter a number greater than 0 and at most %(max)s.", max=f"{high:,.0f}"), field
+            _(
+                "Enter a number greater than 0 and at most %(max)s.",
+                max=decimal_format("#,##0")(high),
+            ),
+            field,
         )
     return value.quantize(CENT, ROUND_HALF_UP)
 
@@ -198,7 +203,7 @@ def start_refusal(item: PreparationItem, task: ItemStationTask) -> str | None:
     return _(
         "The estimate of this task is above the division's limit of %(limit)s: "
         "a manager must approve it before the work starts.",
-        limit=f"{limit:,.0f} {currency_of(item.division_id)}".replace(",", " "),
+        limit=f"{decimal_format('#,##0')(limit)} {currency_of(item.division_id)}",
     )
 
 

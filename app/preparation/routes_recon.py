@@ -48,6 +48,12 @@ def recon_money(value, whole: bool = False) -> str:
     return decimal_format("#,##0" if whole else "#,##0.00")(Decimal(value or 0))
 
 
+@bp.app_template_filter("recon_days")
+def recon_days(value) -> str:
+    """Days to a tenth, as the reader's language writes them."""
+    return decimal_format("#,##0.0")(Decimal(str(value or 0)))
+
+
 @bp.app_context_processor
 def _recon_helpers() -> dict:
     return {"recon_kind_label": lambda kind: KIND_LABELS.get(kind, kind), "CostForm": CostForm}

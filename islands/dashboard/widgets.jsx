@@ -330,8 +330,8 @@ export function ReconCostWidget({ widget }) {
   const money = (n) => (n == null ? '–' : `${formatValue(n, '', locale())} ${value.currency || ''}`.trim());
   return (
     <div className="widget-recon">
-      <p className="widget-value">
-        <span className="widget-value-number">{money(value.average)}</span>{' '}
+      <p className="widget-recon-average">
+        <strong>{money(value.average)}</strong>{' '}
         <span className="muted">{gettext('average per vehicle, last 30 days')}</span>
       </p>
       <dl className="widget-recon-facts">
