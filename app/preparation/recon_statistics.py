@@ -118,14 +118,18 @@ def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
         .group_by(Station.id, Station.name, Station.ordering)
         .order_by(Station.ordering, Station.name)
     )
+    # The day in a subquery of its own, so that PostgreSQL groups by the very column it selects.
+    dated = select(
+        _utc_day(per_item.c.ended).label("day"), per_item.c.actual, per_item.c.estimate
+    ).subquery()
     days = db.session.execute(
         select(
-            _utc_day(per_item.c.ended),
+            dated.c.day,
             func.count(),
-            func.sum(per_item.c.actual),
-            func.sum(per_item.c.actual - per_item.c.estimate),
-            func.sum(case((per_item.c.actual > per_item.c.estimate, 1), else_=0)),
-        ).group_by(_utc_day(per_item.c.ended))
+            func.sum(dated.c.actual),
+            func.sum(dated.c.actual - dated.c.estimate),
+            func.sum(case((dated.c.actual > dated.c.estimate, 1), else_=0)),
+        ).group_by(dated.c.day)
     ).all()
     months = [_add_months(since, n) for n in range(12)]
     totals = {m: [0, Decimal(0), Decimal(0), 0] for m in months}
