@@ -95,6 +95,7 @@ def _import_models() -> None:
     import app.market.models  # noqa: F401
     import app.messages.models  # noqa: F401
     import app.preparation.models  # noqa: F401
+    import app.preparation.recon_models  # noqa: F401
     import app.purchase.models  # noqa: F401
     import app.quicktest.models  # noqa: F401
     import app.ranking.models  # noqa: F401

@@ -228,6 +228,7 @@ FEATURE_DEMOS = (
     "app.market.demo",
     "app.preparation.demo",
     "app.preparation.demo_specification",
+    "app.preparation.recon_demo",
     "app.account.demo",
     "app.messages.demo",
     "app.ranking.demo",

@@ -4,9 +4,9 @@ screen's ROLE_*_READ role, or division admin); a change needs ROLE_ADMIN or divi
 a division administrator changes only their divisions' rows (app.core.division_settings)."""
 
 from flask import render_template, request
+from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_babel import ngettext
 from markupsafe import Markup
 from sqlalchemy import func, select
 
@@ -173,6 +173,7 @@ def _save_station(module: str):
             raise _refused(exc) from exc
         station.module, station.name, station.station_group_id = module, name, group_id
         station.target_minutes, station.ordering = form.target_minutes.data, form.ordering.data
+        station.hourly_rate = form.hourly_rate.data
         station.division_id = form.division_id.data
 
     return save
@@ -209,6 +210,13 @@ def stations(module: str) -> Screen:
             Column(
                 _l("Target time"),
                 lambda s: ngettext("%(num)s minute", "%(num)s minutes", s.target_minutes),
+                "num",
+            ),
+            Column(
+                _l("Hourly rate"),
+                lambda s: (
+                    "–" if s.hourly_rate is None else format_decimal(s.hourly_rate, "#,##0.00")
+                ),
                 "num",
             ),
             Column(_l("Tasks"), lambda s, e: e["tasks"].get(s.id, 0), "num", True),

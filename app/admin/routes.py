@@ -12,6 +12,7 @@ from app.admin.organisation import COUNTRIES, DIVISIONS, GROUPS, INSTANCES, REGI
 from app.admin.providers import PROVIDERS, register_test
 from app.admin.purchase import PURCHASE_SCREENS
 from app.admin.quicktest import QUICKTEST_SCREENS
+from app.admin.recon_limits import RECON_LIMIT_SCREENS
 from app.admin.records import RECORD_SCREENS
 from app.admin.rules import INTERACTION_SCREENS, RULE_SCREENS, register_try
 from app.admin.settings import SETTING_SCREENS
@@ -43,6 +44,7 @@ for _screen in (
     *PURCHASE_SCREENS,
     *preparation.PREPARATION_SCREENS,
     *WIZARD_SCREENS,
+    *RECON_LIMIT_SCREENS,
 ):
     register(bp, _screen)
 ranking.register_routes(bp)

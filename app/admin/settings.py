@@ -216,6 +216,7 @@ EVENTS = (
     ("task_overdue", _l("A task is overdue")),
     ("bid_placed", _l("A bid is placed")),
     ("rule_matched", _l("A rule applies to a vehicle")),
+    ("task_approval_requested", _l("A task's estimate waits for approval")),
 )
 EVENT_ACTIONS = (
     ("email", _l("Send an e-mail")),

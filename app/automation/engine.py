@@ -33,6 +33,7 @@ RULE_EVENTS = {
     "task_overdue": "task.overdue",
     "bid_placed": "bid.placed",
     "rule_matched": "rule.matched",
+    "task_approval_requested": "task.approval_requested",
 }
 
 
@@ -46,6 +47,7 @@ EVENT_NAMES = {
     "task.overdue": _l("A task is overdue"),
     "bid.placed": _l("A bid is placed"),
     "rule.matched": _l("A rule applies to a vehicle"),
+    "task.approval_requested": _l("A task's estimate waits for approval"),
 }
 
 # Instances whose endpoints or event rules take bids, read at most every LISTENING_SECONDS per

@@ -1,7 +1,8 @@
 """What happens in the product, announced to whoever listens: a vehicle added, a state
 changed, a vehicle sold, an advert published or allocated, a station task overdue, a bid placed
 (the engine reads nothing for it unless an instance listens: a bid's path counts its statements,
-docs/decisions.md), a module's rule coming to hold for a vehicle (app/automation/rules.py).
+docs/decisions.md), a module's rule coming to hold for a vehicle (app/automation/rules.py), a
+task's estimate put to the managers (app/preparation/recon.py).
 
 A feature announces with `announce(name, instance_id, **facts)`; the event engine
 (app/automation) listens with `@listener`. This module sits in core so that no feature imports
@@ -23,6 +24,7 @@ EVENTS = (
     "task.overdue",
     "bid.placed",
     "rule.matched",
+    "task.approval_requested",
 )
 
 _LISTENERS: list[Callable[[str, int, dict], None]] = []

@@ -54,6 +54,8 @@ def seller_widgets(divisions: dict, list_id: int | None) -> list[dict]:
          "options": {"module": "begcare", "divisions": [solna]}},
         {"type": "bookings", "title": "Bokningar", "w": 1, "h": 2,
          "options": {"module": "begcare", "divisions": everywhere}},
+        {"type": "reconCost", "title": "Rekonditionering", "w": 1, "h": 1,
+         "options": {"module": "begcare", "divisions": everywhere}},
         {"type": "number", "title": "Fjordauto Oslo", "w": 1,
          "options": {"module": "begcare", "divisions": [
              _division_value(divisions, "Fjordauto Oslo Sentrum")], "metric": "count"}},

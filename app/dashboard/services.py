@@ -33,11 +33,12 @@ from app.dashboard.values import (
     tier_value,
 )
 from app.extensions import db
+from app.preparation import recon_statistics
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, division_scope
 from app.preparation.states import MODULES
 from app.preparation.statistics import MEASURE_TO_DELIVERED
 
-TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier", "bookings")
+TYPES = ("number", "chart", "numberSummary", "list", "customList", "tier", "bookings", "reconCost")
 DASHBOARDS = ("my", *MODULES)
 CHART_METRICS = ("sold", "entered")
 PERIODS = {"week": _l("This week"), "month": _l("This month"), "year": _l("This year")}
@@ -204,6 +205,11 @@ def widget_payload(widget: DashboardWidget, v) -> dict:
         elif widget.type == "bookings":
             scope = scope_of(widget, v)
             meta["value"] = bookings.widget_value(list(scope.division_ids), current_time_zone())
+        elif widget.type == "reconCost":
+            scope = scope_of(widget, v)
+            meta["value"] = recon_statistics.widget_value(
+                scope.module, list(scope.division_ids), f"/{scope.module}/overview"
+            )
         else:
             scope = scope_of(widget, v)
             key = _cache_key(widget, v, scope)

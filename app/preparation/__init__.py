@@ -15,6 +15,7 @@ from app.preparation import (  # noqa: E402,F401
     routes_locations,
     routes_manage,
     routes_overview,
+    routes_recon,
     routes_salespeople,
     routes_specification,
     routes_statistics,

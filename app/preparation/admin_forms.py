@@ -2,8 +2,15 @@
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import FieldList, IntegerField, SelectField, StringField, ValidationError
-from wtforms.validators import InputRequired, Length, NumberRange
+from wtforms import (
+    DecimalField,
+    FieldList,
+    IntegerField,
+    SelectField,
+    StringField,
+    ValidationError,
+)
+from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from app.core.localized import TextsField
 from app.core.messages import KEYS
@@ -34,6 +41,29 @@ def _whole_number(label, low: int, high: int, hint=None) -> IntegerField:
         render_kw={"min": low, "max": high, "inputmode": "numeric"},
         description=hint or "",
     )
+
+
+def _amount(label, hint, required: bool = True) -> DecimalField:
+    """An amount of money with at most two decimals, as the reader types it ("1 234,50")."""
+    return LocaleDecimalField(
+        label,
+        places=2,
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]) if required else Optional(),
+            NumberRange(0, 99999999, _l("Enter an amount from %(min)s to %(max)s.")),
+        ],
+        render_kw={"inputmode": "decimal", "autocomplete": "off"},
+        description=hint,
+    )
+
+
+class LocaleDecimalField(DecimalField):
+    """A decimal typed with a comma or a dot and spaces between the thousands."""
+
+    def process_formdata(self, valuelist):
+        if valuelist:
+            valuelist = [str(valuelist[0]).replace("\u00a0", "").replace(" ", "").replace(",", ".")]
+        super().process_formdata(valuelist)
 
 
 def _optional_id(value):
@@ -94,9 +124,23 @@ class StationForm(OwnedForm):
     ordering = _whole_number(
         _l("Position"), 0, 9999, _l("Stations are listed in this order, lowest first.")
     )
+    hourly_rate = _amount(
+        _l("Hourly rate"),
+        _l(
+            "What an hour of labour here costs, in the division's currency. Empty: no labour lines."
+        ),
+        required=False,
+    )
 
     def set_groups(self, groups) -> None:
         self.station_group_id.choices = [(None, _l("No group"))] + [(g.id, g.name) for g in groups]
+
+
+class ReconLimitForm(OwnedForm):
+    amount = _amount(
+        _l("Approval limit"),
+        _l("A task whose estimate is above this needs a manager's approval before it starts."),
+    )
 
 
 class StationPackageForm(OwnedForm):

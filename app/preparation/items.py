@@ -31,6 +31,7 @@ from app.preparation.models import (
     StationPackageStep,
 )
 from app.preparation.queries import in_scope, item_query, sorted_by
+from app.preparation.recon_models import ACTUAL, ESTIMATE, ReconLine
 from app.preparation.services import _bump, add_item, bump_counts_version, move_item
 from app.preparation.states import BY_ID, UTILIZE_STATES, states_off
 
@@ -428,6 +429,7 @@ def _table_columns() -> tuple:
     advert as correlated subqueries (built once, as the queries above)."""
     item, task = PreparationItem, ItemStationTask
     tasks = select(func.count()).where(task.item_id == item.id)
+    cost = select(func.sum(ReconLine.amount)).where(ReconLine.item_id == item.id)
     return (
         item.id, item.module, item.state, item.regno, item.warning, item.brand, item.model,
         item.model_series, item.model_year, item.division_id, item.state_changed_at,
@@ -436,6 +438,8 @@ def _table_columns() -> tuple:
         tasks.scalar_subquery().label("total"),
         _advertised(item.id).label("advert"),
         item.parking_location_id, item.key_location_id, item.service_due, item.salesperson_id,
+        cost.where(ReconLine.phase == ESTIMATE).scalar_subquery().label("recon_estimate"),
+        cost.where(ReconLine.phase == ACTUAL).scalar_subquery().label("recon_actual"),
     )  # fmt: skip
 
 

@@ -287,6 +287,8 @@ def _task_text(action: str, details: dict) -> str:
         "preparation.task.reopen": _("%(station)s reopened", station=station),
         "preparation.task.undo": _("%(station)s finish taken back", station=station),
     }
+    if action.startswith("preparation.recon."):
+        return _recon_text(action, details, station)
     return texts.get(action, action)
 
 
@@ -308,6 +310,29 @@ def _rule_text(details: dict) -> str:
     return _("Warning: %(text)s", text=details.get("text", ""))
 
 
+def _recon_text(action: str, details: dict, station: str) -> str:
+    """A cost line, an estimate put to the managers, or their decision (app/preparation/recon.py)."""
+    amount = details.get("amount", "")
+    if action in ("preparation.recon.line", "preparation.recon.remove"):
+        what = details.get("description") or ""
+        if details.get("phase") == "estimate":
+            text = _("%(station)s: estimate %(amount)s added", station=station, amount=amount)
+        else:
+            text = _("%(station)s: actual cost %(amount)s added", station=station, amount=amount)
+        if action == "preparation.recon.remove":
+            text = _("%(station)s: cost line %(amount)s removed", station=station, amount=amount)
+        return f"{text} ({what})" if what else text
+    if action == "preparation.recon.request":
+        return _("%(station)s: estimate of %(amount)s waits for a manager's approval",
+                 station=station, amount=amount)  # fmt: skip
+    comment = details.get("comment") or ""
+    if action == "preparation.recon.approved":
+        text = _("%(station)s: estimate of %(amount)s approved", station=station, amount=amount)
+    else:
+        text = _("%(station)s: estimate of %(amount)s rejected", station=station, amount=amount)
+    return f"{text}: {comment}" if comment else text
+
+
 HISTORY_ACTIONS = (
     RULE_ACTION,
     "preparation.task.start",
@@ -315,6 +340,11 @@ HISTORY_ACTIONS = (
     "preparation.task.assign",
     "preparation.task.reopen",
     "preparation.task.undo",
+    "preparation.recon.line",
+    "preparation.recon.remove",
+    "preparation.recon.request",
+    "preparation.recon.approved",
+    "preparation.recon.rejected",
     "preparation.file.upload",
     locations.MOVE_ACTION,
     salespeople.SET_ACTION,

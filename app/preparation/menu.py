@@ -45,6 +45,12 @@ def vehicle_module(name: str) -> Entry:
             ),  # fmt: skip
             Entry(f"{name}.overview", _l("Overview"), f"{base}/overview"),
             Entry(
+                f"{name}.recon-approvals",
+                _l("Estimates to approve"),
+                f"{base}/recon/approvals",
+                rule=has(R.ROLE_MANAGER_ADMIN),
+            ),  # fmt: skip
+            Entry(
                 f"{name}.admin",
                 _l("Module administration"),
                 f"{base}/admin",

@@ -289,6 +289,8 @@ class Station(DivisionSetting, InstanceScoped, db.Model):
     )
     target_minutes: Mapped[int] = mapped_column(Integer, default=60)
     ordering: Mapped[int] = mapped_column(Integer, default=0)
+    # What an hour of labour here costs, in the division's currency (reconditioning cost lines).
+    hourly_rate: Mapped[float | None] = mapped_column(Numeric(10, 2))
 
     group: Mapped[StationGroup | None] = relationship()
 

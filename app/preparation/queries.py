@@ -15,13 +15,14 @@ from typing import Any
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import Select, and_, false, func, select
+from sqlalchemy import Select, and_, case, false, func, select
 
 from app.core.models import Division, Region, utcnow
 from app.core.numbers import is_int
 from app.core.tenancy import active_instance_id
 from app.extensions import db
 from app.preparation.models import ItemStateCount, ItemStationTask, ItemTag, PreparationItem
+from app.preparation.recon_models import ACTUAL, ESTIMATE, ReconLine
 from app.preparation.states import BY_ID
 
 DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-([0-9]{1,10}))$")
@@ -46,6 +47,7 @@ ADVANCED_FILTERS: dict[str, str] = {
     "deliveryLocation": "int",  # delivered from this location (id)
     "tag": "int",  # carries this tag (id; app/preparation/tags.py)
     "salesperson": "int",  # sold by this seller user (id; 0: by nobody given)
+    "overEstimate": "flag",  # its actual reconditioning cost is above its estimate (yes/no)
 }
 ADVANCED_LABELS = {
     "mileageFrom": _l("Mileage from"),
@@ -64,6 +66,7 @@ ADVANCED_LABELS = {
     "deliveryLocation": _l("Delivery location"),
     "tag": _l("Tag"),
     "salesperson": _l("Salesperson"),
+    "overEstimate": _l("Over estimate"),
 }
 TRUE_VALUES, FALSE_VALUES = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -119,7 +122,14 @@ class ItemFilters:
             filters.service_due = raw in TRUE_VALUES
         for name, kind in ADVANCED_FILTERS.items():
             raw = get(f"advancedFilter[{name}]")
-            if raw:
+            if raw and kind == "flag":
+                if raw.lower() not in TRUE_VALUES + FALSE_VALUES:
+                    raise FilterError(
+                        _("The filter “%(name)s” must be yes or no.", name=ADVANCED_LABELS[name]),
+                        f"advancedFilter[{name}]",
+                    )
+                filters.advanced[name] = raw.lower() in TRUE_VALUES
+            elif raw:
                 filters.advanced[name] = (
                     _int(raw, str(ADVANCED_LABELS[name]), f"advancedFilter[{name}]")
                     if kind == "int"
@@ -147,7 +157,9 @@ class ItemFilters:
         if self.service_due is not None:
             args["serviceDue"] = "1" if self.service_due else "0"
         for name, value in self.advanced.items():
-            args[f"advancedFilter[{name}]"] = str(value)
+            args[f"advancedFilter[{name}]"] = (
+                ("1" if value else "0") if isinstance(value, bool) else str(value)
+            )
         return args
 
     @property
@@ -329,11 +341,21 @@ def _advanced(stmt: Select, advanced: dict[str, Any]) -> Select:
         wanted = advanced["salesperson"]
         column = PreparationItem.salesperson_id
         stmt = stmt.where(column.is_(None) if wanted == 0 else column == wanted)
+    if "overEstimate" in advanced:
+        over = PreparationItem.id.in_(over_estimate_items())
+        stmt = stmt.where(over if advanced["overEstimate"] else ~over)
     if "tag" in advanced:  # another instance's tag: no vehicle carries it here
         stmt = stmt.where(
             PreparationItem.id.in_(select(ItemTag.item_id).where(ItemTag.tag_id == advanced["tag"]))
         )
     return stmt
+
+
+def over_estimate_items() -> Select:
+    """The ids of the vehicles whose actual reconditioning cost is above their estimate."""
+    actual = func.sum(case((ReconLine.phase == ACTUAL, ReconLine.amount), else_=0))
+    estimate = func.sum(case((ReconLine.phase == ESTIMATE, ReconLine.amount), else_=0))
+    return select(ReconLine.item_id).group_by(ReconLine.item_id).having(actual > estimate)
 
 
 def _division_condition(value: str):

@@ -27,7 +27,7 @@ from app.core.tenancy import activate
 from app.core.times import moment
 from app.core.workdays import day_counter
 from app.extensions import db
-from app.preparation import api_bp, bp, files, manage, tasks
+from app.preparation import api_bp, bp, files, manage, recon, recon_view, tasks
 from app.preparation.actions import vehicle_actions
 from app.preparation.items import manage_path
 from app.preparation.models import FileObject, ItemFile, PreparationItem
@@ -116,10 +116,16 @@ def item_page(module: str, segment: str, item_id: int, view: str | None = None):
 
 
 def render_item(
-    item: PreparationItem, upload=None, comment=None, status: int = 200, spec=None, service=None
+    item: PreparationItem,
+    upload=None,
+    comment=None,
+    status: int = 200,
+    spec=None,
+    service=None,
+    cost=None,
 ):
     """The vehicle page; a refused form's input and messages (`upload`, `comment`, `spec`,
-    `service`) shown where it was typed."""
+    `service`, `cost`) shown where it was typed."""
     now = utcnow()
     warned = item.warning
     if tasks.sync_warning(item, now) != warned:
@@ -153,6 +159,9 @@ def render_item(
             me=viewer().user.id,
             spec=spec or {"values": {}, "errors": {}},
             service=service or {"values": {}, "errors": {}},
+            recon=recon_view.vehicle_costs(item, task_rows, now),
+            may_approve=recon.may_approve(viewer(), item),
+            cost=cost,
         ),
         status,
     )
@@ -267,6 +276,11 @@ def _station_user():
 @bp.get("/begcare/station/vehicles")
 def station_vehicles():
     """The vehicles waiting at the user's stations, to start and finish from a phone."""
+    return render_station()
+
+
+def render_station(cost=None, status: int = 200):
+    """The station user's vehicles; `cost`: a refused cost form to show again on its card."""
     v = _station_user()
     stations = tasks.stations_of(v.user.id)
     now = utcnow()
@@ -282,7 +296,10 @@ def station_vehicles():
         is_overdue=tasks.is_overdue,
         minutes_taken=tasks.minutes_taken,
         manage_path=manage_path,
-    )
+        costs=recon_view.task_costs([r.task.id for r in rows], now),
+        currencies=recon.currencies(v.selected_division_ids),
+        cost=cost,
+    ), status
 
 
 @bp.get("/begcare/station/profile")

@@ -88,6 +88,7 @@ class Row(NamedTuple):
     labels: list  # the vehicle's tags (tags.Label)
     service_due: bool  # app/preparation/service_due.py
     seller: str  # who sold it, "" when not given (app/preparation/salespeople.py)
+    recon: tuple[str, bool] | None  # actual cost formatted, and whether it is over the estimate
 
 
 @dataclass
@@ -115,7 +116,7 @@ class Table:
         places = locations.names(module, divisions) if page.items else {}
         labels = tags.of_items(row[0] for row in page.items)
         # The salesperson column only for a page with sold vehicles (one small query then).
-        sold = any(row[-1] is not None for row in page.items)
+        sold = any(row.salesperson_id is not None for row in page.items)
         sellers = salespeople.names(divisions) if sold else {}
         warnings = tags.rule_warnings((row[0] for row in page.items), v.instance)
         return cls(
@@ -157,6 +158,12 @@ class Table:
         """Page numbers around the current one, with the first and last; None for a gap."""
         return self.page.window()
 
+    def _recon(self, estimate, actual) -> tuple[str, bool] | None:
+        """The actual reconditioning cost, and whether it is over the estimate (None: no lines)."""
+        if estimate is None and actual is None:
+            return None
+        return self.number(round(actual or 0)), (actual or 0) > (estimate or 0)
+
     @cached_property
     def rows(self) -> list[Row]:
         """The page's rows (svc.table_rows: unpacked in its columns' order). What is the same
@@ -172,7 +179,7 @@ class Table:
         for (
             item_id, module, state, regno, warning, brand, model, series, model_year,
             division_id, changed_at, mileage, price, done, total, advert, parking, keys,
-            service_due, seller,
+            service_due, seller, recon_estimate, recon_actual,
         ) in self.page.items:  # fmt: skip
             if total and (done, total) not in titles:
                 titles[done, total] = label % {"done": done, "total": total}
@@ -200,6 +207,7 @@ class Table:
                     self.labels.get(item_id, ()),
                     service_due,
                     self.sellers.get(seller, ""),
+                    self._recon(recon_estimate, recon_actual),
                 )
             )
         return rows

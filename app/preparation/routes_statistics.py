@@ -1,14 +1,17 @@
 """Statistics per module: throughput, days per state and station, stock days, sales per
 salesperson."""
 
+from datetime import date
+
 from flask import abort, render_template
 from flask_babel import format_date, format_decimal, format_percent
 from flask_babel import gettext as _
 
 from app.auth.viewer import viewer
 from app.core.roles import ROLE_STATISTICS
-from app.preparation import bp
+from app.preparation import bp, recon_statistics
 from app.preparation import statistics as stats
+from app.preparation.recon import currencies
 
 
 def _month_label(day) -> str:
@@ -80,6 +83,8 @@ def module_statistics(module: str):
         ),
     }  # fmt: skip
     sold = sum(r.sold for r in sellers)
+    recon = recon_statistics.recon_figures(module, v.selected_division_ids)
+    charts |= _recon_charts(recon)
     return render_template(
         "preparation/statistics/index.html",
         module=module, flow=flow, states=states, stations=stations, stock=stock, charts=charts,
@@ -87,5 +92,34 @@ def module_statistics(module: str):
         week_label=lambda d: _("Week %(number)s · %(date)s", number=d.isocalendar()[1], date=format_date(d, "d MMM")),
         bucket_label=_bucket_label, number=lambda n: "–" if n is None else format_decimal(n),
         salespeople=sellers, percent=lambda n: format_percent(n / sold if sold else 0),
-        division_label=v.selected_division_label,
+        division_label=v.selected_division_label, recon=recon,
+        recon_currency=" / ".join(sorted(set(currencies(v.selected_division_ids).values()))),
+        recon_month_label=lambda iso: format_date(date.fromisoformat(iso), "LLLL yyyy"),
     )  # fmt: skip
+
+
+def _recon_charts(recon) -> dict:
+    """Average actual cost and average overrun per vehicle (by month, model) or task (station)."""
+    cost, overrun = _("Average actual cost"), _("Average overrun")
+
+    def pair(rows) -> list:
+        return [
+            {"label": cost, "data": [float(r.average_cost) for r in rows]},
+            {"label": overrun, "data": [float(r.average_overrun) for r in rows], "type": "line"},
+        ]
+
+    return {
+        "recon_months": _chart(
+            "bar", _("Average reconditioning cost per vehicle by month"),
+            [_month_label(date.fromisoformat(r.label)) for r in recon.month_rows],
+            pair(recon.month_rows),
+        ),
+        "recon_models": _chart(
+            "bar", _("Average reconditioning cost per vehicle by brand and model"),
+            [r.label for r in recon.models], pair(recon.models),
+        ),
+        "recon_stations": _chart(
+            "bar", _("Average reconditioning cost per task by station"),
+            [r.label for r in recon.stations], pair(recon.stations),
+        ),
+    }  # fmt: skip

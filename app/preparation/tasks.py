@@ -20,7 +20,7 @@ from app.core.happenings import announce
 from app.core.models import Division, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.extensions import db
-from app.preparation import service_due
+from app.preparation import recon, service_due
 from app.preparation.models import ItemStationTask, PreparationItem, Station, user_stations
 
 PENDING, ACTIVE, DONE = "pending", "active", "done"
@@ -101,6 +101,9 @@ def start_task(task: ItemStationTask, worker: Worker, now: datetime | None = Non
     now = now or utcnow()
     if task.status != PENDING:
         raise TaskError(_("Only a task that has not started can be started."))
+    item = db.session.get(PreparationItem, task.item_id)
+    if (refusal := recon.start_refusal(item, task)) is not None:
+        raise TaskError(refusal)
     values = {"status": ACTIVE, "started_at": now, "finished_at": None}
     if task.assigned_user_id is None:
         values["assigned_user_id"] = worker.user.id

@@ -20,7 +20,7 @@ from app.core.times import moment
 from app.extensions import db
 from app.market.models import ExchangeRate
 from app.preparation.models import FileObject
-from app.purchase import bp, comparison
+from app.purchase import bp, comparison, expected_recon
 from app.purchase import services as svc
 from app.purchase.api import full_payload
 from app.purchase.comparison import _aware
@@ -223,6 +223,7 @@ def pdf_purchase_analysis(analysis_id: int):
         "locale": params.locale.replace("_", "-"),
         "currency": params.currency if params.y_axis != "averagePAM" else None,
     }
+    recon = expected_recon.expected(analysis)
     nonce = secrets.token_urlsafe(16)
     response = make_response(render_template(
         "purchase/print.html", style_nonce=nonce,
@@ -232,6 +233,7 @@ def pdf_purchase_analysis(analysis_id: int):
         input_images=_input_images(analysis), pdf=PDF,
         calculation=analysis.latest_calculation, valuation=valuation,
         basic=analysis.basic or {}, page_script="purchase-print.js",
+        recon=recon, recon_basis=expected_recon.basis_text(recon),
     ))  # fmt: skip
     # The page's own stylesheet is inline (self-contained print view): allowed by its nonce.
     csp = content_security_policy(current_app)

@@ -16,7 +16,7 @@ from app.extensions import db
 from app.preparation import files
 from app.preparation.items import FUEL_TYPES, ItemError, normalise_regno
 from app.providers import services as providers
-from app.purchase import bp
+from app.purchase import bp, expected_recon
 from app.purchase import services as svc
 from app.purchase.api import full_payload
 from app.purchase.models import (
@@ -320,10 +320,12 @@ def _show(analysis: PurchaseAnalysis, errors=None, status=200, form=None, notice
     country = analysis.division.region.country
     fmt = Formatter(country.locale.replace("-", "_"), country.currency, country.currency)
     calculators = db.session.scalars(select(Calculator).order_by(Calculator.title)).all()
+    recon = expected_recon.expected(analysis)
     return render_template(
         "purchase/show.html", analysis=analysis, full=full_payload(analysis), fmt=fmt, date=format_date,
         calculators=calculators, errors=errors or {}, form=request.form if form is None else form,
         notice=notice, can_value=providers.active("valuation") is not None,
+        recon=recon, recon_basis=expected_recon.basis_text(recon),
         can_decide=_can_decide(), may_approve=svc.may_approve(analysis, viewer().user), can_buy=viewer().has(R.add_vehicle("begcare"))
         and "begcare" in viewer().modules,
     ), status  # fmt: skip
@@ -363,7 +365,7 @@ def get_valuation(analysis_id: int):
 
 
 @bp.post(
-    "/purchase-analysis/<int:analysis_id>/<any(valuation, market, prediction, comment, calculation, status, buy):action>"
+    "/purchase-analysis/<int:analysis_id>/<any(valuation, market, prediction, comment, calculation, recon, status, buy):action>"
 )
 def act(analysis_id: int, action: str):
     analysis = svc.analysis_or_404(analysis_id)
@@ -390,6 +392,9 @@ def act(analysis_id: int, action: str):
                 request.form.get("input_value"), user,
             )  # fmt: skip
             done = _("The calculation was saved.")
+        elif action == "recon":
+            expected_recon.set_override(analysis, request.form.get("expected_recon"), user)
+            done = _("The expected reconditioning was saved.")
         elif action == "status":
             status = request.form.get("status", "")
             if status in ("approved", "rejected") and not _can_decide():

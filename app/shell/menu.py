@@ -259,6 +259,7 @@ MODULE_ADMIN = (
     ("stations", _l("Stations"), "STATION"),
     ("station-packages", _l("Station packages"), "STATION_PACKAGE"),
     ("station-groups", _l("Station groups"), "STATION_GROUP"),
+    ("recon-limits", _l("Approval limits"), "STATION"),
     ("locations", _l("Locations"), "PARKING"),
     ("keylocations", _l("Key locations"), "KEY_LOCATION"),
     ("delivery-locations", _l("Delivery locations"), None),

@@ -16,7 +16,10 @@ from tests.helpers import documented
 from tests.preparation.manage_helpers import QueryCounter
 from tests.shell.conftest import demo_user
 
-TYPES = {"number", "chart", "numberSummary", "list", "customList", "tier", "bookings", "error"}
+TYPES = {
+    "number", "chart", "numberSummary", "list", "customList", "tier", "bookings", "reconCost",
+    "error",
+}  # fmt: skip
 
 
 def items_in(module: str, state: int, instance_id: int) -> int:

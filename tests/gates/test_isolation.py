@@ -58,6 +58,7 @@ from app.preparation.models import (
     ItemStationTask,
     PreparationItem,
 )
+from app.preparation.recon_models import ReconApproval, ReconLine
 from app.purchase.models import PurchaseAnalysis
 from app.quicktest.models import (
     Storage,
@@ -195,6 +196,15 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     "preparation.task_action": lambda s: (lambda t: {"item_id": t.item_id, "task_id": t.id})(
         _via_item(ItemStationTask)(s)
     ),
+    "preparation.add_cost": lambda s: (lambda t: {"item_id": t.item_id, "task_id": t.id})(
+        _via_item(ItemStationTask)(s)
+    ),
+    "preparation.remove_cost": lambda s: (
+        lambda c: {"item_id": c.item_id, "task_id": c.task_id, "line_id": c.id}
+    )(_via_item(ReconLine)(s)),
+    "preparation.decide_approval": lambda s: (
+        lambda a: {"item_id": a.item_id, "approval_id": a.id}
+    )(_via_item(ReconApproval)(s)),
     "preparation_api.item_list_extended": lambda s: {"item_id": _item(s).id},
     "preparation_api.item_file_view": lambda s: {"file_id": _via_item(ItemFile)(s).id},
     "preparation_api.file_object_binary": lambda s: {

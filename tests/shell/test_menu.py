@@ -38,8 +38,8 @@ MAIN_MENU = {
     | {"custom-list.*", "bookings"}
     | MOBILE,
     "admin": {"my-dashboard", "my-lists", "quick-test", "admin", "bookings"}
-    | vehicle("begcare", "admin")
-    | vehicle("newcare", "admin")
+    | vehicle("begcare", "admin", "recon-approvals")
+    | vehicle("newcare", "admin", "recon-approvals")
     | PURCHASE_ANALYSIS
     | market(*SELLER_MARKET, "statistics", "settings")
     | MOBILE,

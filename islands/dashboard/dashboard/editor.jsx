@@ -120,6 +120,7 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
                 <option value="customList">{gettext('Custom list')}</option>
                 <option value="tier">{gettext('Tier')}</option>
                 <option value="bookings">{gettext('Bookings')}</option>
+                <option value="reconCost">{gettext('Reconditioning cost')}</option>
               </select>
             </Field>
             <Field id="we-title" label={gettext('Label')} error={e('title')}>
@@ -330,7 +331,7 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
               </button>
             </fieldset>
           )}
-          {type !== 'customList' && type !== 'tier' && type !== 'bookings' && (
+          {type !== 'customList' && type !== 'tier' && type !== 'bookings' && type !== 'reconCost' && (
             <fieldset className="widget-editor-filters">
               <legend>{gettext('Vehicle filters')}</legend>
               <div className="form-grid">

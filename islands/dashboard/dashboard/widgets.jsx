@@ -305,6 +305,38 @@ export function BookingsWidget({ widget }) {
   );
 }
 
+/** The reconditioning cost widget: the last thirty days' average cost and overrun per vehicle,
+ * how many ran over their estimate (a link to them in the overview) and the estimates waiting. */
+export function ReconCostWidget({ widget }) {
+  const gettext = useGettext();
+  const value = widget.value || {};
+  const money = (n) => (n == null ? '–' : `${formatValue(n, '', locale())} ${value.currency || ''}`.trim());
+  return (
+    <div className="widget-recon">
+      <p className="widget-recon-average">
+        <strong>{money(value.average)}</strong>{' '}
+        <span className="muted">{gettext('average per vehicle, last 30 days')}</span>
+      </p>
+      <dl className="widget-recon-facts">
+        <div>
+          <dt>{gettext('Average overrun')}</dt>
+          <dd>{money(value.overrun)}</dd>
+        </div>
+        <div>
+          <dt>{gettext('Over estimate')}</dt>
+          <dd>
+            <a href={value.overEstimateHref}>{gettext('%(over)s of %(vehicles)s vehicles', { over: value.over ?? 0, vehicles: value.vehicles ?? 0 })}</a>
+          </dd>
+        </div>
+        <div>
+          <dt>{gettext('Waiting for approval')}</dt>
+          <dd>{value.waiting ?? 0}</dd>
+        </div>
+      </dl>
+    </div>
+  );
+}
+
 export function ErrorWidget({ widget }) {
   const gettext = useGettext();
   return (
@@ -330,6 +362,8 @@ export function WidgetBody({ widget, currency }) {
       return <TierWidget widget={widget} />;
     case 'bookings':
       return <BookingsWidget widget={widget} />;
+    case 'reconCost':
+      return <ReconCostWidget widget={widget} />;
     default:
       return <ErrorWidget widget={widget} />;
   }
