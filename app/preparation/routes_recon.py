@@ -18,8 +18,8 @@ from app.preparation.items import manage_path
 from app.preparation.recon_models import KINDS, LABOUR, PARTS, SUBLET
 from app.preparation.routes_manage import (
     VEHICLE_MODULES,
-    _item_or_404,
     _worker,
+    item_or_404,
     render_item,
     render_station,
 )
@@ -74,7 +74,7 @@ def _answer_refused(item, task_id: int, form, status: int = 422):
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/costs")
 def add_cost(module: str, item_id: int, task_id: int):
     """Add an estimated (waiting task) or actual (started task) cost line to a task."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     task = manage.find_task(item.id, task_id)
     if task is None:
         abort(404)
@@ -101,7 +101,7 @@ def add_cost(module: str, item_id: int, task_id: int):
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/costs/<int:line_id>/remove")
 def remove_cost(module: str, item_id: int, task_id: int, line_id: int):
     """Take back a mistyped cost line of the task's current phase."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     task = manage.find_task(item.id, task_id)
     line = recon.find_line(item.id, line_id)
     if task is None or line is None:
@@ -125,7 +125,7 @@ def remove_cost(module: str, item_id: int, task_id: int, line_id: int):
 )
 def decide_approval(module: str, item_id: int, approval_id: int, decision: str):
     """A manager approves or rejects a task's estimate."""
-    item = _item_or_404(module, item_id)
+    item = item_or_404(module, item_id)
     approval = recon.find_approval(item.id, approval_id)
     if approval is None:
         abort(404)

@@ -1,7 +1,7 @@
 """reconditioning cost lines approvals limits station hourly rate
 
 Revision ID: afab6a330e77
-Revises: a1d7e0c29f31
+Revises: e3a7c5b9d1f4
 Create Date: 2026-12-06 03:40:49.357679
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'afab6a330e77'
-down_revision = 'a1d7e0c29f31'
+down_revision = 'e3a7c5b9d1f4'
 branch_labels = None
 depends_on = None
 

@@ -1,14 +1,14 @@
 """Adverts carry the vehicle's VIN (filled from the vehicle when sold from its page, issue 37).
 
 Revision ID: b7c3d9e1f2a4
-Revises: a1d7e0c29f31
+Revises: b7c1d2e3f4a5
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "b7c3d9e1f2a4"
-down_revision = "a1d7e0c29f31"
+down_revision = "b7c1d2e3f4a5"
 branch_labels = None
 depends_on = None
 
