@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from flask import url_for
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select
 
 from app.auth.models import Membership, User
@@ -24,6 +25,7 @@ from app.core.formatting import decimal_format
 from app.core.happenings import announce
 from app.core.i18n import DEFAULT_LOCALE, user_time_zone
 from app.core.models import Country, Division, Region, utcnow
+from app.core.notifications import NOTIFICATION_TEXTS, notify
 from app.extensions import db
 from app.mail.services import send_mail
 from app.preparation.models import ItemStationTask, PreparationItem, Station
@@ -337,12 +339,24 @@ def approvers(instance_id: int, item: PreparationItem) -> list[User]:
     return chosen
 
 
+NOTIFICATION_TEXTS["recon_approval"] = _l(
+    "%(station)s: an estimate of %(amount)s %(currency)s for %(regno)s waits for your approval"
+)
+
+
 def _tell_approvers(item: PreparationItem, task: ItemStationTask, approval: ReconApproval):
-    """E-mail the managers and announce the request (webhooks and event rules hook on)."""
+    """Tell the managers (in the app and by e-mail) and announce the request (webhooks and event
+    rules hook on)."""
     currency = currency_of(item.division_id)
     station = task.station.name
     link = url_for("preparation.recon_approvals", module=item.module, _external=True)
-    for user in approvers(item.instance_id, item):
+    managers = approvers(item.instance_id, item)
+    notify(
+        item.instance_id, [u.id for u in managers], "recon_approval",
+        link=url_for("preparation.recon_approvals", module=item.module), station=station,
+        amount=str(approval.amount), currency=currency, regno=item.regno,
+    )  # fmt: skip
+    for user in managers:
         options = user.options or {}
         send_mail(
             to=user.email, template="recon_approval", kind="recon_approval",

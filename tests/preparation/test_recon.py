@@ -6,8 +6,10 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
+from app.auth.models import User
 from app.core.audit import AuditLog
 from app.core.models import utcnow
+from app.core.notifications import Notification
 from app.extensions import db
 from app.mail.models import EmailMessage
 from app.preparation.models import ItemStationTask, PreparationItem
@@ -165,6 +167,13 @@ def test_a_new_estimate_over_the_limit_asks_the_managers_by_mail(as_demo):
         .order_by(EmailMessage.id.desc())
     ).first()
     assert mail.to_address == "admin@demo.test" and item.regno in mail.subject
+    # ... and under the bell in the app, in the manager's language, leading to the queue.
+    (note,) = db.session.scalars(
+        select(Notification).where(Notification.key == "recon_approval")
+    ).all()
+    assert note.user_id == db.session.scalar(select(User.id).where(User.email == mail.to_address))
+    assert note.link == "/begcare/recon/approvals"
+    assert f"for {item.regno} waits for your approval" in note.text
 
 
 def test_vehicle_page_shows_estimate_actual_and_the_overrun(as_demo):
