@@ -201,6 +201,9 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
     buy_now_price: Mapped[int | None] = mapped_column(Integer)
     # How many maxima bidders hold (a column of the locked row, so a waiting bid reads it fresh).
     maxima_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Issue 33: the seller's choices of the vehicle passport shown to bidders (None: none);
+    # app.market.passport reads them and computes the passport when it is shown.
+    passport: Mapped[dict | None] = mapped_column(JSON)
 
     seller_group: Mapped[InstanceGroup] = relationship(foreign_keys=[seller_group_id])
     allocated_group: Mapped[InstanceGroup | None] = relationship(foreign_keys=[allocated_group_id])
