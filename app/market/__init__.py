@@ -15,6 +15,7 @@ from app.market import (  # noqa: E402,F401
     routes_admin,
     routes_advert_form,
     routes_adverts,
+    routes_passport,
     routes_watch,
     vehicle_sale,
     viewer_parts,

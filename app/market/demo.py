@@ -13,7 +13,7 @@ from app.core.models import Instance, utcnow
 from app.core.tenancy import activate
 from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder
 from app.extensions import db
-from app.market import bidder_mail
+from app.market import bidder_mail, passport
 from app.market.endings import tell_sellers
 from app.market.filters import Criteria
 from app.market.groups import add_partner
@@ -381,3 +381,16 @@ def reserve_bid_link() -> str | None:
     """Fjordauto's bid link to that advert, where it answers the seller's counteroffer."""
     advert = _provisional_advert()
     return _path("bid", "bid", "buyer@demo.test", advert) if advert else None
+
+
+@seeder(48)
+def seed_passport(ctx: dict) -> None:
+    """The demo bidders' advert carries a vehicle passport (issue 33): its vehicle's finished
+    quick tests and the work done, without costs (the seller did not tick them)."""
+    advert = _demo_advert()
+    if advert is None:
+        return
+    activate(advert.instance_id)
+    tests = passport.finished_tests(advert, passport.vehicle_of(advert))
+    passport.save(advert, passport.Choices(tests=[t.id for t in tests], work=True))
+    activate(None)

@@ -20,6 +20,12 @@ def advert_time(value: datetime | None) -> str:
     return moment(value)
 
 
+@bp.app_template_filter("advert_day")
+def advert_day(value: datetime | None) -> str:
+    """A day as spec 02 section 9 writes it (y-MM-dd), in the user's time zone."""
+    return moment(value, "date") if value else ""
+
+
 @bp.app_template_filter("advert_money")
 def advert_money(amount: int | None, currency: str = "") -> str:
     """A whole amount grouped as the user's language writes numbers, with its currency."""

@@ -205,6 +205,9 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
     # Where the car stands: one of the seller's division addresses (admin/general/address),
     # shown on the advert and to bidders (app/market/advert_places.py).
     address_id: Mapped[int | None] = mapped_column(ForeignKey("address.id", ondelete="SET NULL"))
+    # Issue 33: the seller's choices of the vehicle passport shown to bidders (None: none);
+    # app.market.passport reads them and computes the passport when it is shown.
+    passport: Mapped[dict | None] = mapped_column(JSON)
 
     seller_group: Mapped[InstanceGroup] = relationship(foreign_keys=[seller_group_id])
     allocated_group: Mapped[InstanceGroup | None] = relationship(foreign_keys=[allocated_group_id])

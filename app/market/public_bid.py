@@ -18,7 +18,7 @@ from sqlalchemy import select
 from app.core.pages import public_page
 from app.core.ratelimit import check_public_rate
 from app.extensions import db
-from app.market import bp
+from app.market import bp, passport
 from app.market.link_view import advert_view
 from app.market.links import ACTIONS, resolve_link
 from app.market.models import AdvertImage
@@ -194,6 +194,7 @@ def bid_page(action: str, group_hash: str, advert_hash: str, user_hash: str):
         advert=advert,
         group=group,
         vehicle=advert_view(action, link, advert, group),
+        passport=passport.build(advert),
         amount=format_amount,
         link_path=f"{action}/{group_hash}/{advert_hash}/{user_hash}",
         # A bidder's phone loads the bid form only; a seller's link adds the seller's forms.

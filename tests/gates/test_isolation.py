@@ -267,6 +267,7 @@ ROUTES: dict[str, Callable[[Scope], dict]] = {
     # The market, signed in.
     "market.advert_page": _by_id(Advert, "advert_id"),
     "market.advert_edit": _by_id(Advert, "advert_id"),
+    "market.advert_passport": _by_id(Advert, "advert_id"),
     "market.send_bid_links": _by_id(Advert, "advert_id"),
     "market.advert_image": lambda s: (lambda i: {"advert_id": i.advert_id, "image_id": i.id})(
         s.row(AdvertImage)
@@ -422,6 +423,7 @@ ALLOWED_403: dict[str, str] = {
     "market.accept_invite_answer": "not a market company: refused before the invite is read",
     "market.send_bid_links": "not a market seller: refused before the advert is read",
     "market.advert_edit": "not a market seller: refused before the advert is read",
+    "market.advert_passport": "not a market seller: refused before the advert is read",
     "market.vehicle_request_state": "not a market company: refused before the request is read",
     "market.advert_watch": "not a market buyer: refused before the advert is read",
     "market.reserve_decision": "not a market seller: refused before the advert is read",
