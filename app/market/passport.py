@@ -39,7 +39,7 @@ from app.preparation.recon import currency_of
 from app.preparation.recon_models import ACTUAL, ReconLine
 from app.quicktest.models import Storage, StorageContainer
 
-WORK, COSTS, TESTS = "work", "costs", "tests"
+WORK, COSTS, TESTS, SERVICE = "work", "costs", "tests", "service"
 
 
 class PassportError(ValueError):
@@ -48,15 +48,17 @@ class PassportError(ValueError):
 
 @dataclass
 class Choices:
-    """What the seller chose to show: quick tests by id, the work done, its actual cost."""
+    """What the seller chose to show: quick tests by id, the work done, its actual cost, the
+    last service."""
 
     tests: list[int] = field(default_factory=list)
     work: bool = False
     costs: bool = False
+    service: bool = False
 
     @property
     def empty(self) -> bool:
-        return not (self.tests or self.work or self.costs)
+        return not (self.tests or self.work or self.costs or self.service)
 
     @classmethod
     def of(cls, advert: Advert) -> Choices:
@@ -65,6 +67,7 @@ class Choices:
             tests=[int(t) for t in raw.get(TESTS, []) if str(t).isdigit()],
             work=bool(raw.get(WORK)),
             costs=bool(raw.get(COSTS)),
+            service=bool(raw.get(SERVICE)),
         )
 
     @classmethod
@@ -77,12 +80,13 @@ class Choices:
             tests=sorted({int(r) for r in raw}),
             work=form.get("work") == "1",
             costs=form.get("costs") == "1",
+            service=form.get("service") == "1",
         )
 
     def stored(self) -> dict | None:
         if self.empty:
             return None
-        return {TESTS: self.tests, WORK: self.work, COSTS: self.costs}
+        return {TESTS: self.tests, WORK: self.work, COSTS: self.costs, SERVICE: self.service}
 
 
 def vehicle_of(advert: Advert) -> PreparationItem | None:
@@ -143,6 +147,7 @@ class Passport:
     tests: list[dict] = field(default_factory=list)
     work: list[dict] | None = None
     cost: str | None = None
+    service: dict | None = None  # {"day": y-MM-dd or "", "mileage": "48 200" or ""}
 
 
 def build(advert: Advert, choices: Choices | None = None) -> Passport | None:
@@ -191,4 +196,11 @@ def build(advert: Advert, choices: Choices | None = None) -> Passport | None:
         )
         whole = int(Decimal(total or 0).quantize(Decimal(1)))
         passport.cost = f"{format_amount(whole)}\u00a0{currency_of(item.division_id)}"
+    if choices.service:  # the vehicle's last service (app/preparation/service_due.py)
+        passport.service = {
+            "day": item.last_service_on.isoformat() if item.last_service_on else "",
+            "mileage": format_amount(item.last_service_mileage)
+            if item.last_service_mileage is not None
+            else "",
+        }
     return passport

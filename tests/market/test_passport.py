@@ -1,7 +1,7 @@
 """The vehicle passport of an advert (issue 33 item 4): the seller's choices, the bidders' page
 showing only what was chosen, the seller's preview, and isolation between instances."""
 
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -59,11 +59,12 @@ def test_the_choices_are_read_from_the_form_and_stored_as_the_seller_ticked_them
     form = MultiDict([("test", "7"), ("test", "3"), ("test", "7"), ("costs", "1")])
     choices = passport.Choices.from_form(form)
     assert (choices.tests, choices.work, choices.costs) == ([3, 7], False, True)
-    assert choices.stored() == {"tests": [3, 7], "work": False, "costs": True}
+    assert choices.stored() == {"tests": [3, 7], "work": False, "costs": True, "service": False}
     # Nothing ticked: no passport at all (the bidders' page shows none).
     assert passport.Choices.from_form(MultiDict()).stored() is None
     advert = Advert(passport={"tests": [3, "x"], "work": True})
     assert passport.Choices.of(advert) == passport.Choices(tests=[3], work=True, costs=False)
+    assert passport.Choices.from_form(MultiDict([("service", "1")])).stored()["service"] is True
     assert passport.Choices.of(Advert()).empty
     with pytest.raises(passport.PassportError):
         passport.Choices.from_form(MultiDict([("test", "3; drop")]))
@@ -98,6 +99,15 @@ def test_the_bid_page_shows_the_chosen_parts_only(demo_app, bidder):
     db.session.flush()
     text = page_text(bidder.get(path))
     assert "Klargjøringskostnad" in text and "Utført arbeid" not in text
+    assert "data-passport-service" not in text  # the service was not ticked
+
+    # The service ticked: the vehicle's last service, its day and mileage.
+    vehicle = passport.vehicle_of(advert)
+    vehicle.last_service_on, vehicle.last_service_mileage = date(2026, 9, 14), 45210
+    advert.passport = {**advert.passport, "service": True}
+    db.session.flush()
+    text = page_text(bidder.get(path))
+    assert "data-passport-service" in text and "2026-09-14" in text and "45\u00a0210" in text
 
     # No choices: no passport.
     advert.passport = None
@@ -147,7 +157,7 @@ def test_the_seller_chooses_previews_and_saves(demo_app, as_demo):
     saved = client.post(path, data={**body, "action": "save"})
     assert saved.status_code == 302
     db.session.refresh(advert)
-    assert advert.passport == {"tests": [test.id], "work": False, "costs": True}
+    assert advert.passport == {"tests": [test.id], "work": False, "costs": True, "service": False}
 
     # Another vehicle's test: refused in the seller's language, the ticks kept, nothing saved.
     stranger = other_vehicles_test(advert)
@@ -157,7 +167,7 @@ def test_the_seller_chooses_previews_and_saves(demo_app, as_demo):
     assert "A chosen quick test is not a finished test of this vehicle." in text
     assert 'name="work" value="1" checked' in text
     db.session.refresh(advert)
-    assert advert.passport == {"tests": [test.id], "work": False, "costs": True}
+    assert advert.passport == {"tests": [test.id], "work": False, "costs": True, "service": False}
 
 
 def test_a_buyer_cannot_open_the_sellers_passport_page(demo_app, as_demo):
