@@ -378,7 +378,6 @@ def generate(url: str, vehicles_count: int, related: float = 1.0, seed: int = 34
     from app.preparation.services import recount
 
     started = time.perf_counter()
-    os.environ["DATABASE_URL"] = sqlalchemy_url(url)
     app = create_app({"SQLALCHEMY_DATABASE_URI": sqlalchemy_url(url)})
     rng = random.Random(seed)
     today = today or datetime.now(UTC).date()
@@ -415,6 +414,7 @@ def main() -> None:
     parser.add_argument("--today", type=date.fromisoformat, default=None)
     parser.add_argument("--url", default=os.environ.get("BENCH_DATABASE_URL"))
     args = parser.parse_args()
+    os.environ["DATABASE_URL"] = sqlalchemy_url(args.url or "")
     if not args.url or not args.url.startswith("postgresql"):
         raise SystemExit("give --url (or BENCH_DATABASE_URL) of an empty PostgreSQL database")
     generate(args.url, args.vehicles, args.related, args.seed, args.today)
