@@ -53,6 +53,17 @@ GROWS_NOT = frozenset({
     "calendar_feed", "holiday", "address", "webhook_endpoint", "auth_throttle", "alembic_version",
 })  # fmt: skip
 
+# Whole reads measured on the 100k data set and not yet fixed (bench/SCALE.md, "Plans"): each
+# names the page and the table, so that any other page's scan, or this page's scan of another
+# table, still fails. Remove an entry when its page stops scanning.
+_PERIOD = "every vehicle of the module and divisions, joined to its events of the period"
+KNOWN: dict[tuple[str, str], str] = {
+    ("preparation statistics", "preparation_item"): _PERIOD,
+    ("preparation statistics", "item_state_event"): "the time in each state of every vehicle",
+    ("preparation statistics", "item_station_task"): "every finished task, per station",
+    ("dashboard widget: Sold per month", "preparation_item"): _PERIOD,
+}
+
 PAGES = {
     "overview": "/begcare/overview?division=all",
     "overview, filtered": "/begcare/overview?division=all&enum[state]=4&brand=Kia&warning=1",
@@ -106,9 +117,10 @@ def capture(big) -> dict[str, list[tuple[str, object]]]:
 
     with big.app_context():
         seller = db.session.scalars(select(User).where(User.email == "seller@demo.test")).one()
-        widgets = db.session.scalars(
-            select(DashboardWidget.id)
+        widgets = db.session.execute(
+            select(DashboardWidget.id, DashboardWidget.title)
             .where(DashboardWidget.user_id == seller.id, DashboardWidget.dashboard == "begcare")
+            .order_by(DashboardWidget.position)
             .execution_options(all_instances=True)
         ).all()
         vehicle = db.session.scalar(
@@ -123,7 +135,7 @@ def capture(big) -> dict[str, list[tuple[str, object]]]:
     pages = dict(PAGES)
     pages["vehicle"] = f"/begcare/{vehicle}"
     pages.update(
-        {f"dashboard widget {n}": f"/api/dashboard-widgets/{w}" for n, w in enumerate(widgets)}
+        {f"dashboard widget: {title}": f"/api/dashboard-widgets/{w}" for w, title in widgets}
     )
     captured: dict[str, list] = {}
     for name, path in pages.items():
@@ -177,6 +189,8 @@ def seq_scans(connection, captured: dict) -> list[str]:
                     "EXPLAIN (FORMAT JSON) " + statement, parameters or {}
                 ).scalar()
                 for table in set(_scans(plan[0]["Plan"])) - GROWS_NOT:
+                    if (page, table) in KNOWN:
+                        continue
                     if table not in GROWS:
                         why = "a table in neither list"
                     elif seqscan == "on" and table in big:
@@ -214,4 +228,7 @@ def test_the_check_reports_a_dropped_index(big, statements):
             found = seq_scans(connection, statements)
         finally:
             outer.rollback()
-    assert any("sequential scan of item_state_event" in line for line in found), found
+    assert any(
+        line.startswith("sequential scan of item_state_event") and "vehicle" in line.split("\n")[0]
+        for line in found
+    ), found
