@@ -256,6 +256,7 @@ class AdvertBid(InstanceScoped, db.Model):
     __table_args__ = (
         UniqueConstraint("link_id", "request_key"),
         Index("ix_advert_bid_advert_amount", "advert_id", "advert_amount"),
+        Index("ix_advert_bid_created", "created_at"),  # the market statistics' period
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -1,0 +1,273 @@
+"""Issue 34: how each page's cost grows with the data (the growth table of bench/SCALE.md).
+
+For each size (vehicles) a PostgreSQL database of its own is filled by bench/scale_data.py
+(or reused with --reuse), served by gunicorn (2 sync workers, as bench/preparation.py), and
+every page is requested one after another by one signed-in seller (one keep-alive client, the
+response time of a single user) for --seconds: p50 and p95. The statements per request are
+counted in-process (the test client, SQLAlchemy's before_cursor_execute) on the same database.
+The bid call is a bidder's POST /api/_public/market-bid/... on an open advert, each bid the
+next minimum. Goal: p95 at the biggest size within 2x of the smallest's, and under 250 ms.
+
+    .venv/bin/python bench/scale.py --sizes 10000,100000 \\
+        --server postgresql://dealercare:dealercare@127.0.0.1:5432 --prefix h_scale
+"""
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import time
+from collections import namedtuple
+from datetime import UTC, datetime
+
+from common import ROOT, gunicorn, load, sign_in
+from market_bids import _json, open_bid_page
+from scale_data import generate, sqlalchemy_url
+
+PAGES = {
+    "overview": "/begcare/overview?division=all",
+    "overview, filtered": "/begcare/overview?division=all&enum[state]=4&brand=Kia&warning=1",
+    "overview, searched regno": "/begcare/overview?division=all&searchphrase=SC00012",
+    "overview, searched model": "/begcare/overview?division=all&searchphrase=Volvo+V60",
+    **{
+        f"state list {segment}": f"/begcare/items/{segment}"
+        for segment in ("incoming", "awaiting", "list", "parked", "showroom", "sold", "archived")
+    },
+    "menu counts": "/api/me/menu-counts",
+    "dashboard page": "/begcare/dashboard",
+    "preparation statistics": "/begcare/statistics",
+    "market statistics": "/market/statistics",
+    "market list": "/market/adverts/list",
+}
+Bidder = namedtuple("Bidder", "group_hash advert_hash link_hash currency")
+
+
+def make_database(server: str, name: str, vehicles: int) -> str:
+    """An empty database `name` on `server`, filled by the generator; returns its URL."""
+    import psycopg
+
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = f"{server}/{name}"
+    generate(url, vehicles)
+    return url
+
+
+def targets(url: str) -> tuple[dict, Bidder]:
+    """The size's own paths (a vehicle, the seller's dashboard widgets) and an open advert's
+    bidder."""
+    from sqlalchemy import select
+
+    from app import create_app
+    from app.auth.models import User
+    from app.dashboard.models import DashboardWidget
+    from app.extensions import db
+    from app.market.models import Advert, InstanceGroup, MarketLink
+    from app.preparation.models import PreparationItem
+    from app.preparation.states import BY_ID
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": sqlalchemy_url(url)})
+    every = {"all_instances": True}
+    with app.app_context():
+        seller = db.session.scalars(select(User).where(User.email == "seller@demo.test")).one()
+        item, state = db.session.execute(
+            select(PreparationItem.id, PreparationItem.state).where(
+                PreparationItem.regno == "SC0004321"
+            ),
+            execution_options=every,
+        ).one()
+        widgets = db.session.execute(
+            select(DashboardWidget.id, DashboardWidget.title)
+            .where(DashboardWidget.user_id == seller.id, DashboardWidget.dashboard == "begcare")
+            .order_by(DashboardWidget.position),
+            execution_options=every,
+        ).all()
+        link, advert, group = db.session.execute(
+            select(MarketLink, Advert, InstanceGroup)
+            .join(Advert, Advert.id == MarketLink.advert_id)
+            .join(InstanceGroup, InstanceGroup.id == MarketLink.group_id)
+            .where(Advert.status == "published", Advert.regno.like("SC%"), MarketLink.kind == "bid")
+            .order_by(Advert.ends_at.desc())
+            .limit(1),
+            execution_options=every,
+        ).one()
+        bidder = Bidder(group.hash, advert.hash, link.hash, group.currency)
+        db.engine.dispose()
+    paths = dict(PAGES)
+    paths["vehicle page"] = f"/begcare/items/{BY_ID[state].segment}/{item}"
+    paths.update(
+        {f"dashboard widget: {title}": f"/api/dashboard-widgets/{wid}" for wid, title in widgets}
+    )
+    return paths, bidder
+
+
+def statements(url: str, paths: dict) -> dict[str, int]:
+    """Statements each page sends (its second request: caches as a served page has them);
+    a page that redirects (the vehicle page to its tab) is measured where it leads."""
+    import re
+
+    from sqlalchemy import event
+
+    from app import create_app
+    from app.extensions import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": sqlalchemy_url(url)})
+    client = app.test_client()
+    html = client.get("/login").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
+    form = {"email": "seller@demo.test", "password": "demo-pass-1", "csrf_token": token}
+    assert client.post("/login", data=form).status_code == 302
+    with app.app_context():
+        engine = db.engine
+    counts = {}
+    for name, path in paths.items():
+        final = client.get(path, follow_redirects=True).request.path
+        paths[name] = final + (
+            path.partition("?")[1] + path.partition("?")[2]
+            if final == path.partition("?")[0]
+            else ""
+        )
+        sent = [0]
+
+        def count(*_args, sent=sent):
+            sent[0] += 1
+
+        event.listen(engine, "before_cursor_execute", count)
+        client.get(paths[name])
+        event.remove(engine, "before_cursor_execute", count)
+        counts[name] = sent[0]
+    with app.app_context():
+        db.engine.dispose()
+    return counts
+
+
+def bids(port: int, bidder: Bidder, seconds: float) -> dict:
+    """One bidder's bids, each the next minimum, one after another."""
+    import http.client
+    import uuid
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers, amount = open_bid_page(conn, bidder)
+    post = f"/api/_public/market-bid/{bidder.group_hash}/{bidder.advert_hash}/{bidder.link_hash}"
+    latencies, errors = [], 0
+    stop = time.perf_counter() + seconds
+    while time.perf_counter() < stop:
+        start = time.perf_counter()
+        status, data = _json(
+            conn, "POST", post, headers, {"bid": amount, "requestKey": uuid.uuid4().hex}
+        )
+        latencies.append(time.perf_counter() - start)
+        answer = json.loads(data) if data[:1] == b"{" else {}
+        if status != 201:
+            errors += 1
+        amount = answer.get("nextBid") or amount + 1000
+    latencies.sort()
+    return summary(latencies, errors)
+
+
+def summary(latencies: list[float], errors: int) -> dict:
+    return {
+        "requests": len(latencies),
+        "errors": errors,
+        "median_ms": statistics.median(latencies) * 1000 if latencies else None,
+        "p95_ms": latencies[math.ceil(len(latencies) * 0.95) - 1] * 1000 if latencies else None,
+    }
+
+
+def measure(url: str, port: int, seconds: float) -> dict[str, dict]:
+    paths, bidder = targets(url)
+    sent = statements(url, paths)
+    env = {
+        "DATABASE_URL": sqlalchemy_url(url),
+        "PYTHONPATH": ".",
+        "PUBLIC_RATE_LIMIT": "1000000/60",
+    }
+    results = {}
+    with gunicorn("wsgi:app", port, env, workers=2):
+        cookie = sign_in(port, "seller@demo.test")
+        for name, path in paths.items():
+            load(port, path, cookie=cookie, clients=1, seconds=0.3)  # warm up
+            result = load(port, path, cookie=cookie, clients=1, seconds=seconds)
+            result.update(summary(result.pop("latencies"), result["errors"]))
+            results[name] = {**result, "statements": sent[name]}
+            print(f"  {name:45s} p50 {result['median_ms'] or 0:7.1f}  p95 {result['p95_ms'] or 0:7.1f} ms  {sent[name]:3d} statements", flush=True)  # fmt: skip
+        results["bid call"] = {**bids(port, bidder, seconds), "statements": None}
+    return results
+
+
+def write(path, sizes: list[int], table: dict[int, dict], command: str, loads: dict) -> None:
+    small, large = sizes[0], sizes[-1]
+    lines = [
+        "| page | " + " | ".join(f"p50 / p95 ms at {s:,}" for s in sizes)
+        + " | statements | growth p95 | meets goal |",
+        "|---|" + "---|" * len(sizes) + "---|---|---|",
+    ]  # fmt: skip
+    for name in table[small]:
+        cells, growth, meets = [], "", ""
+        for size in sizes:
+            r = table[size].get(name, {})
+            cells.append(f"{r['median_ms']:.1f} / {r['p95_ms']:.1f}" if r.get("p95_ms") else "–")
+        a, b = table[small][name].get("p95_ms"), table[large].get(name, {}).get("p95_ms")
+        if a and b:
+            growth = f"{b / a:.2f}×"
+            meets = "yes" if b <= 2 * a and b < 250 else "**no**"
+        stmts = " → ".join(str(table[s].get(name, {}).get("statements") or "–") for s in sizes)
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {stmts} | {growth} | {meets} |")
+    loaded = "\n".join(f"- {size:,} vehicles: loaded in {loads[size]:.0f} s" for size in loads)
+    text = path.read_text() if path.exists() else ""
+    marker = "<!-- growth table -->"
+    block = (
+        f"{marker}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
+        f"({platform.processor() or platform.machine()}, {_cores()} cores, shared with other "
+        f"work), PostgreSQL, gunicorn 2 sync workers, one client.\n\n    {command}\n\n{loaded}\n\n"
+        + "\n".join(lines) + f"\n{marker}"
+    )  # fmt: skip
+    if marker in text:
+        head, _, rest = text.partition(marker)
+        text = head + block + rest.partition(marker)[2]
+    else:
+        text = text + "\n" + block + "\n"
+    path.write_text(text)
+
+
+def _cores() -> int:
+    import os
+
+    return os.cpu_count() or 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--server", default="postgresql://dealercare:dealercare@127.0.0.1:5432")
+    parser.add_argument("--prefix", default="h_scale")
+    parser.add_argument("--reuse", action="store_true", help="the sizes' databases are filled")
+    parser.add_argument("--seconds", type=float, default=3.0, help="per page")
+    parser.add_argument("--port", type=int, default=5934)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    table, loads = {}, {}
+    for size in sizes:
+        name = f"{args.prefix}_{size // 1000}k"
+        started = time.perf_counter()
+        url = f"{args.server}/{name}" if args.reuse else make_database(args.server, name, size)
+        if not args.reuse:
+            loads[size] = time.perf_counter() - started
+        print(f"{size} vehicles ({name})", flush=True)
+        table[size] = measure(url, args.port, args.seconds)
+    command = ".venv/bin/python bench/scale.py " + " ".join(
+        f"--{k}={v}" for k, v in vars(args).items() if k not in ("server", "reuse") and v
+    )
+    write(
+        ROOT / "bench" / "SCALE.md",
+        sizes,
+        table,
+        command + (" --reuse" if args.reuse else ""),
+        loads,
+    )
+
+
+if __name__ == "__main__":
+    main()
