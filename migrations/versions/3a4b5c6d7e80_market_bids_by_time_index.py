@@ -3,7 +3,7 @@ read the period's bids, not every bid (issue 34: a sequential scan of advert_bid
 vehicles). Built concurrently on PostgreSQL: no lock on the bids while it builds.
 
 Revision ID: 3a4b5c6d7e80
-Revises: a1d7e0c29f31
+Revises: c3a9d2f4e871
 Create Date: 2026-12-06 04:45:00
 
 """
@@ -11,7 +11,7 @@ Create Date: 2026-12-06 04:45:00
 from alembic import op
 
 revision = "3a4b5c6d7e80"
-down_revision = "a1d7e0c29f31"
+down_revision = "c3a9d2f4e871"
 branch_labels = None
 depends_on = None
 
