@@ -50,6 +50,7 @@ EMAILS = {
     "booking_cancelled": (_l("Booking cancelled"), ()),
     "event_rule": (_l("Event rule"), ()),
     "webhook_paused": (_l("Webhook endpoint paused"), ("log_url",)),
+    "recon_approval": (_l("Reconditioning estimate to approve"), ("approvals_url",)),
 }  # fmt: skip
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 ALLOWED_TAGS = {"p", "br", "strong", "em", "a", "ul", "ol", "li", "h2", "h3"}

@@ -362,7 +362,7 @@ def _tell_approvers(item: PreparationItem, task: ItemStationTask, approval: Reco
             to=user.email, template="recon_approval", kind="recon_approval",
             language=options.get("language") or DEFAULT_LOCALE, instance_id=item.instance_id,
             time_zone=user_time_zone(user), regno=item.regno, model=item.full_model_name,
-            station=station, amount=approval.amount, currency=currency, link=link,
+            station=station, amount=approval.amount, currency=currency, approvals_url=link,
         )  # fmt: skip
     announce("task.approval_requested", item.instance_id, itemId=item.id, module=item.module,
              regno=item.regno, divisionId=item.division_id, taskId=task.id, station=station,

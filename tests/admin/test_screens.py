@@ -3,6 +3,7 @@ opens, an empty form is refused with messages (never a 500, nothing saved), and 
 another instance answers 404."""
 
 from datetime import date
+from decimal import Decimal
 
 import pytest
 from sqlalchemy import func, select
@@ -22,6 +23,7 @@ from app.core.tenancy import activate
 from app.dashboard.models import Goal
 from app.extensions import db
 from app.preparation.models import Location, StateButton, Station, StationGroup, StationPackage
+from app.preparation.recon_models import ReconLimit
 from app.purchase.models import Calculator, PurchaseDynamicField, PurchasePriority
 from app.quicktest.models import Information, InformationGroup, Storage, StorageGroup
 from tests.factories import make_instance, make_user
@@ -45,6 +47,8 @@ def _row(screen):
         division = db.session.scalars(select(Division)).first()
         kind = screen.where[1].right.value
         return Location(module=screen.module, kind=kind, name="Other", division_id=division.id)
+    if model is ReconLimit:  # the whole instance's approval limit of the screen's module
+        return ReconLimit(module=screen.module, amount=Decimal(10000))
     if screen.module in ("begcare", "newcare"):
         values = {
             StateButton: {"from_state": 1, "to_state": 2, "title": "Other"},
