@@ -44,8 +44,12 @@ def instance_locale() -> str:
 
 
 def for_reader(texts: dict | None, default: str = "") -> str:
-    """The text the current reader sees: their language, their company's, else `default`."""
-    return localized(texts, current_locale(), instance_locale(), default)
+    """The text the current reader sees: their language, their company's, else `default` (the
+    company's language is only looked up when the reader's is missing)."""
+    texts = texts or {}
+    if text := texts.get(current_locale()):
+        return text
+    return localized(texts, None, instance_locale() if texts else None, default)
 
 
 class TextsField(Field):
