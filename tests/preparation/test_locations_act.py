@@ -119,7 +119,7 @@ def test_a_station_user_moves_the_keys_in_one_tap(as_demo):
     wash_next(item, "pending")
     cabinet = place("Skåp 1", item.division_id, kind="key")
     page = page_text(client.get(VEHICLES))
-    card = page.split(f'data-item-id="{item.id}"', 1)[1].split("</li>", 1)[0]
+    card = page.split(f'data-item-id="{item.id}"', 1)[1].split("</article>", 1)[0]
     assert 'data-location-kind="key"' in card and "Skåp 1" in card
     response = move(client, token, item, "key", cabinet.id, next=VEHICLES)
     assert response.status_code == 302 and response.headers["Location"] == VEHICLES
