@@ -77,7 +77,8 @@ def test_every_widget_type_shows_with_its_values(page, live_server, seller, snap
         page.locator(".widget-card").evaluate_all("cs => cs.map(c => c.dataset.widgetType)")
     )
     assert types == {
-        "number", "chart", "numberSummary", "list", "customList", "tier", "bookings", "error"
+        "number", "chart", "numberSummary", "list", "customList", "tier", "bookings", "reconCost",
+        "error",
     }  # fmt: skip
     expect(page.locator('[data-widget-type="error"]')).to_contain_text(
         "insufficient permissions to view data"

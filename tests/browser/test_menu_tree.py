@@ -95,6 +95,8 @@ def test_a_keyboard_alone_walks_the_menu_tree(page):
     page.keyboard.press("Home")
     assert focused_key(page) == "my-dashboard"
     page.keyboard.press("End")
+    assert focused_key(page) == "bookings"  # the main menu's last entry
+    page.keyboard.press("ArrowUp")
     last = focused_key(page)
     assert last == "market"
     # Open the market with the keyboard and follow one of its links with Enter.

@@ -45,7 +45,7 @@ def test_a_station_user_enters_an_actual_cost_and_cannot_start_a_waiting_estimat
     card = page.locator(".station-card.is-active").first
     card.locator("details.recon-task > summary").click()
     form = card.locator("form.recon-form")
-    form.get_by_label("Typ").select_option("labour")
+    form.get_by_label("Slag").select_option("labour")
     form.get_by_label("Belopp, eller timmar för arbete").fill("0,5")
     form.get_by_label("Vad").fill("Fälgtvätt")
     form.get_by_role("button", name="Lägg till kostnad").click()

@@ -23,6 +23,10 @@ from tests.browser.test_station import sign_in
 pytestmark = pytest.mark.browser
 
 LOADED_JS = "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)"
+# Waited for, not read at once: every image of the selector has loaded (it never does if refused).
+ALL_LOADED_JS = (
+    "sel => [...document.querySelectorAll(sel)].every(i => i.complete && i.naturalWidth > 0)"
+)
 
 
 def photo(colour) -> bytes:
@@ -84,6 +88,7 @@ def test_a_seller_sells_a_vehicle_with_its_photos(new_page, vehicle_with_photos,
     expect(page.get_by_label("VIN")).to_have_value(vin)
     photos = page.locator("[data-vehicle-photos] img")
     expect(photos).to_have_count(3)
+    page.wait_for_function(ALL_LOADED_JS, arg="[data-vehicle-photos] img")
     assert photos.evaluate_all(LOADED_JS) == [True, True, True]
     for n in (1, 2, 3):
         expect(page.get_by_label(f"Use photo {n}")).to_be_checked()
@@ -99,7 +104,7 @@ def test_a_seller_sells_a_vehicle_with_its_photos(new_page, vehicle_with_photos,
     gallery = page.locator(".advert-images img")
     expect(gallery).to_have_count(2)
     gallery.last.scroll_into_view_if_needed()
-    expect(gallery.last).to_have_js_property("complete", True)
+    page.wait_for_function(ALL_LOADED_JS, arg=".advert-images img")
     assert gallery.evaluate_all(LOADED_JS) == [True, True]
     expect(page.locator(".advert-vehicle-card")).to_contain_text(vin)
 
