@@ -1,4 +1,5 @@
-"""admin/general/reports: CSV or XLSX exports of the instance's vehicles and adverts for a
+"""admin/general/reports: CSV or XLSX exports of the instance's vehicles, adverts and purchase
+analyses (of the divisions the viewer may see; app.purchase.report writes their rows) for a
 period. CSV streams row by row, so even a large export starts at once and holds little memory;
 XLSX is written in openpyxl's write-only mode. Every cell goes through app.core.spreadsheet,
 which writes text a spreadsheet program would take for a formula as text."""
@@ -20,10 +21,12 @@ from app.admin.crud import guard, page_title
 from app.admin.import_routes import _run_in_thread
 from app.admin.imports import run_to_work_on
 from app.admin.models import ExportRun
+from app.auth.models import User
+from app.auth.viewer import build_snapshot
 from app.core import audit, jobs
 from app.core.i18n import babel_name, current_locale
 from app.core.messages import KEYS
-from app.core.models import utcnow
+from app.core.models import Instance, utcnow
 from app.core.spreadsheet import csv_chunks, xlsx_row
 from app.core.times import moment
 from app.extensions import db
@@ -31,6 +34,8 @@ from app.market.models import Advert
 from app.preparation import specification
 from app.preparation.models import PreparationItem
 from app.preparation.states import BY_ID
+from app.purchase import report as analyses
+from app.purchase.models import PurchaseAnalysis
 
 PATH = "general/reports"
 JOB_THRESHOLD = 20_000  # more rows than this: a job writes the file, the page shows progress
@@ -51,6 +56,7 @@ REPORTS = {
         ("id", "regno", "brand", "model", "model_year", "mileage", "currency", "start_price",
          "highest_bid", "bid_count", "status", "created_at", "ends_at"),
     ),
+    "analyses": (_l("Purchase analyses created in the period"), PurchaseAnalysis, analyses.HEADERS),
 }  # fmt: skip
 
 
@@ -66,10 +72,12 @@ class ReportForm(FlaskForm):
 
 
 def _rows(
-    model, columns, start, end, instance_id, state_titles, offset=0, limit=None
+    model, columns, start, end, instance_id, state_titles, offset=0, limit=None, divisions=()
 ) -> list[list]:
     """The report's rows, read in the request (the CSV is written out after it) with a Core
-    statement, so the instance filter is explicit."""
+    statement, so the instance filter is explicit; analyses only of `divisions`."""
+    if model is PurchaseAnalysis:
+        return analyses.rows(instance_id, divisions, start, end, offset, limit)
     table = model.__table__
     stmt = (
         select(*(table.c[name] for name in columns))
@@ -102,6 +110,8 @@ def _rows(
 
 def _headers(model, columns) -> tuple:
     """The report's header row: its columns, for vehicles then the specification fields."""
+    if model is PurchaseAnalysis:
+        return tuple(str(title) for title in columns)
     if model is PreparationItem:
         return (*columns, *specification.export_columns(specification.active_properties()))
     return tuple(columns)
@@ -132,7 +142,9 @@ def _period(start_day, end_day):
     return start, datetime.combine(end_day, time.min, UTC) + timedelta(days=1)
 
 
-def _count(model, instance_id, start, end) -> int:
+def _count(model, instance_id, start, end, divisions=()) -> int:
+    if model is PurchaseAnalysis:
+        return analyses.count(instance_id, divisions, start, end)
     table = model.__table__
     return db.session.scalar(
         select(func.count()).where(
@@ -156,23 +168,28 @@ def run_export(run_id: int) -> str:
     try:
         _title, model, columns = REPORTS[run.report]
         start, end = _period(run.start, run.end)
+        user = db.session.get(User, run.user_id) if run.user_id else None
+        divisions = [d.id for d in _snapshot(user, run.instance_id).divisions] if user else []
         with force_locale(babel_name(run.language)):
             titles = {state_id: str(state.title) for state_id, state in BY_ID.items()}
-        run.total = _count(model, run.instance_id, start, end)
+            headers = _headers(model, columns)
+        run.total = _count(model, run.instance_id, start, end, divisions)
         db.session.commit()
         rows = []
         for chunk_start in range(0, max(run.total, 1), EXPORT_CHUNK):
-            chunk = _rows(
-                model, columns, start, end, run.instance_id, titles, chunk_start, EXPORT_CHUNK
-            )
+            with force_locale(babel_name(run.language)):
+                chunk = _rows(
+                    model, columns, start, end, run.instance_id, titles, chunk_start,
+                    EXPORT_CHUNK, divisions,
+                )  # fmt: skip
             rows += chunk
             run.processed = min(run.total, len(rows))
             db.session.commit()
         name = f"{run.report}-{run.start}-{run.end}"
         run.content = (
-            _xlsx_bytes(run.report, _headers(model, columns), rows)
+            _xlsx_bytes(run.report, headers, rows)
             if run.format == "xlsx"
-            else _csv_bytes(_headers(model, columns), rows)
+            else _csv_bytes(headers, rows)
         )
         run.status, run.finished_at = "done", utcnow()
         db.session.commit()
@@ -183,6 +200,12 @@ def run_export(run_id: int) -> str:
         run.status, run.finished_at = "failed", utcnow()
         db.session.commit()
         raise
+
+
+def _snapshot(user, instance_id):
+    """What the run's user may see in its instance, as a request's viewer would (a job has none)."""
+    instance = db.session.get(Instance, instance_id)
+    return build_snapshot(user, instance, frozenset(user.all_roles()))
 
 
 def _queue(v, form) -> ExportRun:
@@ -263,13 +286,14 @@ def view():
         start=str(form.start.data),
         end=str(form.end.data),
     )
-    if _count(model, v.instance.id, start, end) > JOB_THRESHOLD:
+    divisions = [d.id for d in v.visible_divisions]
+    if _count(model, v.instance.id, start, end, divisions) > JOB_THRESHOLD:
         run = _queue(v, form)
         return redirect(f"{URL}/exports/{run.id}")
     db.session.commit()
     name = f"{form.report.data}-{form.start.data}-{form.end.data}"
     titles = {state_id: str(state.title) for state_id, state in BY_ID.items()}
-    rows = _rows(model, columns, start, end, v.instance.id, titles)
+    rows = _rows(model, columns, start, end, v.instance.id, titles, divisions=divisions)
     if form.format.data == "xlsx":
         return Response(
             _xlsx_bytes(form.report.data, _headers(model, columns), rows),
