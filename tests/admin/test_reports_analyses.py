@@ -8,6 +8,8 @@ from datetime import date, timedelta
 from openpyxl import load_workbook
 from sqlalchemy import select
 
+from app.admin.models import ExportRun
+from app.admin.reports import run_export
 from app.core import roles as R
 from app.core.models import Division
 from app.core.tenancy import activate
@@ -94,4 +96,27 @@ def test_division_admin_gets_only_their_divisions_analyses(demo_app, demo_client
     assert others, "the demo has analyses in more than one division"
     sign_in(demo_client, narrow)
     rows = _csv(demo_client.get(f"{URL}&format=csv&lang=en-GB"))
+    assert {row[0] for row in rows[1:]} == mine
+
+
+def test_a_large_export_job_keeps_to_the_runs_users_divisions(demo_app):
+    admin = demo_user("admin@demo.test")
+    activate(admin.active_instance_id)
+    analyses = db.session.scalars(select(PurchaseAnalysis)).all()
+    division = analyses[0].division
+    narrow = make_user(admin.active_instance, roles=ADMIN, divisions=[division])
+    run = ExportRun(
+        instance_id=admin.active_instance_id, user_id=narrow.id, report="analyses",
+        start=date(2000, 1, 1), end=date.today(), format="csv", language="en-GB",
+    )  # fmt: skip
+    db.session.add(run)
+    db.session.commit()
+    mine = {a.identifier for a in analyses if a.division_id == division.id}
+    activate(None)
+    run_export(run.id)
+    done = db.session.scalars(
+        select(ExportRun).where(ExportRun.id == run.id).execution_options(all_instances=True)
+    ).one()
+    rows = list(csv.reader(io.StringIO(done.content.decode().lstrip("\ufeff")), delimiter=";"))
+    assert done.status == "done" and rows[0][0] == "Identifier"
     assert {row[0] for row in rows[1:]} == mine
