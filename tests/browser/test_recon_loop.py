@@ -167,7 +167,7 @@ def test_the_reconditioning_loop_from_the_station_to_the_next_purchase(
     expect(manager).to_have_url(re.compile(r"/purchase-analysis/\d+$"))
     section = manager.locator("section", has=manager.locator("#pa-expected-recon"))
     expect(section.locator("[data-computed-recon]")).not_to_have_text(re.compile(r"^\s*[–-]?\s*$"))
-    expect(section).to_contain_text(f"{vehicles} finished vehicles of this model")
+    expect(section).to_contain_text(f"{vehicles} finished vehicles of this model, of any age")
     snap(manager, "recon-loop-analysis")
     figure = section.locator("[data-expected-recon]").inner_text()
     analysis_id = re.search(r"/purchase-analysis/(\d+)", manager.url).group(1)
