@@ -64,7 +64,9 @@ def expected(analysis) -> dict:
     preparation, its own estimate and actual."""
     amount, count = _average(analysis, banded=True)
     basis = "band"
-    if count < MIN_VEHICLES:
+    if analysis.model_year is None and analysis.mileage is None:
+        basis = "any"  # no band to draw: the model's vehicles of every age and mileage
+    elif count < MIN_VEHICLES:
         wide, wide_count = _average(analysis, banded=False)
         if wide_count > count:
             amount, count, basis = wide, wide_count, "model"
@@ -116,6 +118,12 @@ def basis_text(found: dict) -> str:
             "within %(years)s model years and %(km)s km.",
             num=found["vehicles"], years=YEARS_BAND, km=f"{MILEAGE_BAND:,}".replace(",", " "),
         )  # fmt: skip
+    if found["basis"] == "any":
+        return _(
+            "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
+            "of any age and mileage (this car's are not given).",
+            num=found["vehicles"],
+        )
     return _(
         "Average actual reconditioning cost of %(num)s finished vehicles of this model "
         "(too few of a similar age and mileage).",

@@ -71,6 +71,16 @@ def test_too_few_of_a_similar_age_falls_back_to_the_model_and_says_so(signed_in,
     assert "too few of a similar age and mileage" in text and "12 000" in text
 
 
+def test_without_the_cars_age_and_mileage_no_band_is_claimed(signed_in, world):
+    client, _ = signed_in
+    with_costs(world, [10000, 12000, 14000])
+    world.analysis.model_year = world.analysis.mileage = None
+    db.session.flush()
+    text = section(client.get(f"/purchase-analysis/{world.analysis.id}").get_data(as_text=True))
+    assert "of any age and mileage" in text and "within 2 model years" not in text
+    assert "12 000" in text
+
+
 def test_the_buyers_override_is_kept_beside_the_computed_value(signed_in, world):
     client, token = signed_in
     with_costs(world, [10000, 12000, 14000])
