@@ -24,6 +24,7 @@ from wtforms.validators import NumberRange, Optional
 
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import FIELD_TYPE_LABELS, choice, flag, text
+from app.core.localized import TextsField
 from app.purchase.models import FIELD_TYPES, Calculator, PurchaseDynamicField, PurchasePriority
 
 MODULE = "purchaseAnalysis"
@@ -46,9 +47,17 @@ class PriorityForm(FlaskForm):
     ordering = _ordering()
 
 
+EACH = _l(
+    "Each user reads it in their language; where that is empty, in their company's language, "
+    "else as written above."
+)
+
+
 class DynamicFieldForm(FlaskForm):
     title = text(_l("Title"))
+    title_texts = TextsField(_l("Title in each language"), max_length=100, description=EACH)
     section = text(_l("Section"))
+    section_texts = TextsField(_l("Section in each language"), max_length=100, description=EACH)
     field_type = choice(_l("Type"))
     choices = TextAreaField(  # no Optional(): an empty list is checked below
         _l("Options of a choice, one on each line"), render_kw={"rows": 3}
@@ -73,13 +82,15 @@ def _prepare_field(form, v, row) -> None:
 
 
 def _load_field(form, row: PurchaseDynamicField) -> None:
-    for name in ("title", "section", "field_type", "required", "ordering"):
+    for name in ("title", "title_texts", "section", "section_texts", "field_type", "required",
+                 "ordering"):  # fmt: skip
         getattr(form, name).data = getattr(row, name)
     form.choices.data = "\n".join(row.choices or [])
 
 
 def _save_field(row: PurchaseDynamicField, form, v) -> None:
     row.title, row.section = form.title.data, form.section.data
+    row.title_texts, row.section_texts = form.title_texts.data or {}, form.section_texts.data or {}
     row.field_type, row.required = form.field_type.data, form.required.data
     row.choices = _options(form.choices.data) if row.field_type == "select" else []
     row.ordering = form.ordering.data or 0

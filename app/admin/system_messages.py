@@ -66,6 +66,7 @@ def _load(form: SystemMessageForm, m: SystemMessage) -> None:
         "message",
         "message_texts",
         "description",
+        "description_texts",
         "persistent",
         "show_as",
         "audience",

@@ -54,13 +54,17 @@ def for_reader(texts: dict | None, default: str = "") -> str:
 
 class TextsField(Field):
     """One text per language, {tag: text} with the empty ones left out. The inputs are named
-    `{name}-{tag}`; each text is trimmed and holds at most `max_length` characters."""
+        `{name}-{tag}`; each text is trimmed and holds at most `max_length` characters. A `multiline`
+    field (an HTML description) is drawn as text areas and keeps its line breaks."""
 
     type = "TextsField"
 
-    def __init__(self, label=None, validators=None, max_length: int = 300, **kwargs) -> None:
+    def __init__(
+        self, label=None, validators=None, max_length: int = 300, multiline=False, **kwargs
+    ) -> None:
         super().__init__(label, validators, **kwargs)
         self.max_length = max_length
+        self.multiline = multiline
 
     def process(self, formdata, data=unset_value, extra_filters=None) -> None:
         self.process_errors = []
@@ -70,10 +74,13 @@ class TextsField(Field):
         self.raw_data = []
         names = {tag: f"{self.name}-{tag}" for tag in LOCALES}
         if formdata is not None and any(name in formdata for name in names.values()):
-            typed = {tag: " ".join(formdata.get(name, "").split()) for tag, name in names.items()}
+            typed = {tag: self._trim(formdata.get(name, "")) for tag, name in names.items()}
             self.data = {tag: text for tag, text in typed.items() if text}
         else:
             self.data = dict(data or {})
+
+    def _trim(self, text: str) -> str:
+        return text.strip() if self.multiline else " ".join(text.split())
 
     def pre_validate(self, form) -> None:
         long = [LOCALES[tag] for tag, text in self.data.items() if len(text) > self.max_length]

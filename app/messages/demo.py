@@ -1,5 +1,6 @@
 """Demo system messages: an active alert and an active dialog for each demo company, written in
-its country's language from the catalogue (a dealer reads the product in their own language)."""
+its country's language from the catalogue, with the title and description in all seven languages
+(each user reads them in their own, app.core.localized)."""
 
 from datetime import timedelta
 
@@ -8,7 +9,7 @@ from flask_babel import gettext as _
 from markupsafe import Markup, escape
 from sqlalchemy import select
 
-from app.core.i18n import DEFAULT_LOCALE, babel_name, to_locale
+from app.core.i18n import DEFAULT_LOCALE, LOCALES, babel_name, to_locale
 from app.core.models import Country, utcnow
 from app.demo import seeder
 from app.extensions import db
@@ -85,14 +86,19 @@ def seed_system_messages(ctx: dict) -> None:
     """An active alert and an active dialog for the users of each company, in its language."""
     admin = ctx.get("users", {}).get("admin@demo.test")
     start = utcnow().replace(minute=0, second=0, microsecond=0) - timedelta(days=1)
+    written = {}
+    for tag in LOCALES:
+        with force_locale(babel_name(tag)):
+            written[tag] = (alert(), modal())
     for instance_id, language in company_languages().items():
-        with force_locale(babel_name(language)):
-            messages = (alert(), modal())
-        for values in messages:
+        for index, values in enumerate(written[language]):
+            texts = {tag: messages[index] for tag, messages in written.items()}
             services.save(
                 SystemMessage(),
                 {
                     **values,
+                    "message_texts": {tag: v["message"] for tag, v in texts.items()},
+                    "description_texts": {tag: v["description"] for tag, v in texts.items()},
                     "audience": "instance",
                     "audience_instance_id": instance_id,
                     "started_at": start,

@@ -84,6 +84,15 @@ class SystemMessageForm(FlaskForm):
             "styles and event handlers are removed when the message is saved."
         ),
     )
+    description_texts = TextsField(
+        _l("Description in each language (HTML)"),
+        max_length=DESCRIPTION_MAX,
+        multiline=True,
+        description=_l(
+            "Each user reads the description in their language; where that is empty, in their "
+            "company's language, else as written above."
+        ),
+    )
     started_at = DateTimeLocalField(
         _l("Shown from"),
         format="%Y-%m-%dT%H:%M",
@@ -156,6 +165,7 @@ class SystemMessageForm(FlaskForm):
             "message": " ".join(self.message.data.split()),
             "message_texts": self.message_texts.data or {},
             "description": self.description.data or "",
+            "description_texts": self.description_texts.data or {},
             "started_at": utc(self.started_at.data),
             "ended_at": utc(self.ended_at.data),
             "persistent": self.persistent.data,

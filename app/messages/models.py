@@ -38,6 +38,7 @@ class SystemMessage(db.Model):
     # last fall-back.
     message_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     description: Mapped[str] = mapped_column(Text, default="")  # sanitised HTML
+    description_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     persistent: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -94,7 +94,7 @@ def to_api(message: SystemMessage) -> dict:
         "id": message.id,
         "type": message.type,
         "message": for_reader(message.message_texts, message.message),
-        "description": message.description or "",
+        "description": for_reader(message.description_texts, message.description or ""),
         "modifiedAt": message.modified_at.isoformat(),
         "startedAt": message.started_at.isoformat(),
         "endedAt": message.ended_at.isoformat() if message.ended_at else None,
@@ -125,6 +125,11 @@ def save(message: SystemMessage, values: dict, user_id: int | None) -> SystemMes
     message.message = values["message"]
     message.message_texts = values.get("message_texts") or {}
     message.description = sanitise(values.get("description"))
+    message.description_texts = {
+        tag: html
+        for tag, text in (values.get("description_texts") or {}).items()
+        if (html := sanitise(text))
+    }
     message.started_at = values["started_at"]
     message.ended_at = values.get("ended_at")
     message.persistent = bool(values.get("persistent"))

@@ -6,6 +6,7 @@ from pydantic import Field
 from sqlalchemy import select
 
 from app.core.api import Schema, api_call
+from app.core.localized import for_reader
 from app.core.messages import message
 from app.extensions import db
 from app.purchase import api_bp, comparison
@@ -29,8 +30,8 @@ def full_payload(analysis: PurchaseAnalysis, milage_unit: str | None = None) -> 
     ).all()
     sections: dict[str, list] = {}
     for f in fields:
-        sections.setdefault(f.section, []).append(
-            {"id": f.id, "title": f.title, "type": f.field_type,
+        sections.setdefault(for_reader(f.section_texts, f.section), []).append(
+            {"id": f.id, "title": for_reader(f.title_texts, f.title), "type": f.field_type,
              "value": (analysis.inputs or {}).get(str(f.id))}
         )  # fmt: skip
     valuation = dict(analysis.valuation or {})

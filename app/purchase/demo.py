@@ -37,6 +37,37 @@ FIELDS = [  # (section, title, type, choices)
     ("Affär", "Annons", "link", []),
     ("Affär", "Foto från kund", "image", []),
 ]
+# The fields' words in every language (issue 37): sv-SE as written, then nb-NO fi-FI da-DK en-GB
+# de-DE nl-NL.
+TEXT_TAGS = ("nb-NO", "fi-FI", "da-DK", "en-GB", "de-DE", "nl-NL")
+FIELD_TEXTS = {
+    "Skick": ("Tilstand", "Kunto", "Stand", "Condition", "Zustand", "Staat"),
+    "Affär": ("Handel", "Kauppa", "Handel", "Deal", "Geschäft", "Deal"),
+    "Servicebok finns": ("Servicebok finnes", "Huoltokirja on", "Servicebog findes",
+                         "Service book present", "Serviceheft vorhanden", "Onderhoudsboekje aanwezig"),
+    "Senaste service": ("Siste service", "Viimeisin huolto", "Seneste service", "Last service",
+                        "Letzte Wartung", "Laatste onderhoudsbeurt"),
+    "Mätarställning vid service": ("Kilometerstand ved service", "Mittarilukema huollossa",
+                                   "Kilometerstand ved service", "Mileage at service",
+                                   "Kilometerstand bei der Wartung", "Kilometerstand bij onderhoud"),
+    "Däck": ("Dekk", "Renkaat", "Dæk", "Tyres", "Reifen", "Banden"),
+    "Skador": ("Skader", "Vauriot", "Skader", "Damage", "Schäden", "Schade"),
+    "Säljare": ("Selger", "Myyjä", "Sælger", "Seller", "Verkäufer", "Verkoper"),
+    "Kundens begärda pris": ("Kundens ønskede pris", "Asiakkaan pyytämä hinta",
+                             "Kundens ønskede pris", "Customer's asking price",
+                             "Preisvorstellung des Kunden", "Vraagprijs van de klant"),
+    "Antal ägare": ("Antall eiere", "Omistajien määrä", "Antal ejere", "Number of owners",
+                    "Anzahl der Halter", "Aantal eigenaren"),
+    "Annons": ("Annonse", "Ilmoitus", "Annonce", "Advert", "Anzeige", "Advertentie"),
+    "Foto från kund": ("Foto fra kunde", "Asiakkaan kuva", "Foto fra kunde", "Photo from customer",
+                       "Foto vom Kunden", "Foto van de klant"),
+}  # fmt: skip
+
+
+def _texts(words: str) -> dict:
+    return {"sv-SE": words, **dict(zip(TEXT_TAGS, FIELD_TEXTS[words], strict=True))}
+
+
 CALCULATOR_ROWS = [
     {"title": "Rekonditionering", "operator": "-", "value": 12000, "unit": "currency"},
     {"title": "Nya däck", "operator": "-", "value": 6500, "unit": "currency"},
@@ -88,6 +119,7 @@ def seed_purchase_analyses(ctx: dict) -> None:
     fields = []
     for n, (section, title, kind, choices) in enumerate(FIELDS):
         field = PurchaseDynamicField(section=section, title=title, field_type=kind,
+                                     section_texts=_texts(section), title_texts=_texts(title),
                                      choices=choices, required=n == 0, ordering=n)  # fmt: skip
         db.session.add(field)
         fields.append(field)

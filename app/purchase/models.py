@@ -34,7 +34,9 @@ class PurchaseDynamicField(InstanceScoped, db.Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     title: Mapped[str] = mapped_column(String(100))
+    title_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     section: Mapped[str] = mapped_column(String(100))
+    section_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     field_type: Mapped[str] = mapped_column(String(20))
     choices: Mapped[list] = mapped_column(JSON, default=list)  # the options of a select
     required: Mapped[bool] = mapped_column(Boolean, default=False)

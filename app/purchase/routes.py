@@ -11,6 +11,7 @@ from werkzeug.datastructures import MultiDict
 from app.auth.viewer import viewer
 from app.core import audit
 from app.core import roles as R
+from app.core.localized import for_reader
 from app.core.models import Division, utcnow
 from app.extensions import db
 from app.preparation import files
@@ -295,7 +296,7 @@ def _form_screen(analysis: PurchaseAnalysis | None):
             return redirect(url_for("purchase.show", analysis_id=analysis.id))
     sections: dict[str, list] = {}
     for f in fields:  # in the admin's order, each section where its first field is
-        sections.setdefault(f.section, []).append(f)
+        sections.setdefault(for_reader(f.section_texts, f.section), []).append(f)
     return render_template(
         "purchase/create.html", analysis=analysis, sections=sections, divisions=divisions, priorities=priorities,
         errors=errors, form=form, fuel_types=FUEL_TYPES,

@@ -97,7 +97,7 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
     regno, item_id, _wash_id = waiting_vehicle
     page = new_page(quiet=False)
     sign_in(page, "seller@demo.test")
-    news = dialogs(page).get_by_role("heading", name="Nyhet: rankingen av dina anläggningar")
+    news = dialogs(page).get_by_role("heading", name="New: the ranking of your divisions")
     expect(news).to_be_visible()
 
     page.goto(f"/begcare/{item_id}")  # the vehicle's division has a ranking summary
@@ -115,7 +115,7 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
     page.get_by_label("Comment", exact=True).fill("Lack poleras på fredag.")
     page.get_by_role("button", name="Add comment").click()
     expect(page.get_by_role("status").get_by_text("The comment is added.")).to_be_visible()
-    maintenance = page.locator(".alert", has_text="Planerat underhåll")
+    maintenance = page.locator(".alert", has_text="Planned maintenance")
     expect(maintenance).to_be_visible()
     settle(page)
     expect(dialogs(page)).to_have_count(0)
@@ -155,7 +155,7 @@ def test_the_desk_at_1280_px(new_page, live_server, waiting_vehicle, forget_view
     expect(maintenance).to_have_count(0)
     page.goto("/begcare/overview?page=2")
     settle(page)
-    expect(page.locator(".alert", has_text="Planerat underhåll")).to_have_count(0)
+    expect(page.locator(".alert", has_text="Planned maintenance")).to_have_count(0)
     expect(dialogs(page)).to_have_count(0)
 
 

@@ -71,8 +71,9 @@ def made(live_server):
         db.session.commit()
 
 
-# The demo's messages as each company's users read them: alert, dialog title, the menu entry the
-# dialog names (Fjordauto in Norwegian, Nordbil in Swedish).
+# The demo's messages as each company's users read them, each in their own language (the buyer
+# has chosen Norwegian, the seller reads English): alert, dialog title, the menu entry the dialog
+# names.
 DEMO_MESSAGES = {
     "buyer@demo.test": (
         "Planlagt vedlikehold søndag 06:00–07:00 UTC",
@@ -80,9 +81,9 @@ DEMO_MESSAGES = {
         "Rangering",
     ),
     "seller@demo.test": (
-        "Planerat underhåll söndag 06:00–07:00 UTC",
-        "Nyhet: rankingen av dina anläggningar",
-        "Rankning",
+        "Planned maintenance on Sunday 06:00–07:00 UTC",
+        "New: the ranking of your divisions",
+        "Ranking",
     ),
 }
 
@@ -112,7 +113,7 @@ def test_the_demo_messages_in_the_language_of_the_readers_company(
     alert = page.locator(".alert", has_text=alert_text)
     expect(alert).to_be_visible()
     expect(alert.get_by_role("link")).to_have_count(1)  # the description: read more
-    for text in (other_alert, other_title, "Planned maintenance", "New: the ranking"):
+    for text in (other_alert, other_title, "Planerat underhåll", "Nyhet: rankingen"):
         expect(page.get_by_text(text)).to_have_count(0)
     snap(page, f"demo-messages-{email.split('@')[0]}")
 

@@ -1,6 +1,6 @@
 """The demo's system messages: an alert and a dialog for each company's users, written in the
-language of the company's country (Nordbil: Swedish, Fjordauto: Norwegian), never another
-company's and never English to a Nordic dealer."""
+language of the company's country (Nordbil: Swedish, Fjordauto: Norwegian) and carrying all seven
+languages, so each reader gets their own; never another company's."""
 
 from sqlalchemy import select
 
@@ -53,7 +53,10 @@ def test_the_norwegian_buyer_reads_the_messages_of_fjordauto_in_norwegian(demo_c
 
 
 def test_the_swedish_seller_reads_the_messages_of_nordbil_in_swedish(demo_client):
-    sign_in(demo_client, demo_user("seller@demo.test"))
+    seller = demo_user("seller@demo.test")
+    seller.options = {**(seller.options or {}), "language": "sv-SE"}
+    db.session.commit()
+    sign_in(demo_client, seller)
     shown = mine(demo_client)
     assert {kind: m["message"] for kind, m in shown.items()} == SWEDISH
     assert "<strong>rankingsäsong</strong>" in shown["modal"]["description"]
@@ -79,13 +82,27 @@ def test_a_user_cannot_mark_another_companys_demo_message_as_read(demo_client):
 
 def test_the_admin_reads_the_messages_of_the_company_they_work_in(demo_client):
     token = sign_in(demo_client, demo_user("admin@demo.test"))  # English, both companies
-    assert {k: m["message"] for k, m in mine(demo_client).items()} == SWEDISH  # Nordbil first
+
+    def of(name: str) -> set[int]:
+        return set(
+            db.session.scalars(
+                select(SystemMessage.id).where(
+                    SystemMessage.audience_instance_id == company(name).id
+                )
+            )
+        )
+
+    shown = mine(demo_client)
+    assert {m["id"] for m in shown.values()} == of("Nordbil AB")  # Nordbil first
+    assert shown["modal"]["message"] == "New: the ranking of your divisions"  # in English
     response = demo_client.patch(
         f"/api/me/change-active-instance/{company('Fjordauto AS').id}",
         headers={"X-CSRFToken": token},
     )
     assert response.status_code == 200, response.get_data(as_text=True)
-    assert {k: m["message"] for k, m in mine(demo_client).items()} == NORWEGIAN
+    shown = mine(demo_client)
+    assert {m["id"] for m in shown.values()} == of("Fjordauto AS")
+    assert shown["modal"]["message"] == "New: the ranking of your divisions"
 
 
 def test_every_demo_company_has_an_alert_and_a_dialog_in_its_countrys_language(demo_app):
@@ -105,3 +122,19 @@ def test_every_demo_company_has_an_alert_and_a_dialog_in_its_countrys_language(d
         assert {m.show_as: m.message for m in rows} == expected, instance.company_name
     everyone = db.session.scalars(select(SystemMessage).where(SystemMessage.audience != "instance"))
     assert everyone.all() == []  # none for every company in one language
+
+
+def test_an_english_reader_of_nordbil_reads_the_demo_messages_in_english(demo_client):
+    """The demo's messages carry all seven languages (issue 37, point 7): a seller of the Swedish
+    company who reads English gets the maintenance banner and the dialog in English."""
+    seller = demo_user("seller@demo.test")
+    seller.options = {**(seller.options or {}), "language": "en-GB"}
+    db.session.commit()
+    sign_in(demo_client, seller)
+    shown = mine(demo_client)
+    assert shown["alert"]["message"].startswith("Planned maintenance on Sunday")
+    assert shown["alert"]["description"] == (
+        "<p>We update the servers. Vehicles and bids are not affected.</p>"
+    )
+    assert shown["modal"]["message"] == "New: the ranking of your divisions"
+    assert "<strong>ranking season</strong>" in shown["modal"]["description"]

@@ -105,3 +105,38 @@ def test_a_text_too_long_is_refused_naming_its_language_and_kept(client):
     assert "At most 300 characters: Deutsch." in text
     assert 'value="Hej"' in text
     assert db.session.scalars(select(SystemMessage)).all() == []
+
+
+def _description_as(client, language: str, instance) -> str:
+    reader = make_user(instance)
+    reader.options = {"language": language}
+    db.session.flush()
+    sign_in(client, reader)
+    return client.get("/api/system-messages/my-messages").get_json()[0]["description"]
+
+
+def test_the_description_has_a_text_per_language_sanitised_and_kept_in_lines(client):
+    instance = make_instance()  # Sweden: its language is sv-SE
+    admin = make_user(instance, roles=[R.ROLE_ADMIN, READ])
+    token = sign_in(client, admin)
+    form = page_text(client.get(f"{PATH}/new"))
+    assert 'name="description_texts-en-GB"' in form and "<textarea" in form
+    data = _form(
+        token,
+        description="<p>As written</p>",
+        **{
+            "description_texts-sv-SE": "<p>Servicefönster</p>\n<ul><li>i kväll</li></ul>",
+            "description_texts-en-GB": '<p onclick="x()">Service window</p><script>x()</script>',
+        },
+    )
+    assert client.post(f"{PATH}/new", data=data).status_code == 302
+    message = db.session.scalars(select(SystemMessage)).one()
+    assert message.description_texts["sv-SE"] == "<p>Servicefönster</p>\n<ul><li>i kväll</li></ul>"
+    assert "script" not in message.description_texts["en-GB"]
+    assert "onclick" not in message.description_texts["en-GB"]
+    edit = client.get(f"{PATH}/{message.id}/edit").get_data(as_text=True)
+    assert 'lang="sv-SE" rows="4" maxlength="20000">&lt;p&gt;Servicefönster&lt;/p&gt;' in edit
+
+    assert _description_as(client, "en-GB", instance).startswith("<p>Service window</p>")
+    assert _description_as(client, "sv-SE", instance).startswith("<p>Servicefönster</p>")
+    assert _description_as(client, "de-DE", instance).startswith("<p>Servicefönster</p>")
