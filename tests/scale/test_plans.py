@@ -37,7 +37,8 @@ GROWS = frozenset({
     "purchase_analysis", "purchase_valuation", "purchase_comment", "purchase_comment_image",
     "purchase_input_image", "user_session", "password_reset_token", "email_message",
     "email_attachment", "booking", "ranking_points", "system_message_view", "import_run",
-    "export_run", "webhook_delivery", "webhook_attempt",
+    "export_run", "webhook_delivery", "webhook_attempt", "item_rule_match", "notification",
+    "vehicle_property_value", "recon_line", "recon_approval",
 })  # fmt: skip
 # Tables that stay small whatever the data (settings, people, places, lookups, counters per
 # division and state): a scan of a few pages is the planner's cheapest way to read them.
@@ -51,6 +52,7 @@ GROWS_NOT = frozenset({
     "storage_group_information", "information", "information_group", "purchase_dynamic_field",
     "purchase_priority", "calculator", "ranking_season", "ranking_tier", "api_user",
     "calendar_feed", "holiday", "address", "webhook_endpoint", "auth_throttle", "alembic_version",
+    "recon_limit",
 })  # fmt: skip
 
 # Whole reads measured on the 100k data set and not yet fixed (bench/SCALE.md, "Plans"): each
