@@ -4,6 +4,7 @@ with images, and the admin configuration behind it (dynamic fields, priorities, 
 from datetime import datetime
 from decimal import Decimal
 
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -21,6 +22,12 @@ from app.auth.models import User
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
 from app.preparation.models import FileObject
+
+# An analysis's status as people read it: the badge on its pages and the report's column.
+STATUS_TITLES = {
+    "draft": _l("Draft"), "requested": _l("Approval requested"),
+    "approved": _l("Approved"), "rejected": _l("Rejected"),
+}  # fmt: skip
 
 FIELD_TYPES = (
     "text", "textarea", "date", "select", "link", "number", "mileage", "currency", "checkbox",

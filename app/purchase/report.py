@@ -4,7 +4,6 @@ amounts are numbers. app.admin.reports writes them as CSV or XLSX, in the reques
 
 from decimal import Decimal
 
-from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
@@ -12,7 +11,7 @@ from sqlalchemy.orm import selectinload
 from app.core.times import moment
 from app.extensions import db
 from app.purchase import expected_recon
-from app.purchase.models import PurchaseAnalysis
+from app.purchase.models import STATUS_TITLES, PurchaseAnalysis
 
 HEADERS = (
     _l("Identifier"), _l("Created"), _l("Division"), _l("Brand"), _l("Model"), _l("Model year"),
@@ -21,11 +20,6 @@ HEADERS = (
     _l("Predicted price"), _l("Valuation source"), _l("Latest price in"),
     _l("Latest price out"), _l("Price sources"), _l("Expected reconditioning"), _l("Decided"),
 )  # fmt: skip
-
-
-def _status_titles() -> dict:
-    return {"draft": _("Draft"), "requested": _("Approval requested"),
-            "approved": _("Approved"), "rejected": _("Rejected")}  # fmt: skip
 
 
 def _where(stmt, instance_id, division_ids, start, end):
@@ -64,7 +58,7 @@ def rows(instance_id, division_ids, start, end, offset=0, limit=None) -> list[li
         selectinload(PurchaseAnalysis.valuations),
     )
     stmt = stmt.order_by(PurchaseAnalysis.id).offset(offset).limit(limit)
-    statuses = _status_titles()
+    statuses = {key: str(title) for key, title in STATUS_TITLES.items()}
     result = []
     for a in db.session.scalars(stmt):
         valuation = a.valuation or {}

@@ -21,6 +21,7 @@ from app.purchase import bp, expected_recon
 from app.purchase import services as svc
 from app.purchase.api import full_payload
 from app.purchase.models import (
+    STATUS_TITLES,
     Calculator,
     PurchaseAnalysis,
     PurchaseDynamicField,
@@ -420,3 +421,9 @@ def act(analysis_id: int, action: str):
     db.session.commit()
     flash(done, "success")
     return redirect(url_for("purchase.show", analysis_id=analysis.id))
+
+
+@bp.app_template_global("purchase_status")
+def purchase_status(status: str) -> str:
+    """An analysis's status in the reader's language (templates/purchase/_status.html)."""
+    return str(STATUS_TITLES.get(status, status))
