@@ -10,6 +10,7 @@ from app.auth.models import User
 from app.auth.services import hash_password
 from app.core import addresses
 from app.core.models import Instance, utcnow
+from app.core.settings import GlobalSettingRow
 from app.core.tenancy import activate
 from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder
 from app.extensions import db
@@ -383,14 +384,25 @@ def reserve_bid_link() -> str | None:
     return _path("bid", "bid", "buyer@demo.test", advert) if advert else None
 
 
-@seeder(48)
+TYRES = "Däck"  # the demo's tyres field (app/preparation/demo_specification.py), named in Swedish
+
+
+@seeder(93)  # after the vehicles' specification values (app/preparation/demo_specification.py)
 def seed_passport(ctx: dict) -> None:
     """The demo bidders' advert carries a vehicle passport (issue 33): its vehicle's finished
-    quick tests and the work done, without costs (the seller did not tick them)."""
+    quick tests, the work done and its tyres, without costs (the seller did not tick them)."""
     advert = _demo_advert()
     if advert is None:
         return
     activate(advert.instance_id)
-    tests = passport.finished_tests(advert, passport.vehicle_of(advert))
-    passport.save(advert, passport.Choices(tests=[t.id for t in tests], work=True))
+    vehicle = passport.vehicle_of(advert)
+    tests = passport.finished_tests(advert, vehicle)
+    tyres = db.session.scalar(
+        select(GlobalSettingRow.id).where(
+            GlobalSettingRow.kind == "property", GlobalSettingRow.name == TYRES
+        )
+    )
+    filled = {prop.id for prop, _value in passport.specification_fields(advert, vehicle)}
+    tyres = [tyres] if tyres in filled else []
+    passport.save(advert, passport.Choices(tests=[t.id for t in tests], work=True, spec=tyres))
     activate(None)

@@ -1,7 +1,8 @@
 """The vehicle passport of an advert (issue 33): a public summary of the car's preparation the
 seller chooses to show bidders: finished quick tests (each with its public view), the work done
-(station tasks and the day each finished) and, only if the seller ticks it, the actual
-reconditioning cost from the cost lines.
+(station tasks and the day each finished), the last service, the specification fields the
+seller picks (the tyres among them: the demo keeps its tyres as a specification field) and,
+only if the seller ticks it, the actual reconditioning cost from the cost lines.
 
 The advert stores the seller's choices only (`Advert.passport`: which sections, which quick
 tests, show costs yes or no); the passport itself is computed each time it is shown. Computed,
@@ -16,8 +17,9 @@ from a vehicle in stock); a typed-in advert is matched by its registration numbe
 seller's instance's vehicles. Every query names the advert's instance, so another instance's
 tests, tasks or costs never enter a passport.
 
-Tyres and service are not sections: the platform keeps no tyre or service fields on a vehicle;
-where an instance records them in a quick test, that test's public view shows them.
+Tyres are the vehicle's specification fields (app/preparation/specification.py) the seller
+picks one by one: an instance that records its tyres as a field ("Tyres": make and size, tread
+depth) shows them; names are in the bidder's language, numbers written their way.
 """
 
 from __future__ import annotations
@@ -33,13 +35,19 @@ from app.extensions import db
 from app.market.formatting import advert_day
 from app.market.models import Advert
 from app.market.rates import format_amount
+from app.preparation import specification
 from app.preparation.items import normalise_regno
-from app.preparation.models import ItemStationTask, PreparationItem, Station
+from app.preparation.models import (
+    ItemStationTask,
+    PreparationItem,
+    Station,
+    VehiclePropertyValue,
+)
 from app.preparation.recon import currency_of
 from app.preparation.recon_models import ACTUAL, ReconLine
 from app.quicktest.models import Storage, StorageContainer
 
-WORK, COSTS, TESTS, SERVICE = "work", "costs", "tests", "service"
+WORK, COSTS, TESTS, SERVICE, SPEC = "work", "costs", "tests", "service", "spec"
 
 
 class PassportError(ValueError):
@@ -49,16 +57,17 @@ class PassportError(ValueError):
 @dataclass
 class Choices:
     """What the seller chose to show: quick tests by id, the work done, its actual cost, the
-    last service."""
+    last service, specification fields by property id."""
 
     tests: list[int] = field(default_factory=list)
     work: bool = False
     costs: bool = False
     service: bool = False
+    spec: list[int] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.tests or self.work or self.costs or self.service)
+        return not (self.tests or self.work or self.costs or self.service or self.spec)
 
     @classmethod
     def of(cls, advert: Advert) -> Choices:
@@ -68,25 +77,40 @@ class Choices:
             work=bool(raw.get(WORK)),
             costs=bool(raw.get(COSTS)),
             service=bool(raw.get(SERVICE)),
+            spec=[int(p) for p in raw.get(SPEC, []) if str(p).isdigit()],
+        )
+
+    @classmethod
+    def ticked(cls, form) -> Choices:
+        """The ticked boxes as they are (ids that are no number left out): what the form shows
+        again beside a refusal."""
+        return cls(
+            tests=sorted({int(r) for r in form.getlist("test") if r.isdigit()}),
+            work=form.get("work") == "1",
+            costs=form.get("costs") == "1",
+            service=form.get("service") == "1",
+            spec=sorted({int(r) for r in form.getlist("spec") if r.isdigit()}),
         )
 
     @classmethod
     def from_form(cls, form) -> Choices:
-        """The ticked boxes; a test id that is no number is refused, not dropped silently."""
-        raw = form.getlist("test")
-        if any(not r.isdigit() for r in raw):
+        """The ticked boxes; an id that is no number is refused, not dropped silently."""
+        if any(not r.isdigit() for r in form.getlist("test")):
             raise PassportError(_("Choose the quick tests from the list."))
-        return cls(
-            tests=sorted({int(r) for r in raw}),
-            work=form.get("work") == "1",
-            costs=form.get("costs") == "1",
-            service=form.get("service") == "1",
-        )
+        if any(not r.isdigit() for r in form.getlist("spec")):
+            raise PassportError(_("Choose the specification fields from the list."))
+        return cls.ticked(form)
 
     def stored(self) -> dict | None:
         if self.empty:
             return None
-        return {TESTS: self.tests, WORK: self.work, COSTS: self.costs, SERVICE: self.service}
+        return {
+            TESTS: self.tests,
+            WORK: self.work,
+            COSTS: self.costs,
+            SERVICE: self.service,
+            SPEC: self.spec,
+        }
 
 
 def vehicle_of(advert: Advert) -> PreparationItem | None:
@@ -122,8 +146,33 @@ def finished_tests(advert: Advert, item: PreparationItem | None) -> list[Storage
     )
 
 
+def specification_fields(
+    advert: Advert, item: PreparationItem | None
+) -> list[tuple[specification.Property, str]]:
+    """The vehicle's filled-in specification fields (active properties with a value), as the
+    reader sees them: (property, shown value), by name. The values are the advert instance's."""
+    if item is None:
+        return []
+    values = dict(
+        db.session.execute(
+            select(VehiclePropertyValue.property_id, VehiclePropertyValue.value)
+            .where(
+                VehiclePropertyValue.item_id == item.id,
+                VehiclePropertyValue.instance_id == advert.instance_id,
+            )
+            .execution_options(all_instances=True)
+        ).all()
+    )
+    return [
+        (prop, specification.shown(prop, values[prop.id]))
+        for prop in specification.active_properties()
+        if values.get(prop.id, "") != ""
+    ]
+
+
 def check(choices: Choices, advert: Advert, item: PreparationItem | None) -> None:
-    """Refuse a quick test that is not a finished test of this advert's vehicle."""
+    """Refuse a quick test that is not a finished test of this advert's vehicle, and a
+    specification field the vehicle has no value of."""
     if choices.empty:
         return
     if item is None:
@@ -131,6 +180,9 @@ def check(choices: Choices, advert: Advert, item: PreparationItem | None) -> Non
     allowed = {t.id for t in finished_tests(advert, item)}
     if any(t not in allowed for t in choices.tests):
         raise PassportError(_("A chosen quick test is not a finished test of this vehicle."))
+    filled = {prop.id for prop, _value in specification_fields(advert, item)}
+    if any(p not in filled for p in choices.spec):
+        raise PassportError(_("A chosen specification field has no value on this vehicle."))
 
 
 def save(advert: Advert, choices: Choices) -> None:
@@ -148,6 +200,7 @@ class Passport:
     work: list[dict] | None = None
     cost: str | None = None
     service: dict | None = None  # {"day": y-MM-dd or "", "mileage": "48 200" or ""}
+    specification: list[dict] = field(default_factory=list)  # {"name": ..., "value": ...}
 
 
 def build(advert: Advert, choices: Choices | None = None) -> Passport | None:
@@ -203,4 +256,11 @@ def build(advert: Advert, choices: Choices | None = None) -> Passport | None:
             if item.last_service_mileage is not None
             else "",
         }
+    if choices.spec:
+        chosen = set(choices.spec)
+        passport.specification = [
+            {"name": prop.name, "value": value}
+            for prop, value in specification_fields(advert, item)
+            if prop.id in chosen
+        ]
     return passport

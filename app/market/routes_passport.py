@@ -12,7 +12,7 @@ from app.market.routes_adverts import _own_advert, _render
 
 @bp.route("/market/adverts/<int:advert_id>/passport", methods=["GET", "POST"])
 def advert_passport(advert_id: int):
-    """The choices (quick tests, work done, costs) and, below them, the passport as bidders see
+    """The choices (quick tests, work done, costs, service, specification fields) and, below them, the passport as bidders see
     it: the saved choices, or with "Preview" the ticked ones before they are saved."""
     _v, _group, advert = _own_advert(advert_id)
     item = passport.vehicle_of(advert)
@@ -24,11 +24,7 @@ def advert_passport(advert_id: int):
             passport.check(choices, advert, item)
         except passport.PassportError as exc:
             error, status = str(exc), 422
-            choices = passport.Choices(
-                tests=[int(t) for t in request.form.getlist("test") if t.isdigit()],
-                work=request.form.get("work") == "1",
-                costs=request.form.get("costs") == "1",
-            )
+            choices = passport.Choices.ticked(request.form)
         else:
             if request.form.get("action") != "preview":
                 passport.save(advert, choices)
@@ -39,6 +35,7 @@ def advert_passport(advert_id: int):
         "market/adverts/passport.html",
         status,
         advert=advert, item=item, tests=tests, choices=choices, error=error,
+        fields=passport.specification_fields(advert, item),
         passport=None if error else passport.build(advert, choices),
         previewing=request.method == "POST" and not error,
         title=_("Vehicle passport"),

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 
 from app.core.models import Division, utcnow
+from app.core.settings import GlobalSettingRow
 from app.core.tenancy import activate
 from app.extensions import db
 from app.market import passport
@@ -59,7 +60,13 @@ def test_the_choices_are_read_from_the_form_and_stored_as_the_seller_ticked_them
     form = MultiDict([("test", "7"), ("test", "3"), ("test", "7"), ("costs", "1")])
     choices = passport.Choices.from_form(form)
     assert (choices.tests, choices.work, choices.costs) == ([3, 7], False, True)
-    assert choices.stored() == {"tests": [3, 7], "work": False, "costs": True, "service": False}
+    assert choices.stored() == {
+        "tests": [3, 7],
+        "work": False,
+        "costs": True,
+        "service": False,
+        "spec": [],
+    }
     # Nothing ticked: no passport at all (the bidders' page shows none).
     assert passport.Choices.from_form(MultiDict()).stored() is None
     advert = Advert(passport={"tests": [3, "x"], "work": True})
@@ -157,7 +164,13 @@ def test_the_seller_chooses_previews_and_saves(demo_app, as_demo):
     saved = client.post(path, data={**body, "action": "save"})
     assert saved.status_code == 302
     db.session.refresh(advert)
-    assert advert.passport == {"tests": [test.id], "work": False, "costs": True, "service": False}
+    assert advert.passport == {
+        "tests": [test.id],
+        "work": False,
+        "costs": True,
+        "service": False,
+        "spec": [],
+    }
 
     # Another vehicle's test: refused in the seller's language, the ticks kept, nothing saved.
     stranger = other_vehicles_test(advert)
@@ -167,7 +180,13 @@ def test_the_seller_chooses_previews_and_saves(demo_app, as_demo):
     assert "A chosen quick test is not a finished test of this vehicle." in text
     assert 'name="work" value="1" checked' in text
     db.session.refresh(advert)
-    assert advert.passport == {"tests": [test.id], "work": False, "costs": True, "service": False}
+    assert advert.passport == {
+        "tests": [test.id],
+        "work": False,
+        "costs": True,
+        "service": False,
+        "spec": [],
+    }
 
 
 def test_a_buyer_cannot_open_the_sellers_passport_page(demo_app, as_demo):
@@ -229,3 +248,49 @@ def test_another_sellers_advert_is_not_found(demo_app, as_demo):
     foreign = make_advert(group_named("Fjordauto AS"))
     client, _token = as_demo("seller")
     assert client.get(f"/market/adverts/{foreign.id}/passport").status_code == 404
+
+
+# --- specification fields: the tyres ---------------------------------------------------------
+
+
+def test_the_tyres_the_seller_picked_reach_the_bidder_in_their_language(demo_app, bidder):
+    """The demo's passport shows the vehicle's tyres field and no other specification field;
+    names are the bidder's language, the value as entered."""
+    advert = demo_advert()
+    vehicle = passport.vehicle_of(advert)
+    with demo_app.test_request_context("/?lang=nb-NO"):
+        fields = {p.name: v for p, v in passport.specification_fields(advert, vehicle)}
+    assert "Dekk" in fields and "Egenvekt" in fields  # the vehicle has both filled in
+    text = page_text(bidder.get(bid_link() + "?lang=nb-NO"))
+    assert "Spesifikasjon og dekk" in text and "data-passport-specification" in text
+    assert "Dekk" in text and fields["Dekk"] in text
+    assert "Egenvekt" not in text and "Däck" not in text  # not picked; not Swedish
+
+
+def test_a_field_the_vehicle_has_no_value_of_is_refused_with_the_ticks_kept(demo_app, as_demo):
+    client, token = as_demo("seller")
+    advert = demo_advert()
+    activate(advert.instance_id)
+    before = dict(advert.passport)
+    vehicle = passport.vehicle_of(advert)
+    filled = {p.id for p, _v in passport.specification_fields(advert, vehicle)}
+    empty_row = GlobalSettingRow(kind="property", name="Vinterdäck", data={"type": "text"})
+    db.session.add(empty_row)
+    db.session.flush()
+    empty = empty_row.id
+    assert empty not in filled
+    path = f"/market/adverts/{advert.id}/passport"
+    body = {"csrf_token": token, "spec": str(empty), "service": "1", "action": "save"}
+    refused = client.post(path, data=body)
+    assert refused.status_code == 422
+    text = page_text(refused)
+    assert "A chosen specification field has no value on this vehicle." in text
+    assert 'name="service" value="1" checked' in text
+    db.session.refresh(advert)
+    assert advert.passport == before
+    # A picked field with a value is kept, and the preview shows it.
+    kept = next(iter(filled))
+    saved = client.post(path, data={**body, "spec": str(kept)})
+    assert saved.status_code == 302
+    db.session.refresh(advert)
+    assert advert.passport["spec"] == [kept] and advert.passport["service"] is True
