@@ -50,6 +50,9 @@ def test_the_bidder_sees_only_what_the_seller_chose_on_a_phone_in_norwegian(
     seller.locator('input[name="test"]').first.check()
     seller.locator('input[name="work"]').uncheck()
     expect(seller.locator('input[name="costs"]')).not_to_be_checked()
+    # The tyres are picked in the demo; the seller adds the tow bar beside them.
+    expect(seller.get_by_label("Tyres", exact=False)).to_be_checked()
+    seller.get_by_label("Tow bar", exact=False).check()
     seller.locator('button[name="action"][value="preview"]').click()
     preview = seller.locator("[data-passport-preview] [data-passport]")
     expect(preview.locator("[data-passport-tests] li")).to_have_count(1)
@@ -68,6 +71,10 @@ def test_the_bidder_sees_only_what_the_seller_chose_on_a_phone_in_norwegian(
     expect(card.get_by_text("Hurtigtester")).to_be_visible()
     expect(card.get_by_text("Utført arbeid")).to_have_count(0)  # not chosen
     expect(card.get_by_text("Klargjøringskostnad")).to_have_count(0)  # costs not ticked
+    facts = card.locator("[data-passport-specification]")
+    expect(facts.get_by_text("Dekk", exact=True)).to_be_visible()
+    expect(facts.get_by_text("Hengerfeste", exact=True)).to_be_visible()
+    expect(facts.locator("dt")).to_have_count(2)  # nothing the seller did not pick
     assert bidder.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scroll
     card.scroll_into_view_if_needed()
     snap(bidder, "browser-market-passport-nb", widths=("375",))
