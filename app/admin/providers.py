@@ -8,13 +8,13 @@ from flask import render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, PasswordField, SelectField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms import PasswordField, SelectField
+from wtforms.validators import InputRequired, Length, Optional, ValidationError
 
 from app.admin.crud import Column, Screen, guard
 from app.admin.fields import flag, long_text, text
 from app.core.messages import KEYS
-from app.core.numbers import StrictIntegerField
+from app.core.numbers import whole_number
 from app.core.settings import SettingRow
 from app.providers import services as svc
 
@@ -40,18 +40,6 @@ def _map_field(label, first: bool):
                    hint=hint if first else None)  # fmt: skip
     unbound.kwargs["validators"].append(check)
     return unbound
-
-
-def _whole(label, low: int, high: int, hint=None) -> IntegerField:
-    return StrictIntegerField(
-        label,
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            NumberRange(low, high, _l("Enter a whole number from %(min)s to %(max)s.")),
-        ],
-        render_kw={"inputmode": "numeric", "min": low, "max": high},
-        description=hint or "",
-    )
 
 
 class _ProviderForm(FlaskForm):
@@ -90,8 +78,8 @@ ProviderForm = type("ProviderForm", (_ProviderForm,), {
     ),
     **{f"map_{name}": _map_field(label, n == 0) for fields in svc.FIELDS.values()
        for n, (name, label) in enumerate(fields.items())},
-    "timeout": _whole(_l("Time-out in seconds"), *svc.TIMEOUT_RANGE),
-    "cache_minutes": _whole(
+    "timeout": whole_number(_l("Time-out in seconds"), *svc.TIMEOUT_RANGE),
+    "cache_minutes": whole_number(
         _l("Cache lifetime in minutes"), 0, svc.CACHE_MINUTES_MAX,
         _l("How long an answer is reused for the same question; 0: never."),
     ),

@@ -17,6 +17,7 @@ from app.admin.crud.screen import (
     admin_or_division_admin,
     guard,
     is_text,
+    kept_while_referred,
     page_title,
 )
 from app.admin.crud.views import SCREENS, ConfirmForm, register, screen_url
@@ -32,6 +33,7 @@ __all__ = [
     "guard",
     "history",
     "is_text",
+    "kept_while_referred",
     "page_title",
     "plain",
     "record_change",

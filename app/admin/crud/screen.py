@@ -210,6 +210,17 @@ class FormRefused(ValueError):
         self.message = errors if isinstance(errors, str) else None
 
 
+def kept_while_referred(column, message) -> Callable:
+    """A `delete_blocked` rule: the row stays, saying `message`, while a row refers to it by
+    `column` (a foreign key to it)."""
+
+    def blocked(row) -> str | None:
+        found = db.session.scalar(select(column).where(column == row.id).limit(1))
+        return None if found is None else str(message)
+
+    return blocked
+
+
 def is_text(model, name: str) -> bool:
     return isinstance(inspect(model).columns[name].type, String)
 
