@@ -132,11 +132,22 @@ def division_name(row) -> str:
 
 
 def kind_screen(
-    path: str, kind: str, noun, intro, form, columns, *, global_rows=False, divisional=False, **more
+    path: str,
+    kind: str,
+    noun,
+    intro,
+    form,
+    columns,
+    *,
+    global_rows=False,
+    divisional=False,
+    search=("name", "description"),
+    **more,
 ) -> Screen:
-    """The screen of one setting kind's rows, listed and searched by name; `divisional`: each
-    row is one division's or the instance's, and a division administrator changes only their
-    divisions' rows. `more`: the Screen's other fields (form hooks, write rule, templates)."""
+    """The screen of one setting kind's rows, listed by name and searched by `search`;
+    `divisional`: each row is one division's or the instance's, and a division administrator
+    changes only their divisions' rows. `more`: the Screen's other fields (form hooks, write
+    rule, templates)."""
     model = GlobalSettingRow if global_rows else SettingRow
     return Screen(
         path=path,
@@ -145,7 +156,7 @@ def kind_screen(
         form=form,
         columns=tuple(columns),
         intro=intro,
-        search=("name", "description"),
+        search=search,
         where=(model.kind == kind,),
         order_by=(model.name,),
         new=lambda v: model(kind=kind, data={}),
