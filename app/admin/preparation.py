@@ -84,8 +84,14 @@ def _owner() -> Column:
     )
 
 
-def _refused(exc: S.Refused):
-    return FormRefused({exc.field: exc.message} if exc.field else exc.message)
+def _check(rule, *args, whole: tuple[str, ...] = ()) -> None:
+    """Apply a rule of admin_services; its refusal goes on the form (on its field, or for the
+    fields in `whole` above the form)."""
+    try:
+        rule(*args)
+    except S.Refused as exc:
+        on_field = exc.field and exc.field not in whole
+        raise FormRefused({exc.field: exc.message} if on_field else exc.message) from exc
 
 
 # --- station groups ------------------------------------------------------------------------------
@@ -98,10 +104,7 @@ def _group_counts(rows) -> dict:
 def _save_station_group(module: str):
     def save(group: StationGroup, form, v) -> None:
         name = form.name.data.strip()
-        try:
-            S.check_station_group(module, group.id, name)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_station_group, module, group.id, name)
         group.module, group.name, group.division_id = module, name, form.division_id.data
 
     return save
@@ -172,10 +175,7 @@ def _offer_station(module: str):
 def _save_station(module: str):
     def save(station: Station, form, v) -> None:
         name, group_id = form.name.data.strip(), form.station_group_id.data
-        try:
-            S.check_station(module, station.id, name, group_id)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_station, module, station.id, name, group_id)
         station.module, station.name, station.station_group_id = module, name, group_id
         station.target_minutes, station.ordering = form.target_minutes.data, form.ordering.data
         station.hourly_rate = form.hourly_rate.data
@@ -245,10 +245,7 @@ def stations(module: str) -> Screen:
 
 def _save_state_button(module: str):
     def save(button: StateButton, form, v) -> None:
-        try:
-            S.check_state_button(module, button.id, form.from_state.data, form.to_state.data)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_state_button, module, button.id, form.from_state.data, form.to_state.data)
         button.module, button.title = module, form.title.data.strip()
         button.title_texts = form.title_texts.data or {}
         button.from_state, button.to_state = form.from_state.data, form.to_state.data
@@ -311,10 +308,7 @@ def _may_change_locations(slug: str):
 def _save_location(module: str, kind: str):
     def save(location: Location, form, v) -> None:
         name = form.name.data.strip()
-        try:
-            S.check_location(module, kind, location.id, name, form.division_id.data)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_location, module, kind, location.id, name, form.division_id.data)
         location.module, location.kind = module, kind
         location.name, location.division_id = name, form.division_id.data
 
@@ -392,12 +386,7 @@ def _load_package(form, package: StationPackage) -> None:
 def _save_package(module: str):
     def save(package: StationPackage, form, v) -> None:
         name, station_ids = form.name.data.strip(), form.station_ids
-        try:
-            S.check_package(module, package.id, name, station_ids)
-        except S.Refused as exc:
-            raise FormRefused(
-                exc.message if exc.field == "steps" else {exc.field: exc.message}
-            ) from exc
+        _check(S.check_package, module, package.id, name, station_ids, whole=("steps",))
         package.module, package.name, package.division_id = module, name, form.division_id.data
         S.set_steps(package, station_ids)
 
