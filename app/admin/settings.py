@@ -151,15 +151,15 @@ def kind_screen(
     model = GlobalSettingRow if global_rows else SettingRow
     return Screen(
         path=path,
-        noun=noun,
         model=model,
+        where=(model.kind == kind,),
+        new=lambda v: model(kind=kind, data={}),
+        order_by=(model.name,),
+        noun=noun,
         form=form,
         columns=tuple(columns),
         intro=intro,
         search=search,
-        where=(model.kind == kind,),
-        order_by=(model.name,),
-        new=lambda v: model(kind=kind, data={}),
         write_row=(lambda v, row: may_change(v, row.division_id)) if divisional else None,
         **more,
     )
