@@ -87,10 +87,7 @@ def _recent() -> list[ImportRun]:
 
 
 def _run(run_id: int) -> ImportRun:
-    run = db.session.scalars(select(ImportRun).where(ImportRun.id == run_id)).first()
-    if run is None:
-        abort(404)
-    return run
+    return db.first_or_404(select(ImportRun).where(ImportRun.id == run_id))
 
 
 def show_run(run_id: int):

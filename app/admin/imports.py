@@ -12,6 +12,7 @@ import io
 import re
 import zipfile
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -333,6 +334,20 @@ def run_to_work_on(model, run_id: int):
     return run
 
 
+@contextmanager
+def failing_run(model, run_id: int):
+    """Around a run's work: on an error, what it did since its last commit is rolled back,
+    the run is marked failed and the error goes on."""
+    try:
+        yield
+    except Exception:
+        db.session.rollback()
+        run = db.session.get(model, run_id)
+        run.status, run.finished_at = "failed", utcnow()
+        db.session.commit()
+        raise
+
+
 def run_import(run_id: int) -> str:
     """Job: import a previewed file; progress is committed after every chunk.
 
@@ -346,7 +361,7 @@ def run_import(run_id: int) -> str:
     created_before = run.created if run.status == "running" else 0
     run.status, run.created = "running", created_before
     db.session.commit()
-    try:
+    with failing_run(ImportRun, run_id):
         with force_locale(babel_name(run.language)):
             checked = check_rows(read_rows(run.filename, run.content), module)
         checked.unchanged -= created_before
@@ -392,12 +407,6 @@ def run_import(run_id: int) -> str:
             filename=run.filename,
         )
         db.session.commit()
-    except Exception:
-        db.session.rollback()
-        run = db.session.get(ImportRun, run_id)
-        run.status, run.finished_at = "failed", utcnow()
-        db.session.commit()
-        raise
     return run.status
 
 

@@ -20,7 +20,6 @@ from html.parser import HTMLParser
 import nh3
 from flask_babel import lazy_gettext as _l
 from markupsafe import escape
-from sqlalchemy import select
 
 from app.core.settings import SettingRow
 from app.extensions import db
@@ -197,15 +196,12 @@ def override(template: str, language: str, instance_id: int | None, ctx: dict):
     if instance_id is None:
         return None
     row = db.session.scalars(
-        select(SettingRow)
-        .where(
-            SettingRow.instance_id == instance_id,
-            SettingRow.kind == "email_template",
-            SettingRow.active.is_(True),
+        SettingRow.active_of(
+            instance_id,
+            "email_template",
             SettingRow.data["template"].as_string() == template,
             SettingRow.data["language"].as_string() == language,
         )
-        .execution_options(all_instances=True)
     ).first()
     if row is None:
         return None

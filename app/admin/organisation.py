@@ -7,10 +7,10 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
-from sqlalchemy import func, select
+from sqlalchemy import select
 from wtforms.validators import Regexp
 
-from app.admin.crud import Column, FormRefused, Screen
+from app.admin.crud import Column, FormRefused, Screen, kept_while_referred
 from app.admin.fields import choice, described, flag, role_sections, text
 from app.admin.users import writer_reach
 from app.auth import privileges as P
@@ -122,10 +122,6 @@ def save_country(row: Country, form, v) -> None:
     row.code, row.currency = row.code.upper(), row.currency.upper()
 
 
-def _count(stmt) -> int:
-    return db.session.scalar(select(func.count()).select_from(stmt.subquery())) or 0
-
-
 COUNTRIES = Screen(
     path="general/countries",
     noun=_l("country"),
@@ -142,11 +138,7 @@ COUNTRIES = Screen(
     order_by=(Country.name,),
     prepare=prepare_country,
     save=save_country,
-    delete_blocked=lambda c: (
-        _("Delete its regions first.")
-        if _count(select(Region.id).where(Region.country_id == c.id))
-        else None
-    ),
+    delete_blocked=kept_while_referred(Region.country_id, _l("Delete its regions first.")),
 )
 
 
@@ -177,10 +169,8 @@ REGIONS = Screen(
     order_by=(Region.name,),
     prepare=prepare_region,
     save=save_region,
-    delete_blocked=lambda r: (
-        _("Delete or move its divisions first.")
-        if _count(select(Division.id).where(Division.region_id == r.id))
-        else None
+    delete_blocked=kept_while_referred(
+        Division.region_id, _l("Delete or move its divisions first.")
     ),
 )
 
@@ -224,10 +214,8 @@ DIVISIONS = Screen(
     prepare=prepare_division,
     save=save_division,
     division=lambda d: d.id,
-    delete_blocked=lambda d: (
-        _("It has vehicles: disable it instead.")
-        if _count(select(PreparationItem.id).where(PreparationItem.division_id == d.id).limit(1))
-        else None
+    delete_blocked=kept_while_referred(
+        PreparationItem.division_id, _l("It has vehicles: disable it instead.")
     ),
 )
 

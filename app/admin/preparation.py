@@ -10,9 +10,18 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from sqlalchemy import func, select
 
-from app.admin.crud import Column, FormRefused, Screen, admin_or_division_admin, guard, page_title
+from app.admin.crud import (
+    Column,
+    FormRefused,
+    Screen,
+    admin_or_division_admin,
+    counts_by,
+    guard,
+    page_title,
+)
 from app.core.division_settings import (
     division_label,
+    instance_divisions,
     may_change,
     own_division_ids,
     owner_choices,
@@ -44,15 +53,18 @@ MODULES = ("begcare", "newcare")
 
 
 def _owned(model, module: str, **fields) -> dict:
-    """What every setting of a module that is one division's or the instance's shares."""
+    """What every setting of a module that is one division's or the instance's shares;
+    `extra`: (rows) -> more for the list, `offer`: (form, row) -> the form's other choices."""
 
     more = fields.pop("extra", lambda rows: {})
+    offer = fields.pop("offer", lambda form, row: None)
 
     def prepare(form, v, row) -> None:
-        form.set_owners(owner_choices(v, S.divisions()))
+        form.set_owners(owner_choices(v, instance_divisions()))
+        offer(form, row)
 
     def extra(rows, v) -> dict:
-        return {"divisions": S.divisions(), **more(rows)}
+        return {"divisions": instance_divisions(), **more(rows)}
 
     return dict(
         model=model,
@@ -72,30 +84,27 @@ def _owner() -> Column:
     )
 
 
-def _refused(exc: S.Refused):
-    return FormRefused({exc.field: exc.message} if exc.field else exc.message)
+def _check(rule, *args, whole: tuple[str, ...] = ()) -> None:
+    """Apply a rule of admin_services; its refusal goes on the form (on its field, or for the
+    fields in `whole` above the form)."""
+    try:
+        rule(*args)
+    except S.Refused as exc:
+        on_field = exc.field and exc.field not in whole
+        raise FormRefused({exc.field: exc.message} if on_field else exc.message) from exc
 
 
 # --- station groups ------------------------------------------------------------------------------
 
 
 def _group_counts(rows) -> dict:
-    ids = [g.id for g in rows]
-    counts = db.session.execute(
-        select(Station.station_group_id, func.count())
-        .where(Station.station_group_id.in_(ids))
-        .group_by(Station.station_group_id)
-    )
-    return {"stations": dict(counts.all())}
+    return {"stations": counts_by(Station.station_group_id, rows)}
 
 
 def _save_station_group(module: str):
     def save(group: StationGroup, form, v) -> None:
         name = form.name.data.strip()
-        try:
-            S.check_station_group(module, group.id, name)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_station_group, module, group.id, name)
         group.module, group.name, group.division_id = module, name, form.division_id.data
 
     return save
@@ -154,23 +163,19 @@ def _station_extra(rows) -> dict:
     return {"tasks": dict(counts.all()), "groups": dict(groups.all())}
 
 
-def _prepare_station(module: str):
-    def prepare(form, v, row) -> None:
-        form.set_owners(owner_choices(v, S.divisions()))
+def _offer_station(module: str):
+    def offer(form, row) -> None:
         form.set_groups(S.station_groups(module))
         if row is None and request.method == "GET":
             form.target_minutes.data, form.ordering.data = 60, len(S.stations(module))
 
-    return prepare
+    return offer
 
 
 def _save_station(module: str):
     def save(station: Station, form, v) -> None:
         name, group_id = form.name.data.strip(), form.station_group_id.data
-        try:
-            S.check_station(module, station.id, name, group_id)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_station, module, station.id, name, group_id)
         station.module, station.name, station.station_group_id = module, name, group_id
         station.target_minutes, station.ordering = form.target_minutes.data, form.ordering.data
         station.hourly_rate = form.hourly_rate.data
@@ -192,8 +197,6 @@ def _packages_lose(station: Station) -> list[str]:
 
 
 def stations(module: str) -> Screen:
-    fields = _owned(Station, module, extra=_station_extra)
-    fields["prepare"] = _prepare_station(module)
     return Screen(
         path=f"{module}/stations",
         noun=_l("station"),
@@ -233,7 +236,7 @@ def stations(module: str) -> Screen:
         delete_note=lambda s, e: _("In use") if e["tasks"].get(s.id) else None,
         delete_consequences=_packages_lose,
         empty=_l("No stations yet."),
-        **fields,
+        **_owned(Station, module, extra=_station_extra, offer=_offer_station(module)),
     )
 
 
@@ -242,10 +245,7 @@ def stations(module: str) -> Screen:
 
 def _save_state_button(module: str):
     def save(button: StateButton, form, v) -> None:
-        try:
-            S.check_state_button(module, button.id, form.from_state.data, form.to_state.data)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_state_button, module, button.id, form.from_state.data, form.to_state.data)
         button.module, button.title = module, form.title.data.strip()
         button.title_texts = form.title_texts.data or {}
         button.from_state, button.to_state = form.from_state.data, form.to_state.data
@@ -308,10 +308,7 @@ def _may_change_locations(slug: str):
 def _save_location(module: str, kind: str):
     def save(location: Location, form, v) -> None:
         name = form.name.data.strip()
-        try:
-            S.check_location(module, kind, location.id, name, form.division_id.data)
-        except S.Refused as exc:
-            raise _refused(exc) from exc
+        _check(S.check_location, module, kind, location.id, name, form.division_id.data)
         location.module, location.kind = module, kind
         location.name, location.division_id = name, form.division_id.data
 
@@ -377,14 +374,6 @@ def _steps(package: StationPackage, extra: dict):
     return Markup('<ol class="admin-steps">{}</ol>').format(items)
 
 
-def _prepare_package(module: str):
-    def prepare(form, v, row) -> None:
-        form.set_owners(owner_choices(v, S.divisions()))
-        form.set_stations(S.stations(module))
-
-    return prepare
-
-
 def _load_package(form, package: StationPackage) -> None:
     form.name.data, form.division_id.data = package.name, package.division_id
     ids = [step.station_id for step in package.steps]
@@ -397,12 +386,7 @@ def _load_package(form, package: StationPackage) -> None:
 def _save_package(module: str):
     def save(package: StationPackage, form, v) -> None:
         name, station_ids = form.name.data.strip(), form.station_ids
-        try:
-            S.check_package(module, package.id, name, station_ids)
-        except S.Refused as exc:
-            raise FormRefused(
-                exc.message if exc.field == "steps" else {exc.field: exc.message}
-            ) from exc
+        _check(S.check_package, module, package.id, name, station_ids, whole=("steps",))
         package.module, package.name, package.division_id = module, name, form.division_id.data
         S.set_steps(package, station_ids)
 
@@ -431,8 +415,6 @@ def _vehicles_keep(package: StationPackage) -> list[str]:
 
 
 def station_packages(module: str) -> Screen:
-    fields = _owned(StationPackage, module, extra=_package_extra)
-    fields["prepare"] = _prepare_package(module)
     return Screen(
         path=f"{module}/station-packages",
         noun=_l("station package"),
@@ -455,7 +437,12 @@ def station_packages(module: str) -> Screen:
         delete_consequences=_vehicles_keep,
         form_template="admin/package_form.html",
         empty=_l("No station packages yet."),
-        **fields,
+        **_owned(
+            StationPackage,
+            module,
+            extra=_package_extra,
+            offer=lambda form, row: form.set_stations(S.stations(module)),
+        ),
     )
 
 

@@ -8,14 +8,14 @@ from flask import render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import IntegerField, PasswordField, SelectField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms import PasswordField, SelectField
+from wtforms.validators import InputRequired, Length, Optional, ValidationError
 
-from app.admin.crud import Column, Screen, guard
+from app.admin.crud import Column, guard
 from app.admin.fields import flag, long_text, text
+from app.admin.settings import kind_screen, load_named, save_named
 from app.core.messages import KEYS
-from app.core.numbers import StrictIntegerField
-from app.core.settings import SettingRow
+from app.core.numbers import whole_number
 from app.providers import services as svc
 
 PATH = "general/providers"
@@ -40,18 +40,6 @@ def _map_field(label, first: bool):
                    hint=hint if first else None)  # fmt: skip
     unbound.kwargs["validators"].append(check)
     return unbound
-
-
-def _whole(label, low: int, high: int, hint=None) -> IntegerField:
-    return StrictIntegerField(
-        label,
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            NumberRange(low, high, _l("Enter a whole number from %(min)s to %(max)s.")),
-        ],
-        render_kw={"inputmode": "numeric", "min": low, "max": high},
-        description=hint or "",
-    )
 
 
 class _ProviderForm(FlaskForm):
@@ -90,8 +78,8 @@ ProviderForm = type("ProviderForm", (_ProviderForm,), {
     ),
     **{f"map_{name}": _map_field(label, n == 0) for fields in svc.FIELDS.values()
        for n, (name, label) in enumerate(fields.items())},
-    "timeout": _whole(_l("Time-out in seconds"), *svc.TIMEOUT_RANGE),
-    "cache_minutes": _whole(
+    "timeout": whole_number(_l("Time-out in seconds"), *svc.TIMEOUT_RANGE),
+    "cache_minutes": whole_number(
         _l("Cache lifetime in minutes"), 0, svc.CACHE_MINUTES_MAX,
         _l("How long an answer is reused for the same question; 0: never."),
     ),
@@ -114,7 +102,7 @@ def _prepare(form, v, row) -> None:
 
 def _load(form, row) -> None:
     provider = svc.Provider.of(row)
-    form.name.data, form.description.data, form.active.data = row.name, row.description, row.active
+    load_named(form, row)
     form.kind.data, form.url.data = provider.kind, provider.url
     form.auth_header.data = provider.auth_header
     form.timeout.data, form.cache_minutes.data = provider.timeout, provider.cache_minutes
@@ -123,9 +111,7 @@ def _load(form, row) -> None:
 
 
 def _save(row, form, v) -> None:
-    row.name, row.description, row.active = (
-        form.name.data, form.description.data or "", bool(form.active.data),
-    )  # fmt: skip
+    save_named(row, form)
     old = row.data or {}
     header = form.auth_header.data or ""
     secret = (form.auth_value.data or old.get("auth_value") or "") if header else ""
@@ -158,31 +144,21 @@ def _auth(row) -> str:
     return f"{provider.auth_header}: {svc.mask(provider.auth_value)}"
 
 
-PROVIDERS = Screen(
-    path=PATH,
-    noun=_l("data provider"),
-    model=SettingRow,
-    form=ProviderForm,
-    columns=(
-        Column(_l("Name"), "name"),
-        Column(_l("Kind"), lambda r: str(svc.KINDS[svc.Provider.of(r).kind])),
-        Column(_l("URL template"), lambda r: svc.Provider.of(r).url, css="wrap-anywhere"),
-        Column(_l("Auth header"), _auth),
-        Column(_l("Active"), "active"),
-    ),
-    intro=_l(
-        "Data providers deliver vehicle data by registration number or VIN, and valuations: the add-vehicle form and the purchase analyses ask the first active provider of each kind. Each answers JSON; map its fields to ours."
-    ),
-    search=("name", "description"),
-    where=(SettingRow.kind == svc.ROW_KIND,),
-    order_by=(SettingRow.name,),
-    new=lambda v: SettingRow(kind=svc.ROW_KIND, data={}),
+PROVIDERS = kind_screen(
+    PATH, svc.ROW_KIND, _l("data provider"),
+    _l("Data providers deliver vehicle data by registration number or VIN, and valuations: the add-vehicle form and the purchase analyses ask the first active provider of each kind. Each answers JSON; map its fields to ours."),
+    ProviderForm,
+    (Column(_l("Name"), "name"),
+     Column(_l("Kind"), lambda r: str(svc.KINDS[svc.Provider.of(r).kind])),
+     Column(_l("URL template"), lambda r: svc.Provider.of(r).url, css="wrap-anywhere"),
+     Column(_l("Auth header"), _auth),
+     Column(_l("Active"), "active")),
     prepare=_prepare,
     load=_load,
     save=_save,
     snapshot=_snapshot,
     row_links=((_l("Test"), lambda r: f"/admin/{PATH}/{r.id}/test"),),
-)
+)  # fmt: skip
 
 
 def test_page(row_id: int):

@@ -10,7 +10,7 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from sqlalchemy import func, select
 
-from app.admin.crud import Column, FormRefused, Screen, admin_or_division_admin
+from app.admin.crud import Column, FormRefused, Screen, admin_or_division_admin, counts_by
 from app.admin.fields import FIELD_TYPE_LABELS as TYPE_LABELS
 from app.admin.quicktest_forms import (
     GroupForm,
@@ -31,12 +31,6 @@ from app.quicktest.models import (
     StorageGroupInformation,
 )
 
-
-def _counts(column, rows, *where) -> dict[int, int]:
-    stmt = select(column, func.count()).where(column.in_([r.id for r in rows]), *where)
-    return dict(db.session.execute(stmt.group_by(column)).all())
-
-
 INFORMATION_GROUPS = Screen(
     path="general/information-groups",
     noun=_l("information group"),
@@ -52,7 +46,7 @@ INFORMATION_GROUPS = Screen(
     write=admin_or_division_admin,
     order_by=(InformationGroup.ordering, InformationGroup.title),
     label=lambda g: g.title,
-    list_extra=lambda rows, v: _counts(Information.information_group_id, rows),
+    list_extra=lambda rows, v: counts_by(Information.information_group_id, rows),
     delete_consequences=lambda g: [_("Its informations stay, without a group.")],
     empty=_l("No information groups yet."),
 )
@@ -120,7 +114,7 @@ INFORMATION = Screen(
     prepare=_prepare,
     load=_load,
     save=_save,
-    list_extra=lambda rows, v: _counts(StorageContainerValue.information_id, rows),
+    list_extra=lambda rows, v: counts_by(StorageContainerValue.information_id, rows),
     delete_blocked=lambda i: (
         _("Quick tests hold values of this information, so it cannot be deleted.")
         if _used(i.id)
@@ -141,8 +135,8 @@ def _tests_of(storage_id: int) -> int:
 
 def _storage_extra(rows, v) -> dict:
     return {
-        "groups": _counts(StorageGroup.storage_id, rows),
-        "tests": _counts(StorageContainer.storage_id, rows),
+        "groups": counts_by(StorageGroup.storage_id, rows),
+        "tests": counts_by(StorageContainer.storage_id, rows),
     }
 
 

@@ -10,7 +10,7 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 from sqlalchemy import func, select
 
-from app.admin.crud import Column, ConfirmForm, FormRefused, Screen, guard, page_title
+from app.admin.crud import Column, ConfirmForm, FormRefused, Screen, counts_by, guard, page_title
 from app.core.audit import record
 from app.core.models import Division, Instance
 from app.core.times import moment
@@ -42,14 +42,9 @@ def _season_name(season: RankingSeason, extra: dict):
 
 
 def _season_extra(rows, v) -> dict:
-    ranked = db.session.execute(
-        select(RankingPoints.season_id, func.count())
-        .where(RankingPoints.season_id.in_([s.id for s in rows]))
-        .group_by(RankingPoints.season_id)
-        .execution_options(all_instances=True)
-    ).all()
+    ranked = counts_by(RankingPoints.season_id, rows, all_instances=True)
     current = S.current_season()
-    return {"ranked": dict(ranked), "current": current.id if current else None}
+    return {"ranked": ranked, "current": current.id if current else None}
 
 
 def _load_season(form: SeasonForm, season: RankingSeason) -> None:

@@ -21,14 +21,15 @@ from app.admin.mail_templates import (
     with_needed_links,
 )
 from app.admin.models import Address, Tag
+from app.admin.settings import division_name, kind_screen
 from app.auth.models import User
 from app.auth.viewer import Viewer
 from app.core import roles as R
 from app.core.audit import AuditLog
-from app.core.division_settings import WHOLE_INSTANCE, division_label, own_division_ids
+from app.core.division_settings import WHOLE_INSTANCE, instance_divisions, own_division_ids
 from app.core.i18n import LOCALES
 from app.core.messages import KEYS
-from app.core.models import Country, Division
+from app.core.models import Country
 from app.core.settings import Holiday, SettingRow
 from app.core.times import moment
 from app.extensions import db
@@ -106,14 +107,8 @@ def _prepare_address(form, v, row) -> None:
     sees: another division's is refused as an invalid choice."""
     own = own_division_ids(v)
     form.division_id.choices = [(None, str(WHOLE_INSTANCE))] + [
-        (d.id, d.name)
-        for d in db.session.scalars(select(Division).order_by(Division.name))
-        if d.id in own
+        (d.id, d.name) for d in instance_divisions() if d.id in own
     ]
-
-
-def _address_division(row) -> str:
-    return division_label(db.session.scalars(select(Division)), row.division_id)
 
 
 ADDRESSES = Screen(
@@ -125,7 +120,7 @@ ADDRESSES = Screen(
         Column(_l("Name"), "name"),
         Column(_l("Street"), "street"),
         Column(_l("City"), "city"),
-        Column(_l("Division"), _address_division),
+        Column(_l("Division"), division_name),
     ),
     intro=_l(
         "A division's addresses are where its cars stand: the seller chooses one on an advert "
@@ -223,30 +218,21 @@ def preview(row: SettingRow) -> Markup:
     return Markup(html)  # noqa: S704 (cleaned by nh3)
 
 
-TEMPLATE_ENGINE = Screen(
-    path="general/template-engine",
-    noun=_l("template"),
-    model=SettingRow,
-    form=TemplateForm,
-    columns=(
-        Column(_l("Subject"), "name"),
-        Column(_l("E-mail"), lambda r: dict(TEMPLATES).get((r.data or {}).get("template"), "")),
-        Column(_l("Language"), lambda r: LOCALES.get((r.data or {}).get("language"), "")),
-        Column(_l("Active"), "active"),
-    ),
-    intro=_l(
-        "The e-mails the product sends, with your own text per language. Open one to see a preview."
-    ),
-    search=("name",),
+TEMPLATE_ENGINE = kind_screen(
+    "general/template-engine", "email_template", _l("template"),
+    _l("The e-mails the product sends, with your own text per language. Open one to see a preview."),
+    TemplateForm,
+    (Column(_l("Subject"), "name"),
+     Column(_l("E-mail"), lambda r: dict(TEMPLATES).get((r.data or {}).get("template"), "")),
+     Column(_l("Language"), lambda r: LOCALES.get((r.data or {}).get("language"), "")),
+     Column(_l("Active"), "active")),
+    search=("name",),  # the subject: the body is HTML
     write=lambda v: v.has(R.ROLE_ADMIN) or v.has("ROLE_TENANT_TEMPLATE_ENGINE_ADMIN"),
-    where=(SettingRow.kind == "email_template",),
-    order_by=(SettingRow.name,),
-    new=lambda v: SettingRow(kind="email_template", data={}),
     prepare=_prepare_template,
     load=_load_template,
     save=_save_template,
     preview=preview,
-)
+)  # fmt: skip
 
 
 # --- the logs -------------------------------------------------------------------------------

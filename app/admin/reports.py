@@ -19,7 +19,7 @@ from wtforms.validators import InputRequired
 
 from app.admin.crud import guard, page_title
 from app.admin.import_routes import _run_in_thread
-from app.admin.imports import run_to_work_on
+from app.admin.imports import failing_run, run_to_work_on
 from app.admin.models import ExportRun
 from app.auth.models import User
 from app.auth.viewer import build_snapshot
@@ -165,7 +165,7 @@ def run_export(run_id: int) -> str:
         return "skipped"
     run.status = "running"
     db.session.commit()
-    try:
+    with failing_run(ExportRun, run_id):
         _title, model, columns = REPORTS[run.report]
         start, end = _period(run.start, run.end)
         user = db.session.get(User, run.user_id) if run.user_id else None
@@ -194,12 +194,6 @@ def run_export(run_id: int) -> str:
         run.status, run.finished_at = "done", utcnow()
         db.session.commit()
         return name
-    except Exception:
-        db.session.rollback()
-        run = db.session.get(ExportRun, run_id)
-        run.status, run.finished_at = "failed", utcnow()
-        db.session.commit()
-        raise
 
 
 def _snapshot(user, instance_id):

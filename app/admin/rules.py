@@ -12,16 +12,23 @@ from sqlalchemy import func, select
 from wtforms import BooleanField, IntegerField, SelectField, StringField
 from wtforms.validators import Length, NumberRange, Optional
 
-from app.admin.crud import Column, FormRefused, Screen
+from app.admin.crud import Column, FormRefused, Screen, admin_or_division_admin
 from app.admin.crud.audit import OPS
 from app.admin.fields import flag, long_text, text
-from app.admin.settings import Extra, setting_screen
+from app.admin.settings import (
+    Extra,
+    division_name,
+    kind_screen,
+    load_named,
+    offer_owners,
+    save_named,
+    setting_screen,
+)
 from app.auth.viewer import Viewer
 from app.automation import rules as engine
 from app.core import roles as R
-from app.core.division_settings import division_label, may_change, owner_choices
+from app.core.division_settings import instance_divisions, may_change
 from app.core.messages import KEYS
-from app.core.models import Division
 from app.core.numbers import coerce_id
 from app.core.settings import SettingRow, Tag
 from app.extensions import db
@@ -52,10 +59,6 @@ NOTIFY_CHOICES = (
     (R.ROLE_ADMIN, _l("The administrators who reach the division")),
     ("division", _l("Everyone of the division")),
 )
-
-
-def _module_write(v: Viewer) -> bool:
-    return v.has(R.ROLE_ADMIN) or v.is_division_admin
 
 
 def _value_field(name: str):
@@ -103,10 +106,6 @@ def _rule_form() -> type[FlaskForm]:
 RuleForm = _rule_form()
 
 
-def _divisions() -> list[Division]:
-    return list(db.session.scalars(select(Division).order_by(Division.name)))
-
-
 def _choices(module: str, v: Viewer) -> dict[str, list[tuple[str, str]]]:
     """The values a condition or action may take: the module's states, the instance's tags,
     the parking locations of the divisions the viewer may change rules of."""
@@ -114,7 +113,7 @@ def _choices(module: str, v: Viewer) -> dict[str, list[tuple[str, str]]]:
     tags = [
         (str(t.id), t.name) for t in db.session.scalars(select(Tag).order_by(func.lower(Tag.name)))
     ]
-    divisions = {d.id: d.name for d in _divisions()}
+    divisions = {d.id: d.name for d in instance_divisions()}
     places = db.session.scalars(
         select(Location)
         .where(Location.module == module, Location.kind == "parking")
@@ -135,7 +134,7 @@ def _choices(module: str, v: Viewer) -> dict[str, list[tuple[str, str]]]:
 
 def _prepare(module: str):
     def prepare(form, v: Viewer, row) -> None:
-        form.division_id.choices = owner_choices(v, _divisions())
+        offer_owners(form, v)
         choices = _choices(module, v)
         none = [("", "–")]
         for name, (ops, kind) in engine.FIELDS.items():
@@ -154,8 +153,7 @@ def _prepare(module: str):
 
 def _load(form, row: SettingRow) -> None:
     data = row.data or {}
-    form.name.data, form.description.data, form.active.data = row.name, row.description, row.active
-    form.division_id.data = row.division_id
+    load_named(form, row)
     for cond in engine.conditions_of(row):
         if cond.get("field") in engine.FIELDS:
             getattr(form, f"c_{cond['field']}_op").data = cond.get("op")
@@ -218,8 +216,7 @@ def _in_division(location_id, division_id: int | None) -> bool:
 
 def _save(row: SettingRow, form, v: Viewer) -> None:
     row.data = _read(form)
-    row.name, row.description = form.name.data, form.description.data or ""
-    row.active, row.division_id = bool(form.active.data), form.division_id.data
+    save_named(row, form)
 
 
 def _summary(row: SettingRow) -> str:
@@ -266,28 +263,16 @@ def _actions(row: SettingRow) -> str:
 
 
 def rule_screen(module: str) -> Screen:
-    return Screen(
-        path=f"{module}/rules",
-        noun=_l("rule"),
-        model=SettingRow,
-        form=RuleForm,
-        columns=(
-            Column(_l("Name"), "name"),
-            Column(_l("When"), _summary),
-            Column(_l("Then"), _actions),
-            Column(_l("Division"), lambda r: division_label(_divisions(), r.division_id)),
-            Column(_l("Active"), "active"),
-        ),
-        intro=_l("Rules act on vehicles by themselves: when all of a rule's conditions hold for a vehicle, it gets the rule's warning, tag, move, notification and event, once, and its history names the rule. Rules are checked when a vehicle changes and every quarter of an hour. Try a rule before you switch it on."),
-        search=("name", "description"),
-        write=_module_write,
-        where=(SettingRow.kind == f"{module}.rule",),
-        order_by=(SettingRow.name,),
-        new=lambda v: SettingRow(kind=f"{module}.rule", data={}),
+    return kind_screen(
+        f"{module}/rules", f"{module}.rule", _l("rule"),
+        _l("Rules act on vehicles by themselves: when all of a rule's conditions hold for a vehicle, it gets the rule's warning, tag, move, notification and event, once, and its history names the rule. Rules are checked when a vehicle changes and every quarter of an hour. Try a rule before you switch it on."),
+        RuleForm,
+        (Column(_l("Name"), "name"), Column(_l("When"), _summary), Column(_l("Then"), _actions),
+         Column(_l("Division"), division_name), Column(_l("Active"), "active")),
+        divisional=True, write=admin_or_division_admin,
         prepare=_prepare(module),
         load=_load,
         save=_save,
-        write_row=lambda v, row: may_change(v, row.division_id),
         after_save=lambda row, created, v: engine.rules_changed(row.instance_id),
         after_delete=lambda row, v: engine.rules_changed(row.instance_id),
         row_links=((_l("Try"), lambda row: f"/admin/{module}/rules/{row.id}/try"),),
@@ -318,7 +303,7 @@ def interaction_screen(module: str) -> Screen:
         (Extra("rule", _l("Rule"), "choice", _rule_choices(module)),
          Extra("priority", _l("Priority"), "int", high=1000, hint=_l("Lower numbers act first.")),
          Extra("stop", _l("Stops later rules"), "choice", STOP_CHOICES)),
-        write=_module_write, divisional=True,
+        write=admin_or_division_admin, divisional=True,
     )  # fmt: skip
 
 

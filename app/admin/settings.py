@@ -8,27 +8,24 @@ from dataclasses import dataclass
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from sqlalchemy import select
 from wtforms import IntegerField, SelectField, StringField
 from wtforms.validators import Length, NumberRange, Optional, ValidationError
 
 from app.admin.crud import Column, Screen, admin_only
 from app.admin.fields import flag, long_text, text
-from app.auth.viewer import Viewer
 from app.bookings import calendars
 from app.core import roles as R
 from app.core.division_settings import (
     division_label,
+    instance_divisions,
     may_change,
     own_division_ids,
     owner_choices,
 )
 from app.core.localized import TextsField
 from app.core.messages import KEYS
-from app.core.models import Division
 from app.core.numbers import coerce_id
 from app.core.settings import GlobalSettingRow, SettingRow
-from app.extensions import db
 from app.preparation import actions, salespeople, service_due, specification
 
 
@@ -102,33 +99,85 @@ def _form(extras: tuple[Extra, ...], divisional: bool = False) -> type[FlaskForm
     return type("SettingForm", (FlaskForm,), fields)
 
 
+# --- what every setting kind's row has: a name, a description, an active flag, an owner -------
+
+
+def load_named(form, row) -> None:
+    """Fill the fields every setting row has (and its division, when the form asks whose)."""
+    form.name.data, form.description.data = row.name, row.description
+    form.active.data = row.active
+    if "division_id" in form:
+        form.division_id.data = row.division_id
+
+
+def save_named(row, form) -> None:
+    """Store the fields every setting row has (and its division, when the form asks whose)."""
+    row.name, row.description = form.name.data, form.description.data or ""
+    row.active = bool(form.active.data)
+    if "division_id" in form:
+        row.division_id = form.division_id.data
+
+
+def offer_owners(form, v, own_divisions: bool = False) -> None:
+    """Whose the row may be: the whole instance (ROLE_ADMIN) and the divisions the viewer may
+    change (with `own_divisions`: only those they see, even for ROLE_ADMIN)."""
+    divisions = instance_divisions()
+    if own_divisions:
+        divisions = [d for d in divisions if d.id in own_division_ids(v)]
+    form.division_id.choices = owner_choices(v, divisions)
+
+
+def division_name(row) -> str:
+    return division_label(instance_divisions(), row.division_id)
+
+
+def kind_screen(
+    path: str,
+    kind: str,
+    noun,
+    intro,
+    form,
+    columns,
+    *,
+    global_rows=False,
+    divisional=False,
+    search=("name", "description"),
+    **more,
+) -> Screen:
+    """The screen of one setting kind's rows, listed by name and searched by `search`;
+    `divisional`: each row is one division's or the instance's, and a division administrator
+    changes only their divisions' rows. `more`: the Screen's other fields (form hooks, write
+    rule, templates)."""
+    model = GlobalSettingRow if global_rows else SettingRow
+    return Screen(
+        path=path,
+        model=model,
+        where=(model.kind == kind,),
+        new=lambda v: model(kind=kind, data={}),
+        order_by=(model.name,),
+        noun=noun,
+        form=form,
+        columns=tuple(columns),
+        intro=intro,
+        search=search,
+        write_row=(lambda v, row: may_change(v, row.division_id)) if divisional else None,
+        **more,
+    )
+
+
 def _load(extras):
     def load(form, row) -> None:
-        form.name.data, form.description.data = row.name, row.description
-        form.active.data = row.active
+        load_named(form, row)
         for e in extras:
             getattr(form, f"x_{e.key}").data = (row.data or {}).get(e.key)
-        if "division_id" in form:
-            form.division_id.data = row.division_id
 
     return load
-
-
-def _instance_divisions() -> list[Division]:
-    return list(db.session.scalars(select(Division).order_by(Division.name)))
-
-
-def _division_name(row) -> str:
-    return division_label(_instance_divisions(), row.division_id)
 
 
 def _prepare(extras, own_divisions: bool = False):
     def prepare(form, v, row) -> None:
         if "division_id" in form:
-            divisions = _instance_divisions()
-            if own_divisions:  # only the divisions the viewer sees, even for ROLE_ADMIN
-                divisions = [d for d in divisions if d.id in own_division_ids(v)]
-            form.division_id.choices = owner_choices(v, divisions)
+            offer_owners(form, v, own_divisions)
         for e in extras:
             if e.kind == "choice":
                 listed = e.choices() if callable(e.choices) else e.choices
@@ -141,14 +190,8 @@ def _prepare(extras, own_divisions: bool = False):
 
 def _save(extras):
     def save(row, form, v) -> None:
-        row.name, row.description, row.active = (
-            form.name.data,
-            form.description.data or "",
-            form.active.data,
-        )
+        save_named(row, form)
         row.data = {**(row.data or {}), **{e.key: getattr(form, f"x_{e.key}").data for e in extras}}
-        if "division_id" in form:
-            row.division_id = form.division_id.data
 
     return save
 
@@ -171,40 +214,22 @@ def setting_screen(
     `own_divisions`: every writer only of the divisions they see). `delete_blocked`: (row) ->
     why the row stays (it is in use), or None; `more`: further Screen fields (columns added)."""
     more = dict(more or {})
-    model = GlobalSettingRow if global_rows else SettingRow
     columns = [Column(_l("Name"), "name")]
     columns += [Column(e.label, e.shown) for e in extras[:2]]
     if divisional:
-        columns.append(Column(_l("Division"), _division_name))
+        columns.append(Column(_l("Division"), division_name))
     columns += list(more.pop("columns", ()))
     columns.append(Column(_l("Active"), "active"))
-    return Screen(
-        path=path,
-        noun=noun,
-        model=model,
-        form=_form(extras, divisional),
-        columns=tuple(columns),
-        intro=intro,
-        search=("name", "description"),
-        write=write,
-        where=(model.kind == kind,),
-        order_by=(model.name,),
-        new=lambda v: model(kind=kind, data={}),
-        prepare=_prepare(extras, own_divisions),
-        load=_load(extras),
-        save=_save(extras),
-        write_row=(lambda v, row: may_change(v, row.division_id)) if divisional else None,
-        delete_blocked=delete_blocked,
-        **more,
-    )
+    return kind_screen(
+        path, kind, noun, intro, _form(extras, divisional), columns,
+        global_rows=global_rows, divisional=divisional, write=write,
+        prepare=_prepare(extras, own_divisions), load=_load(extras), save=_save(extras),
+        delete_blocked=delete_blocked, **more,
+    )  # fmt: skip
 
 
 def _global_write(subject: str):
     return lambda v: v.has(R.global_read(subject)) and v.has(R.ROLE_ADMIN)
-
-
-def _module_write(v: Viewer) -> bool:
-    return v.has(R.ROLE_ADMIN) or v.is_division_admin
 
 
 EVENTS = (

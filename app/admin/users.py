@@ -35,14 +35,13 @@ from app.auth.models import (
     user_divisions,
     user_instances,
 )
-from app.auth.services import new_reset_token, normalise_email
+from app.auth.services import mail_user, new_reset_token, normalise_email
 from app.auth.viewer import Viewer, viewer
 from app.core import roles as R
 from app.core.i18n import DEFAULT_LOCALE, LOCALES
 from app.core.models import Division, Instance, utcnow
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
-from app.mail.services import send_mail
 
 INVITE_DAYS = 7
 
@@ -262,13 +261,11 @@ def save_user(row: User, form: UserForm, v: Viewer) -> None:
 def tell_old_address(user: User, old_email: str, v: Viewer) -> None:
     """Mail the old address that the account's e-mail address changed, and by whom."""
     home = db.session.get(Instance, user.home_instance_id) if user.home_instance_id else None
-    send_mail(
+    mail_user(
+        user,
+        "account_email_changed",
         to=old_email,
-        template="account_email_changed",
-        kind="account_email_changed",
-        language=(user.options or {}).get("language") or DEFAULT_LOCALE,
         instance_id=user.home_instance_id,
-        user_name=user.full_name,
         company=home.company_name if home else current_app.config["APP_TITLE"],
         old_email=old_email,
         new_email=user.email,
@@ -280,13 +277,11 @@ def invite(user: User) -> None:
     """Mail the new user a link to choose a password (the reset-token mechanism of app/auth)."""
     token = new_reset_token(user, timedelta(days=INVITE_DAYS))
     instance = db.session.get(Instance, user.home_instance_id) if user.home_instance_id else None
-    return send_mail(
-        to=user.email,
-        template="admin_invite",
+    return mail_user(
+        user,
+        "admin_invite",
         kind="user_invite",
-        language=(user.options or {}).get("language") or DEFAULT_LOCALE,
         instance_id=user.home_instance_id,
-        user_name=user.full_name,
         company=instance.company_name if instance else current_app.config["APP_TITLE"],
         reset_url=url_for("auth.reset_password", token=token, _external=True),
         days=INVITE_DAYS,

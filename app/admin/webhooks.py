@@ -11,7 +11,7 @@ from flask_wtf import FlaskForm
 from markupsafe import Markup, escape
 from sqlalchemy import select
 
-from app.admin.crud import Column, FormRefused, Screen, guard
+from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import flag, many, text
 from app.auth.viewer import Viewer
 from app.automation.engine import EVENT_NAMES
@@ -87,19 +87,10 @@ WEBHOOKS = Screen(
 )
 
 
-def _endpoint(endpoint_id: int) -> WebhookEndpoint:
-    found = db.session.scalars(
-        select(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id)
-    ).first()
-    if found is None:
-        abort(404)
-    return found
-
-
 def deliveries(endpoint_id: int):
     """The endpoint's delivery log, newest first, with every attempt."""
-    v = guard(PATH)
-    endpoint = _endpoint(endpoint_id)
+    v = WEBHOOKS.guard()
+    endpoint = WEBHOOKS.get(v, endpoint_id)
     rows = db.session.scalars(
         select(WebhookDelivery)
         .where(WebhookDelivery.endpoint_id == endpoint.id)
@@ -120,8 +111,7 @@ def deliveries(endpoint_id: int):
 
 def deliver_again(endpoint_id: int, delivery_id: int):
     """Send one delivery again now (and resume its endpoint if it was paused)."""
-    guard(PATH, WEBHOOKS.write)
-    endpoint = _endpoint(endpoint_id)
+    endpoint = WEBHOOKS.get(WEBHOOKS.guard(write=True), endpoint_id)
     delivery = db.session.scalars(
         select(WebhookDelivery).where(
             WebhookDelivery.id == delivery_id, WebhookDelivery.endpoint_id == endpoint.id

@@ -9,11 +9,10 @@ from markupsafe import Markup
 from wtforms import BooleanField, FieldList, Form, FormField, HiddenField, SelectField, StringField
 from wtforms.validators import Length, Optional
 
-from app.admin.crud import Column, FormRefused, Screen
+from app.admin.crud import Column, FormRefused, Screen, admin_or_division_admin
 from app.admin.fields import flag, long_text, text
-from app.admin.settings import _division_name, _instance_divisions, _module_write
+from app.admin.settings import division_name, kind_screen, load_named, offer_owners, save_named
 from app.auth.viewer import viewer
-from app.core.division_settings import may_change, owner_choices
 from app.core.i18n import LOCALES, babel_name, current_locale
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id
@@ -87,7 +86,7 @@ def _fill(form: WizardForm, wizard: wizards.Wizard) -> None:
 
 def _prepare(form: WizardForm, v, row) -> None:
     form.catalogue, form.always = wizards.CATALOGUE, wizards.ALWAYS  # for the template
-    form.division_id.choices = owner_choices(v, _instance_divisions())
+    offer_owners(form, v)
     if not form.is_submitted():
         form.active.data = True
         if row is None:
@@ -105,8 +104,7 @@ def _offer_steps(form: WizardForm) -> None:
 
 
 def _load(form: WizardForm, row: SettingRow) -> None:
-    form.name.data, form.description.data = row.name, row.description
-    form.active.data, form.division_id.data = row.active, row.division_id
+    load_named(form, row)
     _fill(form, wizards.from_data(row.name, row.data))
 
 
@@ -148,9 +146,9 @@ def _steps_of(form: WizardForm) -> list[dict]:
 
 
 def _save(row: SettingRow, form: WizardForm, v) -> None:
-    row.name, row.description = form.name.data, form.description.data or ""
-    row.active, row.division_id = form.active.data, form.division_id.data
-    row.data = {**(row.data or {}), "steps": _steps_of(form)}
+    steps = _steps_of(form)
+    save_named(row, form)
+    row.data = {**(row.data or {}), "steps": steps}
 
 
 def _preview(module: str):
@@ -172,33 +170,16 @@ def _summary(row: SettingRow) -> str:
 
 
 def wizard_screen(module: str) -> Screen:
-    kind = f"{module}.wizard"
-    return Screen(
-        path=f"{module}/add-wizards",
-        noun=_l("add wizard"),
-        model=SettingRow,
-        form=WizardForm,
-        columns=(
-            Column(_l("Name"), "name"),
-            Column(_l("Steps"), _summary),
-            Column(_l("Division"), _division_name),
-            Column(_l("Active"), "active"),
-        ),
-        intro=_l(
-            "An add wizard decides the steps of the add-vehicle form: which fields each step shows, which are required and what they start with. A division's active wizard comes first, then the instance's; without one the form is the fixed form."
-        ),
-        search=("name", "description"),
-        write=_module_write,
-        where=(SettingRow.kind == kind,),
-        order_by=(SettingRow.name,),
-        new=lambda v: SettingRow(kind=kind, data={}),
-        prepare=_prepare,
-        load=_load,
-        save=_save,
-        preview=_preview(module),
+    return kind_screen(
+        f"{module}/add-wizards", f"{module}.wizard", _l("add wizard"),
+        _l("An add wizard decides the steps of the add-vehicle form: which fields each step shows, which are required and what they start with. A division's active wizard comes first, then the instance's; without one the form is the fixed form."),
+        WizardForm,
+        (Column(_l("Name"), "name"), Column(_l("Steps"), _summary),
+         Column(_l("Division"), division_name), Column(_l("Active"), "active")),
+        divisional=True, write=admin_or_division_admin,
+        prepare=_prepare, load=_load, save=_save, preview=_preview(module),
         form_template="admin/wizard_form.html",
-        write_row=lambda v, row: may_change(v, row.division_id),
-    )
+    )  # fmt: skip
 
 
 WIZARD_SCREENS = tuple(wizard_screen(m) for m in ("begcare", "newcare"))

@@ -235,29 +235,29 @@ class User(UserMixin, TimestampMixin, db.Model):
         return role in self.all_roles()
 
 
-class PasswordResetToken(db.Model):
-    """A single-use reset link; only the SHA-256 of the token is stored."""
+class UserToken:
+    """A secret given to a user that lasts until `expires_at`: only its SHA-256 is stored."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class PasswordResetToken(UserToken, db.Model):
+    """A single-use reset link."""
+
     used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     user: Mapped[User] = relationship()
 
 
-class UserSession(db.Model):
-    """A signed-in session, so that the server can end it: the cookie carries a random id,
-    only its SHA-256 is stored. Logging out revokes the row; "sign out everywhere" revokes every
-    row of the user; a revoked or expired row signs nobody in."""
+class UserSession(UserToken, db.Model):
+    """A signed-in session, so that the server can end it: the cookie carries a random id.
+    Logging out revokes the row; "sign out everywhere" revokes every row of the user; a revoked
+    or expired row signs nobody in."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 

@@ -13,7 +13,7 @@ from flask import current_app, url_for
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from app.auth.models import AuthThrottle, PasswordResetToken, User
+from app.auth.models import AuthThrottle, Membership, PasswordResetToken, User
 from app.auth.session import revoke_all_sessions
 from app.core import audit
 from app.core.i18n import DEFAULT_LOCALE, to_locale
@@ -66,6 +66,30 @@ def find_user(email: str) -> User | None:
     """Return the user with this e-mail address, whatever the instance."""
     stmt = select(User).where(func.lower(User.email) == normalise_email(email))
     return db.session.scalars(stmt.execution_options(all_instances=True)).first()
+
+
+def active_members(instance_id: int, *where):
+    """The query of an instance's active users (read from any instance: jobs, mails, events);
+    `where`: further conditions."""
+    return (
+        select(User)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.instance_id == instance_id, User.active.is_(True), *where)
+        .execution_options(all_instances=True)
+    )
+
+
+def mail_user(user: User, template: str, *, instance_id: int | None, kind=None, to=None, **ctx):
+    """Send a user a mail in their language that names them (`to`: at another address)."""
+    return send_mail(
+        to=to or user.email,
+        template=template,
+        kind=kind or template,
+        language=(user.options or {}).get("language") or DEFAULT_LOCALE,
+        instance_id=instance_id,
+        user_name=user.full_name,
+        **ctx,
+    )
 
 
 # --- throttling ------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
-from app.auth.models import Membership, User
+from app.auth.models import User
+from app.auth.services import active_members
 from app.automation.models import WebhookEndpoint
 from app.automation.webhooks import queue
 from app.core.happenings import EVENTS, listener
@@ -98,15 +99,7 @@ def on_event(name: str, instance_id: int, facts: dict) -> None:
         if name in (endpoint.events or []):
             body = body or payload(name, instance_id, facts)
             queue(endpoint, name, body)
-    rules = db.session.scalars(
-        select(SettingRow)
-        .where(
-            SettingRow.instance_id == instance_id,
-            SettingRow.kind == "event",
-            SettingRow.active.is_(True),
-        )
-        .execution_options(all_instances=True)
-    ).all()
+    rules = db.session.scalars(SettingRow.active_of(instance_id, "event")).all()
     for rule in rules:
         data = rule.data or {}
         if RULE_EVENTS.get(data.get("event")) != name or not _over_threshold(data, facts):
@@ -152,13 +145,7 @@ def _takes_bids(instance_id: int) -> bool:
         .execution_options(all_instances=True)
     ).all()
     rules = db.session.scalars(
-        select(SettingRow.data)
-        .where(
-            SettingRow.instance_id == instance_id,
-            SettingRow.kind == "event",
-            SettingRow.active.is_(True),
-        )
-        .execution_options(all_instances=True)
+        SettingRow.active_of(instance_id, "event", what=SettingRow.data)
     ).all()
     takes = any("bid.placed" in (e or []) for e in endpoints) or any(
         RULE_EVENTS.get((d or {}).get("event")) == "bid.placed" for d in rules
@@ -192,12 +179,7 @@ def _link(body: dict) -> str:
 
 def _users(instance_id: int, target: str) -> list[User]:
     """The active users of the instance holding a role (its code), or with this e-mail."""
-    members = db.session.scalars(
-        select(User)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.instance_id == instance_id, User.active.is_(True))
-        .execution_options(all_instances=True)
-    ).all()
+    members = db.session.scalars(active_members(instance_id)).all()
     if "@" in target:
         return [u for u in members if u.email.lower() == target.lower()]
     return [u for u in members if target and target in u.roles_in(instance_id)]

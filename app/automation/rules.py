@@ -22,6 +22,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import and_, delete, exists, func, not_, or_, select
 
 from app.auth.models import Membership, User, user_divisions
+from app.auth.services import active_members
 from app.core import audit
 from app.core.happenings import announce, listener
 from app.core.models import Instance, utcnow
@@ -302,24 +303,13 @@ def _history(rule: SettingRow, item: PreparationItem, what: str, **details) -> N
 def recipients(instance_id: int, division_id: int, target: str) -> list[int]:
     """The active users of the instance who reach the division and hold the role (a division
     administrator's role in any of its scoped forms; "division": everyone of the division)."""
-    users = db.session.scalars(
-        select(User)
-        .join(Membership, Membership.user_id == User.id)
-        .where(
-            Membership.instance_id == instance_id,
-            User.active.is_(True),
-            or_(
-                Membership.all_divisions.is_(True),
-                exists().where(
-                    and_(
-                        user_divisions.c.user_id == User.id,
-                        user_divisions.c.division_id == division_id,
-                    )
-                ),
-            ),
-        )
-        .execution_options(all_instances=True)
-    ).all()
+    reach = or_(
+        Membership.all_divisions.is_(True),
+        exists().where(
+            and_(user_divisions.c.user_id == User.id, user_divisions.c.division_id == division_id)
+        ),
+    )
+    users = db.session.scalars(active_members(instance_id, reach)).all()
     found = []
     for user in users:
         roles = user.roles_in(instance_id)

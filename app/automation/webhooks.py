@@ -19,14 +19,13 @@ from flask import current_app
 from sqlalchemy import select
 
 from app.auth.models import User
+from app.auth.services import mail_user
 from app.automation.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from app.core import jobs
-from app.core.i18n import DEFAULT_LOCALE
 from app.core.models import Instance, utcnow
 from app.core.outbound import Refused, check_url
 from app.core.tenancy import activate
 from app.extensions import db
-from app.mail.services import send_mail
 
 SIGNATURE_HEADER = "DealerCare-Signature"
 REPLAY_WINDOW = 300  # seconds a receiver should take a signature for
@@ -134,13 +133,10 @@ def _tell_maker(endpoint: WebhookEndpoint) -> None:
     if maker is None or not maker.is_active:
         return
     instance = db.session.get(Instance, endpoint.instance_id)
-    send_mail(
-        to=maker.email,
-        template="webhook_paused",
-        kind="webhook_paused",
-        language=(maker.options or {}).get("language") or DEFAULT_LOCALE,
+    mail_user(
+        maker,
+        "webhook_paused",
         instance_id=endpoint.instance_id,
-        user_name=maker.full_name,
         endpoint_name=endpoint.name,
         url=endpoint.url,
         failures=endpoint.failed_in_row,

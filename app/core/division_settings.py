@@ -7,10 +7,12 @@ rows of their own divisions (the divisions they see): the instance's rows are re
 them, and every address that would change one answers 403 (docs/decisions.md)."""
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import ForeignKey
+from sqlalchemy import ForeignKey, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core import roles as R
+from app.core.models import Division
+from app.extensions import db
 
 WHOLE_INSTANCE = _l("The whole instance")
 
@@ -21,6 +23,11 @@ class DivisionSetting:
     division_id: Mapped[int | None] = mapped_column(
         ForeignKey("division.id", ondelete="CASCADE"), index=True
     )
+
+
+def instance_divisions() -> list[Division]:
+    """The active instance's divisions by name: the owners a setting row may have."""
+    return list(db.session.scalars(select(Division).order_by(Division.name)))
 
 
 def own_division_ids(v) -> set[int]:

@@ -5,7 +5,11 @@ and within the range of the column it is compared with or stored in. Anything el
 
 from flask import request
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from wtforms import IntegerField
+from wtforms.validators import InputRequired, NumberRange
+
+from app.core.messages import KEYS
 
 INT32_MAX = 2**31 - 1  # an Integer column (ids, states, years, counts)
 INT64_MAX = 2**63 - 1  # a BigInteger column
@@ -82,3 +86,16 @@ class StrictIntegerField(IntegerField):
             self.data = None
             raise ValueError(_("Enter a whole number."))
         super().process_formdata(valuelist)
+
+
+def whole_number(label, low: int, high: int, hint=None) -> StrictIntegerField:
+    """A required whole number from `low` to `high` on a form."""
+    return StrictIntegerField(
+        label,
+        validators=[
+            InputRequired(KEYS["FIELD_REQUIRED"]),
+            NumberRange(low, high, _l("Enter a whole number from %(min)s to %(max)s.")),
+        ],
+        render_kw={"inputmode": "numeric", "min": low, "max": high},
+        description=hint or "",
+    )

@@ -4,7 +4,7 @@ They live below the features, which read them; the admin screens that write them
 
 from datetime import date
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.division_settings import DivisionSetting
@@ -39,10 +39,9 @@ class Address(InstanceScoped, db.Model):
     division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="SET NULL"))
 
 
-class SettingRow(DivisionSetting, InstanceScoped, db.Model):
-    """A named, described setting of one of the instance's simpler admin screens (providers,
-    event rules, booking calendars, actions, ...): `kind` is the screen, `data` its details.
-    The module's rules, rule interaction and add wizards may be one division's."""
+class NamedSetting:
+    """What a setting row has, the instance's or the global one: `kind` is its admin screen,
+    then a name, a description, an active flag and `data`, the screen's own details."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(40), index=True)
@@ -52,13 +51,22 @@ class SettingRow(DivisionSetting, InstanceScoped, db.Model):
     data: Mapped[dict] = mapped_column(JSON, default=dict)
 
 
-class GlobalSettingRow(db.Model):
-    """The same for the global screens (properties, categories, service schedule): shared by
+class SettingRow(NamedSetting, DivisionSetting, InstanceScoped, db.Model):
+    """A setting of one of the instance's simpler admin screens (providers, event rules,
+    booking calendars, actions, ...). The module's rules, rule interaction and add wizards may
+    be one division's."""
+
+    @classmethod
+    def active_of(cls, instance_id: int, kind: str, *where, what=None):
+        """The query of an instance's active rows of one kind (or `what` of them), read from
+        any instance (jobs, mails, events); `where`: further conditions."""
+        return (
+            select(cls if what is None else what)
+            .where(cls.instance_id == instance_id, cls.kind == kind, cls.active.is_(True), *where)
+            .execution_options(all_instances=True)
+        )
+
+
+class GlobalSettingRow(NamedSetting, db.Model):
+    """A setting of the global screens (properties, categories, service schedule): shared by
     every instance, changed only by holders of the screen's global role."""
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(40), index=True)
-    name: Mapped[str] = mapped_column(String(120))
-    description: Mapped[str] = mapped_column(Text, default="")
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    data: Mapped[dict] = mapped_column(JSON, default=dict)

@@ -14,8 +14,14 @@ from flask_babel import gettext as _
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from app.auth.models import Membership, User
-from app.auth.services import find_user, hash_password, normalise_email, password_ok
+from app.auth.models import User
+from app.auth.services import (
+    active_members,
+    find_user,
+    hash_password,
+    normalise_email,
+    password_ok,
+)
 from app.core import audit
 from app.core.locking import locked
 from app.core.messages import message
@@ -304,11 +310,7 @@ def can_accept(user: User) -> bool:
 def who_can_accept(instance_id: int) -> list[str]:
     """The names of the users of an instance who may accept an invitation for it."""
     users = db.session.scalars(
-        select(User)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.instance_id == instance_id, User.active.is_(True))
-        .order_by(User.firstname, User.lastname, User.id)
-        .execution_options(all_instances=True)
+        active_members(instance_id).order_by(User.firstname, User.lastname, User.id)
     ).unique()
     names = []
     for person in users:

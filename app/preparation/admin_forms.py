@@ -5,7 +5,6 @@ from flask_wtf import FlaskForm
 from wtforms import (
     DecimalField,
     FieldList,
-    IntegerField,
     SelectField,
     StringField,
     ValidationError,
@@ -14,7 +13,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from app.core.localized import TextsField
 from app.core.messages import KEYS
-from app.core.numbers import StrictIntegerField, coerce_id, coerce_int
+from app.core.numbers import coerce_id, coerce_int, whole_number
 from app.preparation.states import STATES
 
 NAME_MAX = 80
@@ -28,18 +27,6 @@ def _name(label) -> StringField:
             Length(max=NAME_MAX, message=KEYS["FIELD_TOO_LONG"]),
         ],
         render_kw={"maxlength": NAME_MAX, "autocomplete": "off"},
-    )
-
-
-def _whole_number(label, low: int, high: int, hint=None) -> IntegerField:
-    return StrictIntegerField(
-        label,
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            NumberRange(low, high, _l("Enter a whole number from %(min)s to %(max)s.")),
-        ],
-        render_kw={"min": low, "max": high, "inputmode": "numeric"},
-        description=hint or "",
     )
 
 
@@ -93,7 +80,7 @@ class StateButtonForm(OwnedForm):
             "company's language, else as written above."
         ),
     )
-    ordering = _whole_number(
+    ordering = whole_number(
         _l("Position"), 0, 9999, _l("Buttons of one state are shown in this order, lowest first.")
     )
 
@@ -115,13 +102,13 @@ class StationGroupForm(OwnedForm):
 class StationForm(OwnedForm):
     name = _name(_l("Name"))
     station_group_id = SelectField(_l("Station group"), coerce=_optional_id)
-    target_minutes = _whole_number(
+    target_minutes = whole_number(
         _l("Target time (minutes)"),
         1,
         10080,
         _l("A task that takes longer than this is shown as overdue."),
     )
-    ordering = _whole_number(
+    ordering = whole_number(
         _l("Position"), 0, 9999, _l("Stations are listed in this order, lowest first.")
     )
     hourly_rate = _amount(

@@ -13,7 +13,6 @@ from flask_babel import ngettext
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import joinedload, selectinload
 
-from app.core.models import Division
 from app.extensions import db
 from app.preparation.models import (
     ItemStationTask,
@@ -69,11 +68,6 @@ def _same_name(model, module: str, name: str, exclude_id: int | None, **where) -
     if exclude_id is not None:
         stmt = stmt.where(model.id != exclude_id)
     return db.session.scalar(stmt.limit(1)) is not None
-
-
-def divisions() -> list[Division]:
-    """The instance's divisions by name (the owners a setting row may have)."""
-    return list(db.session.scalars(select(Division).order_by(Division.name)))
 
 
 # --- states -------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select
 
-from app.auth.models import Membership, User
+from app.auth.models import User
+from app.auth.services import active_members
 from app.core import audit
 from app.core import roles as R
 from app.core.formatting import decimal_format
@@ -321,12 +322,7 @@ def decide(
 
 def approvers(instance_id: int, item: PreparationItem) -> list[User]:
     """The active managers of the vehicle's instance who see its division and module."""
-    members = db.session.scalars(
-        select(User)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.instance_id == instance_id, User.active.is_(True))
-        .execution_options(all_instances=True)
-    ).all()
+    members = db.session.scalars(active_members(instance_id)).all()
     chosen = []
     for user in members:
         membership = user.membership_in(instance_id)

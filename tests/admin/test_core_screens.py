@@ -240,3 +240,29 @@ def test_a_user_without_a_password_can_be_invited_again(client):
     assert "Invitation sent" in history
     again = client.post(f"/admin/core/users/{boss.id}/invite", data={"csrf_token": token})
     assert again.status_code == 404
+
+
+def test_a_country_region_or_division_others_refer_to_stays_and_says_why(client):
+    user = admin()
+    token = sign_in(client, user)
+    activate(user.active_instance_id)
+    region = db.session.scalars(select(Region)).first()
+    country_id, region_id = region.country_id, region.id
+    empty = Region(name="Tom", slug="tom", country_id=country_id)
+    db.session.add(empty)
+    db.session.commit()
+    empty_id = empty.id
+
+    for path, row_id, why in (
+        ("countries", country_id, "Delete its regions first."),
+        ("regions", region_id, "Delete or move its divisions first."),
+    ):
+        refused = client.post(f"/admin/general/{path}/{row_id}/delete", data={"csrf_token": token})
+        assert refused.status_code == 409 and why in page_text(refused)
+    db.session.expire_all()
+    assert db.session.get(Region, region_id) is not None
+
+    gone = client.post(f"/admin/general/regions/{empty_id}/delete", data={"csrf_token": token})
+    assert gone.status_code == 302
+    db.session.expire_all()
+    assert db.session.get(Region, empty_id) is None

@@ -2,9 +2,11 @@
 
 import io
 
+import pytest
 from openpyxl import Workbook
 from sqlalchemy import func, select
 
+from app.admin import imports
 from app.admin.models import ImportRun
 from app.core import roles as R
 from app.core.models import Division
@@ -129,3 +131,25 @@ def test_other_instances_run_is_404_and_readers_cannot_import(client):
     token3 = sign_in(client, reader)
     assert client.get("/admin/general/import").status_code == 200
     assert upload(client, token3, csv_file("x", 1)).status_code == 403
+
+
+def test_an_import_that_breaks_off_is_marked_failed_and_its_chunk_is_not_kept(client, monkeypatch):
+    user, division = setup_admin()
+    token = sign_in(client, user)
+    run_url = upload(client, token, csv_file(division.name, 5)).headers["Location"]
+    run_id = int(run_url.rsplit("/", 1)[1])
+    run = db.session.get(ImportRun, run_id)
+    run.status = "queued"
+    db.session.commit()
+
+    def broken(*args):
+        raise RuntimeError("the counters' table is locked")
+
+    monkeypatch.setattr(imports, "_bump", broken)
+    with pytest.raises(RuntimeError):
+        imports.run_import(run_id)
+    db.session.expire_all()
+    run = db.session.get(ImportRun, run_id)
+    assert run.status == "failed" and run.finished_at is not None
+    assert db.session.scalar(select(func.count()).select_from(PreparationItem)) == 0
+    assert client.get(f"{run_url}/progress").json["status"] == "failed"

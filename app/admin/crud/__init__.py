@@ -15,8 +15,10 @@ from app.admin.crud.screen import (
     Screen,
     admin_only,
     admin_or_division_admin,
+    counts_by,
     guard,
     is_text,
+    kept_while_referred,
     page_title,
 )
 from app.admin.crud.views import SCREENS, ConfirmForm, register, screen_url
@@ -29,9 +31,11 @@ __all__ = [
     "Screen",
     "admin_only",
     "admin_or_division_admin",
+    "counts_by",
     "guard",
     "history",
     "is_text",
+    "kept_while_referred",
     "page_title",
     "plain",
     "record_change",

@@ -210,6 +210,26 @@ class FormRefused(ValueError):
         self.message = errors if isinstance(errors, str) else None
 
 
+def counts_by(column, rows, *where, all_instances: bool = False) -> dict[int, int]:
+    """For a list's `list_extra`: how many rows refer to each listed row by `column` (a
+    foreign key to it), in one grouped query; `where`: which rows count."""
+    stmt = select(column, func.count()).where(column.in_([r.id for r in rows]), *where)
+    if all_instances:
+        stmt = stmt.execution_options(all_instances=True)
+    return dict(db.session.execute(stmt.group_by(column)).all())
+
+
+def kept_while_referred(column, message) -> Callable:
+    """A `delete_blocked` rule: the row stays, saying `message`, while a row refers to it by
+    `column` (a foreign key to it)."""
+
+    def blocked(row) -> str | None:
+        found = db.session.scalar(select(column).where(column == row.id).limit(1))
+        return None if found is None else str(message)
+
+    return blocked
+
+
 def is_text(model, name: str) -> bool:
     return isinstance(inspect(model).columns[name].type, String)
 
