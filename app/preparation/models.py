@@ -19,7 +19,7 @@ from sqlalchemy import (
     false,
     text,
 )
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from app.core.audit import MadeBy
 from app.core.division_settings import DivisionSetting
@@ -378,6 +378,19 @@ class FileObject(InstanceScoped, db.Model):
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
 
 
+class AttachedFile:
+    """A row that holds one uploaded file (a comment's image, an analysis field's upload); who
+    may read the file is the owning row's rule (app.core.file_access)."""
+
+    file_object_id: Mapped[int] = mapped_column(
+        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
+    )
+
+    @declared_attr
+    def file(cls) -> Mapped[FileObject]:  # noqa: N805
+        return relationship(FileObject)
+
+
 class ItemFile(InstanceScoped, db.Model):
     """A file attached to an item (a photo or a document)."""
 
@@ -392,33 +405,26 @@ class ItemFile(InstanceScoped, db.Model):
     file: Mapped[FileObject] = relationship()
 
 
-class ItemComment(InstanceScoped, db.Model):
+class ItemComment(InstanceScoped, TimestampMixin, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     item_id: Mapped[int] = mapped_column(
         ForeignKey("preparation_item.id", ondelete="CASCADE"), index=True
     )
     user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     content: Mapped[str] = mapped_column(db.Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    modified_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
     images: Mapped[list["ItemCommentImage"]] = relationship(
         order_by="ItemCommentImage.id", cascade="all, delete-orphan"
     )
 
 
-class ItemCommentImage(InstanceScoped, db.Model):
+class ItemCommentImage(InstanceScoped, AttachedFile, db.Model):
     """An image of a vehicle comment: readable by who may see the vehicle (file_access)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     comment_id: Mapped[int] = mapped_column(
         ForeignKey("item_comment.id", ondelete="CASCADE"), index=True
     )
-    file_object_id: Mapped[int] = mapped_column(
-        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
-    )
-
-    file: Mapped[FileObject] = relationship()
 
 
 class CustomListSeen(InstanceScoped, db.Model):

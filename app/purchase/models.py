@@ -21,7 +21,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from app.auth.models import User
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
-from app.preparation.models import FileObject
+from app.preparation.models import AttachedFile
 
 # An analysis's status as people read it: the badge on its pages and the report's column.
 STATUS_TITLES = {
@@ -169,21 +169,16 @@ class PurchaseComment(InstanceScoped, TimestampMixin, db.Model):
     )
 
 
-class PurchaseCommentImage(InstanceScoped, db.Model):
+class PurchaseCommentImage(InstanceScoped, AttachedFile, db.Model):
     """An image of a comment: the file object's owner is the comment's analysis."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     comment_id: Mapped[int] = mapped_column(
         ForeignKey("purchase_comment.id", ondelete="CASCADE"), index=True
     )
-    file_object_id: Mapped[int] = mapped_column(
-        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
-    )
-
-    file: Mapped[FileObject] = relationship()
 
 
-class PurchaseInputImage(InstanceScoped, db.Model):
+class PurchaseInputImage(InstanceScoped, AttachedFile, db.Model):
     """The upload of an analysis' image field: the file object's owner is the analysis (its
     read rights, app.purchase.services.can_read_file), one per analysis and field."""
 
@@ -192,8 +187,3 @@ class PurchaseInputImage(InstanceScoped, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     analysis_id: Mapped[int] = mapped_column(ForeignKey("purchase_analysis.id", ondelete="CASCADE"))
     field_id: Mapped[int] = mapped_column(Integer)  # the dynamic field's id (its inputs key)
-    file_object_id: Mapped[int] = mapped_column(
-        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
-    )
-
-    file: Mapped[FileObject] = relationship()

@@ -112,7 +112,7 @@ class StorageContainer(InstanceScoped, db.Model):
     user = relationship("User")
 
 
-class StorageContainerValue(InstanceScoped, db.Model):
+class StorageContainerValue(InstanceScoped, TimestampMixin, db.Model):
     """One answer of a quick test: an information's value in a group, or an image (of an image
     information, or a photo of a group with image support, then without information)."""
 
@@ -142,7 +142,5 @@ class StorageContainerValue(InstanceScoped, db.Model):
         ForeignKey("file_object.id", ondelete="SET NULL"), index=True
     )
     description: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    modified_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
     file: Mapped[FileObject | None] = relationship()
