@@ -59,13 +59,15 @@ def find_item(item_id: int, modules, division_ids) -> PreparationItem | None:
     ).first()
 
 
-def item_or_404(module: str, item_id: int) -> PreparationItem:
+def item_or_404(module: str | None, item_id: int) -> PreparationItem:
     """The item, if it is of this module, the viewer has the module and may see its division;
-    anything else is a 404 (the manage page and its forms: tasks, tags, locations)."""
+    anything else is a 404 (the manage page and its forms: tasks, tags, locations). Without a
+    `module` (a path that names none: bookings), of any module the viewer has."""
     v = viewer()
-    if module not in v.modules:
+    if module is not None and module not in v.modules:
         abort(404)
-    item = find_item(item_id, [module], [d.id for d in v.visible_divisions])
+    modules = [module] if module is not None else v.modules
+    item = find_item(item_id, modules, [d.id for d in v.visible_divisions])
     if item is None:
         abort(404)
     return item
