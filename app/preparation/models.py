@@ -2,6 +2,7 @@
 
 import uuid
 from datetime import date, datetime
+from typing import ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -37,7 +38,25 @@ def full_model_name(brand: str | None, model: str | None, series: str | None) ->
     return " ".join(p for p in (brand, model, series) if p)
 
 
-class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
+class VehicleColumns:
+    """What a vehicle is, as a prepared vehicle and a purchase analysis both keep it."""
+
+    regno: Mapped[str] = mapped_column(String(20))
+    brand: Mapped[str] = mapped_column(String(60))
+    model: Mapped[str] = mapped_column(String(80))
+    model_series: Mapped[str | None] = mapped_column(String(80))
+    model_year: Mapped[int | None] = mapped_column(Integer)
+    fuel_type: Mapped[str | None] = mapped_column(String(30))
+    color: Mapped[str | None] = mapped_column(String(40))
+    mileage: Mapped[int | None] = mapped_column(Integer)  # kilometres
+
+    @property
+    def full_model_name(self) -> str:
+        """Brand, model and series, derived rather than stored twice."""
+        return full_model_name(self.brand, self.model, self.model_series)
+
+
+class PreparationItem(InstanceScoped, TimestampMixin, VehicleColumns, db.Model):
     """A vehicle being prepared, in one module (begcare or newcare) and one state."""
 
     __table_args__ = (
@@ -101,15 +120,7 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     division_id: Mapped[int] = mapped_column(ForeignKey("division.id", ondelete="RESTRICT"))
     state: Mapped[int] = mapped_column(Integer)
     state_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    regno: Mapped[str] = mapped_column(String(20))
     vin: Mapped[str | None] = mapped_column(String(17))
-    brand: Mapped[str] = mapped_column(String(60))
-    model: Mapped[str] = mapped_column(String(80))
-    model_series: Mapped[str | None] = mapped_column(String(80))
-    model_year: Mapped[int | None] = mapped_column(Integer)
-    fuel_type: Mapped[str | None] = mapped_column(String(30))
-    color: Mapped[str | None] = mapped_column(String(40))
-    mileage: Mapped[int | None] = mapped_column(Integer)
     purchase_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     sales_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     warning: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -150,11 +161,6 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     )
 
     division: Mapped[Division] = relationship()
-
-    @property
-    def full_model_name(self) -> str:
-        """Brand, model and series, derived rather than stored twice."""
-        return full_model_name(self.brand, self.model, self.model_series)
 
 
 class ItemTag(InstanceScoped, db.Model):
@@ -391,6 +397,18 @@ class AttachedFile:
         return relationship(FileObject)
 
 
+class CommentImage(AttachedFile):
+    """An image of a comment; `comment_table` names the comment's table."""
+
+    comment_table: ClassVar[str]
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+    @declared_attr
+    def comment_id(cls) -> Mapped[int]:  # noqa: N805
+        return mapped_column(ForeignKey(f"{cls.comment_table}.id", ondelete="CASCADE"), index=True)
+
+
 class ItemFile(InstanceScoped, db.Model):
     """A file attached to an item (a photo or a document)."""
 
@@ -418,13 +436,10 @@ class ItemComment(InstanceScoped, TimestampMixin, db.Model):
     )
 
 
-class ItemCommentImage(InstanceScoped, AttachedFile, db.Model):
+class ItemCommentImage(InstanceScoped, CommentImage, db.Model):
     """An image of a vehicle comment: readable by who may see the vehicle (file_access)."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    comment_id: Mapped[int] = mapped_column(
-        ForeignKey("item_comment.id", ondelete="CASCADE"), index=True
-    )
+    comment_table = "item_comment"
 
 
 class CustomListSeen(InstanceScoped, db.Model):
