@@ -122,12 +122,16 @@ def item_tasks(item_id: int) -> list[TaskRow]:
     ]
 
 
-def find_task(item_id: int, task_id: int) -> ItemStationTask | None:
-    return db.session.scalars(
+def task_or_404(item: PreparationItem, task_id: int) -> ItemStationTask:
+    """One of the item's station tasks; another item's, or none, is a 404."""
+    task = db.session.scalars(
         select(ItemStationTask).where(
-            ItemStationTask.id == task_id, ItemStationTask.item_id == item_id
+            ItemStationTask.id == task_id, ItemStationTask.item_id == item.id
         )
     ).first()
+    if task is None:
+        abort(404)
+    return task
 
 
 @dataclass(frozen=True)

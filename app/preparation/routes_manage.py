@@ -192,9 +192,7 @@ def act_then_back(back: str, act, refused, done):
 def task_action(module: str, item_id: int, task_id: int, action: str):
     """Start, finish, assign to me, reopen or take back (undo) one of the item's station tasks."""
     item = item_or_404(module, item_id)
-    task = manage.find_task(item.id, task_id)
-    if task is None:
-        abort(404)
+    task = manage.task_or_404(item, task_id)
     messages = {
         "start": _("%(station)s started for %(regno)s."),
         "finish": _("%(station)s finished for %(regno)s."),

@@ -73,9 +73,7 @@ def _answer_refused(item, task_id: int, form, status: int = 422):
 def add_cost(module: str, item_id: int, task_id: int):
     """Add an estimated (waiting task) or actual (started task) cost line to a task."""
     item = item_or_404(module, item_id)
-    task = manage.find_task(item.id, task_id)
-    if task is None:
-        abort(404)
+    task = manage.task_or_404(item, task_id)
     form = CostForm(prefix=f"t{task.id}")
     if not form.validate():
         return _answer_refused(item, task.id, form)
@@ -100,9 +98,9 @@ def add_cost(module: str, item_id: int, task_id: int):
 def remove_cost(module: str, item_id: int, task_id: int, line_id: int):
     """Take back a mistyped cost line of the task's current phase."""
     item = item_or_404(module, item_id)
-    task = manage.find_task(item.id, task_id)
+    task = manage.task_or_404(item, task_id)
     line = recon.find_line(item.id, line_id)
-    if task is None or line is None:
+    if line is None:
         abort(404)
     worker = _worker()
     if not worker.may_work(task):
