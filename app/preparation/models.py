@@ -38,6 +38,13 @@ def full_model_name(brand: str | None, model: str | None, series: str | None) ->
     return " ".join(p for p in (brand, model, series) if p)
 
 
+def unique_where(name: str, *columns: str, where: str) -> Index:
+    """A unique index over the rows that `where` (SQL) holds for, on PostgreSQL and SQLite alike."""
+    return Index(
+        name, *columns, unique=True, postgresql_where=text(where), sqlite_where=text(where)
+    )
+
+
 class VehicleColumns:
     """What a vehicle is, as a prepared vehicle and a purchase analysis both keep it."""
 
@@ -70,21 +77,9 @@ class PreparationItem(InstanceScoped, TimestampMixin, VehicleColumns, db.Model):
         Index("ix_item_instance_regno", "instance_id", "regno"),
         # No two vehicles in work (not archived) share a regno or VIN within an instance; the
         # services check first for a clear message, these close the race of two at once.
-        Index(
-            "uq_item_live_regno",
-            "instance_id",
-            "regno",
-            unique=True,
-            postgresql_where=text("state <> 9"),
-            sqlite_where=text("state <> 9"),
-        ),
-        Index(
-            "uq_item_live_vin",
-            "instance_id",
-            "vin",
-            unique=True,
-            postgresql_where=text("state <> 9 AND vin IS NOT NULL"),
-            sqlite_where=text("state <> 9 AND vin IS NOT NULL"),
+        unique_where("uq_item_live_regno", "instance_id", "regno", where="state <> 9"),
+        unique_where(
+            "uq_item_live_vin", "instance_id", "vin", where="state <> 9 AND vin IS NOT NULL"
         ),
         Index("ix_item_instance_vin", "instance_id", "vin"),
         # The item tables' filters and sorts (app/preparation/queries.py).

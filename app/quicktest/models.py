@@ -4,12 +4,12 @@ filled-in protocols (storage containers) with their values."""
 import secrets
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
-from app.preparation.models import FileObject
+from app.preparation.models import FileObject, unique_where
 
 # Spec 02 section 3 (dynamic field types, the same set for informations).
 TYPES = (
@@ -118,14 +118,12 @@ class StorageContainerValue(InstanceScoped, TimestampMixin, db.Model):
 
     __table_args__ = (
         # One value per information and group; group photos (no information) may be many.
-        Index(
+        unique_where(
             "uq_container_value_field",
             "container_id",
             "group_id",
             "information_id",
-            unique=True,
-            postgresql_where=text("information_id IS NOT NULL"),
-            sqlite_where=text("information_id IS NOT NULL"),
+            where="information_id IS NOT NULL",
         ),
     )
 
