@@ -67,10 +67,14 @@ def item_or_404(module: str | None, item_id: int) -> PreparationItem:
     if module is not None and module not in v.modules:
         abort(404)
     modules = [module] if module is not None else v.modules
-    item = find_item(item_id, modules, [d.id for d in v.visible_divisions])
-    if item is None:
+    return _or_404(find_item(item_id, modules, [d.id for d in v.visible_divisions]))
+
+
+def _or_404(found):
+    """What a lookup found; nothing (or what the viewer may not see) is a 404."""
+    if found is None:
         abort(404)
-    return item
+    return found
 
 
 @dataclass(frozen=True)
@@ -124,14 +128,13 @@ def item_tasks(item_id: int) -> list[TaskRow]:
 
 def task_or_404(item: PreparationItem, task_id: int) -> ItemStationTask:
     """One of the item's station tasks; another item's, or none, is a 404."""
-    task = db.session.scalars(
-        select(ItemStationTask).where(
-            ItemStationTask.id == task_id, ItemStationTask.item_id == item.id
-        )
-    ).first()
-    if task is None:
-        abort(404)
-    return task
+    return _or_404(
+        db.session.scalars(
+            select(ItemStationTask).where(
+                ItemStationTask.id == task_id, ItemStationTask.item_id == item.id
+            )
+        ).first()
+    )
 
 
 @dataclass(frozen=True)
