@@ -21,19 +21,12 @@ from app.core.numbers import is_int
 from app.core.times import calendar_period, iso_week
 from app.extensions import db
 from app.preparation.items import manage_path
-from app.preparation.manage import find_item
+from app.preparation.manage import item_or_404
 from app.preparation.models import PreparationItem
 
 
 def _division_ids() -> list[int]:
     return [d.id for d in viewer().visible_divisions]
-
-
-def _item_or_404(item_id: int) -> PreparationItem:
-    item = find_item(item_id, viewer().modules, _division_ids())
-    if item is None:
-        abort(404)
-    return item
 
 
 def _booking_or_404(booking_id: int) -> Booking:
@@ -103,7 +96,7 @@ def _render(template: str, picker: Picker | None, status: int = 200, **ctx):
 @bp.route("/bookings/vehicles/<int:item_id>/new", methods=["GET", "POST"])
 def new(item_id: int):
     """Book a test drive or a delivery of the vehicle on one of its division's calendars."""
-    item = _item_or_404(item_id)
+    item = item_or_404(None, item_id)
     if not svc.bookable(item):
         flash(svc.archived_message(), "warning")
         return redirect(manage_path(item))

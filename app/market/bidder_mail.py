@@ -24,6 +24,7 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.mail.services import stored_by_job
 from app.market.bid_links import recipient_language
+from app.market.links import link_hashes
 from app.market.models import Advert, AdvertBid, InstanceGroup, MarketLink
 from app.market.notices import mail_about, names
 from app.market.rates import convert_up, next_bid, rates_from
@@ -81,7 +82,7 @@ def bidder_urls(
 ) -> dict[str, str]:
     """The bidder's own page and unsubscribe page of a bid link (absolute; the unsubscribe
     page in the mail's language)."""
-    hashes = {"group_hash": group.hash, "advert_hash": advert.hash, "user_hash": link.hash}
+    hashes = link_hashes(link, group, advert)
     return {
         "page_url": url_for("market.bid_page", action="bid", _external=True, **hashes),
         "unsubscribe_url": url_for(

@@ -18,6 +18,7 @@ from app.extensions import db
 from app.mail.services import send_mail
 from app.market import reserve
 from app.market.bidder_mail import mail_links
+from app.market.links import link_hashes
 from app.market.models import Advert, InstanceGroup, MarketLink
 from app.market.notices import _language
 
@@ -50,10 +51,8 @@ def _sellers(advert: Advert) -> list[tuple[User, MarketLink | None]]:
 def _advert_url(advert: Advert, link: MarketLink | None, group: InstanceGroup | None) -> str:
     # A provisional sale is decided on the signed-in advert page (app.market.reserve).
     if link is not None and group is not None and advert.status != "provisional":
-        return url_for(
-            "market.bid_page", action="change-status", group_hash=group.hash,
-            advert_hash=advert.hash, user_hash=link.hash, _external=True,
-        )  # fmt: skip
+        hashes = link_hashes(link, group, advert)
+        return url_for("market.bid_page", action="change-status", _external=True, **hashes)
     return url_for("market.advert_page", advert_id=advert.id, _external=True)
 
 

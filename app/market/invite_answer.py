@@ -329,12 +329,7 @@ def accept_as_user(invite_hash: str, user: User) -> InstanceGroup:
     if not can_accept(user):
         raise InviteError(403, "NEEDS_ADMIN", needs_admin_text(user.active_instance_id))
     instance_id = user.active_instance_id
-    group = db.session.scalars(
-        select(InstanceGroup)
-        .where(InstanceGroup.instance_id == instance_id)
-        .order_by(InstanceGroup.id)
-        .execution_options(all_instances=True)
-    ).first()
+    group = _first_of(InstanceGroup, instance_id)
     if group is not None and group.id == invite.seller_group_id:
         raise InviteError(409, "OWN_INVITE", _("Your company is the seller of this invitation."))
     if group is None:
@@ -382,15 +377,20 @@ def needs_admin_text(instance_id: int | None) -> str:
     )
 
 
+def _first_of(model, instance_id: int):
+    """The first row of `model` of the answering instance, read across instances."""
+    return db.session.scalars(
+        select(model)
+        .where(model.instance_id == instance_id)
+        .order_by(model.id)
+        .execution_options(all_instances=True)
+    ).first()
+
+
 def _buyer_group(instance_id: int) -> InstanceGroup:
     """A buyer group for an instance that has none, in its country's currency."""
     instance = db.session.get(Instance, instance_id)
-    country = db.session.scalars(
-        select(Country)
-        .where(Country.instance_id == instance_id)
-        .order_by(Country.id)
-        .execution_options(all_instances=True)
-    ).first()
+    country = _first_of(Country, instance_id)
     code = country.code if country is not None and country.code in COUNTRIES else "SE"
     currency = country.currency if country is not None else None
     group = InstanceGroup(

@@ -15,6 +15,7 @@ from app.core.models import utcnow
 from app.extensions import db
 from app.market import reserve
 from app.market.bidding import buy_now_open
+from app.market.links import link_hashes
 from app.market.maxima import own_maximum
 from app.market.models import Advert, AdvertBid, AdvertImage, InstanceGroup, MarketLink
 from app.market.rates import convert_up, next_bid, rates_from
@@ -123,16 +124,9 @@ def _image_urls(action: str, link: MarketLink, group: InstanceGroup, advert: Adv
         .where(AdvertImage.advert_id == advert.id)
         .order_by(AdvertImage.position, AdvertImage.id)
     ).all()
+    hashes = link_hashes(link, group, advert)
     return [
-        url_for(
-            "market.bid_image",
-            action=action,
-            group_hash=group.hash,
-            advert_hash=advert.hash,
-            user_hash=link.hash,
-            image_id=image_id,
-        )
-        for image_id in ids
+        url_for("market.bid_image", action=action, image_id=image_id, **hashes) for image_id in ids
     ]
 
 

@@ -55,6 +55,11 @@ def link_path(link: MarketLink, action: str, group_hash: str, advert_hash: str) 
     return f"/market-bid/{action}/{group_hash}/{advert_hash}/{link.hash}"
 
 
+def link_hashes(link: MarketLink, group: InstanceGroup, advert: Advert) -> dict[str, str]:
+    """The parts of a link's paths besides its action, as url_for takes them."""
+    return {"group_hash": group.hash, "advert_hash": advert.hash, "user_hash": link.hash}
+
+
 def same_hash(a: str, b: str) -> bool:
     """Whether two hashes are equal, compared in constant time."""
     return hmac.compare_digest(a.encode(), b.encode())

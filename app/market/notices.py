@@ -17,6 +17,7 @@ from app.core.i18n import to_locale, user_time_zone
 from app.extensions import db
 from app.mail.services import send_mail
 from app.market import bidder_mail
+from app.market.links import link_hashes
 from app.market.models import Advert, InstanceGroup, MarketLink
 
 DEFAULT_LANGUAGE = "sv-SE"
@@ -50,12 +51,7 @@ def _recipients(advert: Advert, buyer_group_id: int, sellers: bool):
 def _page_url(link: MarketLink, group: InstanceGroup, advert: Advert) -> str:
     action = "bid" if link.kind == "bid" else "change-status"
     return url_for(
-        "market.bid_page",
-        action=action,
-        group_hash=group.hash,
-        advert_hash=advert.hash,
-        user_hash=link.hash,
-        _external=True,
+        "market.bid_page", action=action, _external=True, **link_hashes(link, group, advert)
     )
 
 

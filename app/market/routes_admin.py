@@ -142,6 +142,12 @@ def _render(template: str, status: int = 200, **context):
     return render_template(template, **HELPERS, **context), status
 
 
+def _form_page(template: str, group: InstanceGroup, form, **context):
+    """A page with a form not (yet) accepted: 422 when it was posted (the input kept)."""
+    status = 422 if request.method == "POST" else 200
+    return _render(template, status, group=group, form=form, **context)
+
+
 # --- dashboard -----------------------------------------------------------------------------
 
 
@@ -238,10 +244,7 @@ def settings():
         db.session.commit()
         flash(_("The market settings are saved."), "success")
         return redirect(url_for("market.settings"))
-    status = 422 if request.method == "POST" else 200
-    return _render(
-        "market/settings.html", status, group=group, form=form, rates=rates, links=_links(v)
-    )
+    return _form_page("market/settings.html", group, form, rates=rates, links=_links(v))
 
 
 # --- invites -------------------------------------------------------------------------------
@@ -281,12 +284,10 @@ def invites():
                 "success",
             )  # fmt: skip
             return redirect(url_for("market.invites"))
-    status = 422 if request.method == "POST" else 200
-    return _render(
+    return _form_page(
         "market/invites.html",
-        status,
-        group=group,
-        form=form,
+        group,
+        form,
         invites=sent_invites(group),
         partners=partners(group),
         language_names=LANGUAGE_NAMES,
@@ -323,14 +324,7 @@ def vehicle_request_add():
         db.session.commit()
         flash(_("Your vehicle request is saved. Your sellers can see it now."), "success")
         return redirect(url_for("market.vehicle_requests"))
-    status = 422 if request.method == "POST" else 200
-    return _render(
-        "market/vehicle_request_form.html",
-        status,
-        group=group,
-        form=form,
-        brands=known_brands(group),
-    )
+    return _form_page("market/vehicle_request_form.html", group, form, brands=known_brands(group))
 
 
 @bp.post("/market/vehicle-requests/<int:request_id>/<any(close, reopen):action>")

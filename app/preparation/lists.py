@@ -90,20 +90,35 @@ def clean_name(name: str | None) -> str:
     return name
 
 
-def _check_unique(user_id: int, name: str, except_id: int | None = None) -> None:
-    stmt = select(CustomList.id).where(
-        CustomList.user_id == user_id, func.lower(CustomList.name) == name.lower()
+def _check_unique(
+    model: type[CustomList] | type[DynamicList],
+    field: str,
+    user_id: int,
+    name: str,
+    except_id: int | None = None,
+) -> None:
+    """Refuse `name` when another of the user's lists of `model` has it in `field` already
+    (custom and dynamic lists each have their own names, letter case aside)."""
+    stmt = select(model.id).where(
+        model.user_id == user_id, func.lower(getattr(model, field)) == name.lower()
     )
     if except_id is not None:
-        stmt = stmt.where(CustomList.id != except_id)
+        stmt = stmt.where(model.id != except_id)
     if db.session.scalar(stmt) is not None:
         raise ListError(_("You already have a list called %(name)s.", name=name))
+
+
+def _rename(record: CustomList | DynamicList, field: str, name: str) -> None:
+    name = clean_name(name)
+    _check_unique(type(record), field, record.user_id, name, except_id=record.id)
+    setattr(record, field, name)
+    db.session.flush()
 
 
 def create_list(user_id: int, name: str) -> CustomList:
     """Create a list for the user; the name is required and unique among the user's lists."""
     name = clean_name(name)
-    _check_unique(user_id, name)
+    _check_unique(CustomList, "name", user_id, name)
     custom_list = CustomList(user_id=user_id, name=name)
     db.session.add(custom_list)
     db.session.flush()
@@ -112,10 +127,7 @@ def create_list(user_id: int, name: str) -> CustomList:
 
 def rename_list(custom_list: CustomList, name: str) -> None:
     """Give a list a new name, unique among its owner's lists."""
-    name = clean_name(name)
-    _check_unique(custom_list.user_id, name, except_id=custom_list.id)
-    custom_list.name = name
-    db.session.flush()
+    _rename(custom_list, "name", name)
 
 
 def delete_list(custom_list: CustomList) -> None:
@@ -459,20 +471,10 @@ def dynamic_counts(lists: list[DynamicList], division_ids: list[int]) -> dict[in
     return counts
 
 
-def _check_unique_title(user_id: int, title: str, except_id: int | None = None) -> None:
-    stmt = select(DynamicList.id).where(
-        DynamicList.user_id == user_id, func.lower(DynamicList.title) == title.lower()
-    )
-    if except_id is not None:
-        stmt = stmt.where(DynamicList.id != except_id)
-    if db.session.scalar(stmt) is not None:
-        raise ListError(_("You already have a list called %(name)s.", name=title))
-
-
 def create_dynamic_list(user_id: int, module: str, title: str, filters: ItemFilters) -> DynamicList:
     """Save the overview's filters under a name (required, unique among the user's lists)."""
     title = clean_name(title)
-    _check_unique_title(user_id, title)
+    _check_unique(DynamicList, "title", user_id, title)
     dynamic = DynamicList(user_id=user_id, title=title, module=module, filters=filters.to_args())
     dynamic.stamp(user_id)
     db.session.add(dynamic)
@@ -482,10 +484,8 @@ def create_dynamic_list(user_id: int, module: str, title: str, filters: ItemFilt
 
 
 def rename_dynamic_list(dynamic: DynamicList, title: str) -> None:
-    title = clean_name(title)
-    _check_unique_title(dynamic.user_id, title, except_id=dynamic.id)
-    dynamic.title = title
-    db.session.flush()
+    """Give a saved filter a new name, unique among its owner's dynamic lists."""
+    _rename(dynamic, "title", title)
 
 
 def delete_dynamic_list(dynamic: DynamicList) -> None:

@@ -59,16 +59,22 @@ def find_item(item_id: int, modules, division_ids) -> PreparationItem | None:
     ).first()
 
 
-def item_or_404(module: str, item_id: int) -> PreparationItem:
+def item_or_404(module: str | None, item_id: int) -> PreparationItem:
     """The item, if it is of this module, the viewer has the module and may see its division;
-    anything else is a 404 (the manage page and its forms: tasks, tags, locations)."""
+    anything else is a 404 (the manage page and its forms: tasks, tags, locations). Without a
+    `module` (a path that names none: bookings), of any module the viewer has."""
     v = viewer()
-    if module not in v.modules:
+    if module is not None and module not in v.modules:
         abort(404)
-    item = find_item(item_id, [module], [d.id for d in v.visible_divisions])
-    if item is None:
+    modules = [module] if module is not None else v.modules
+    return _or_404(find_item(item_id, modules, [d.id for d in v.visible_divisions]))
+
+
+def _or_404(found):
+    """What a lookup found; nothing (or what the viewer may not see) is a 404."""
+    if found is None:
         abort(404)
-    return item
+    return found
 
 
 @dataclass(frozen=True)
@@ -120,12 +126,15 @@ def item_tasks(item_id: int) -> list[TaskRow]:
     ]
 
 
-def find_task(item_id: int, task_id: int) -> ItemStationTask | None:
-    return db.session.scalars(
-        select(ItemStationTask).where(
-            ItemStationTask.id == task_id, ItemStationTask.item_id == item_id
-        )
-    ).first()
+def task_or_404(item: PreparationItem, task_id: int) -> ItemStationTask:
+    """One of the item's station tasks; another item's, or none, is a 404."""
+    return _or_404(
+        db.session.scalars(
+            select(ItemStationTask).where(
+                ItemStationTask.id == task_id, ItemStationTask.item_id == item.id
+            )
+        ).first()
+    )
 
 
 @dataclass(frozen=True)

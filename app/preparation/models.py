@@ -2,6 +2,7 @@
 
 import uuid
 from datetime import date, datetime
+from typing import ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -19,7 +20,7 @@ from sqlalchemy import (
     false,
     text,
 )
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from app.core.audit import MadeBy
 from app.core.division_settings import DivisionSetting
@@ -37,7 +38,32 @@ def full_model_name(brand: str | None, model: str | None, series: str | None) ->
     return " ".join(p for p in (brand, model, series) if p)
 
 
-class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
+def unique_where(name: str, *columns: str, where: str) -> Index:
+    """A unique index over the rows that `where` (SQL) holds for, on PostgreSQL and SQLite alike."""
+    return Index(
+        name, *columns, unique=True, postgresql_where=text(where), sqlite_where=text(where)
+    )
+
+
+class VehicleColumns:
+    """What a vehicle is, as a prepared vehicle and a purchase analysis both keep it."""
+
+    regno: Mapped[str] = mapped_column(String(20))
+    brand: Mapped[str] = mapped_column(String(60))
+    model: Mapped[str] = mapped_column(String(80))
+    model_series: Mapped[str | None] = mapped_column(String(80))
+    model_year: Mapped[int | None] = mapped_column(Integer)
+    fuel_type: Mapped[str | None] = mapped_column(String(30))
+    color: Mapped[str | None] = mapped_column(String(40))
+    mileage: Mapped[int | None] = mapped_column(Integer)  # kilometres
+
+    @property
+    def full_model_name(self) -> str:
+        """Brand, model and series, derived rather than stored twice."""
+        return full_model_name(self.brand, self.model, self.model_series)
+
+
+class PreparationItem(InstanceScoped, TimestampMixin, VehicleColumns, db.Model):
     """A vehicle being prepared, in one module (begcare or newcare) and one state."""
 
     __table_args__ = (
@@ -51,21 +77,9 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
         Index("ix_item_instance_regno", "instance_id", "regno"),
         # No two vehicles in work (not archived) share a regno or VIN within an instance; the
         # services check first for a clear message, these close the race of two at once.
-        Index(
-            "uq_item_live_regno",
-            "instance_id",
-            "regno",
-            unique=True,
-            postgresql_where=text("state <> 9"),
-            sqlite_where=text("state <> 9"),
-        ),
-        Index(
-            "uq_item_live_vin",
-            "instance_id",
-            "vin",
-            unique=True,
-            postgresql_where=text("state <> 9 AND vin IS NOT NULL"),
-            sqlite_where=text("state <> 9 AND vin IS NOT NULL"),
+        unique_where("uq_item_live_regno", "instance_id", "regno", where="state <> 9"),
+        unique_where(
+            "uq_item_live_vin", "instance_id", "vin", where="state <> 9 AND vin IS NOT NULL"
         ),
         Index("ix_item_instance_vin", "instance_id", "vin"),
         # The item tables' filters and sorts (app/preparation/queries.py).
@@ -101,15 +115,7 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     division_id: Mapped[int] = mapped_column(ForeignKey("division.id", ondelete="RESTRICT"))
     state: Mapped[int] = mapped_column(Integer)
     state_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    regno: Mapped[str] = mapped_column(String(20))
     vin: Mapped[str | None] = mapped_column(String(17))
-    brand: Mapped[str] = mapped_column(String(60))
-    model: Mapped[str] = mapped_column(String(80))
-    model_series: Mapped[str | None] = mapped_column(String(80))
-    model_year: Mapped[int | None] = mapped_column(Integer)
-    fuel_type: Mapped[str | None] = mapped_column(String(30))
-    color: Mapped[str | None] = mapped_column(String(40))
-    mileage: Mapped[int | None] = mapped_column(Integer)
     purchase_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     sales_price: Mapped[float | None] = mapped_column(Numeric(12, 2))
     warning: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -150,11 +156,6 @@ class PreparationItem(InstanceScoped, TimestampMixin, db.Model):
     )
 
     division: Mapped[Division] = relationship()
-
-    @property
-    def full_model_name(self) -> str:
-        """Brand, model and series, derived rather than stored twice."""
-        return full_model_name(self.brand, self.model, self.model_series)
 
 
 class ItemTag(InstanceScoped, db.Model):
@@ -378,6 +379,31 @@ class FileObject(InstanceScoped, db.Model):
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
 
 
+class AttachedFile:
+    """A row that holds one uploaded file (a comment's image, an analysis field's upload); who
+    may read the file is the owning row's rule (app.core.file_access)."""
+
+    file_object_id: Mapped[int] = mapped_column(
+        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
+    )
+
+    @declared_attr
+    def file(cls) -> Mapped[FileObject]:  # noqa: N805
+        return relationship(FileObject)
+
+
+class CommentImage(AttachedFile):
+    """An image of a comment; `comment_table` names the comment's table."""
+
+    comment_table: ClassVar[str]
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+    @declared_attr
+    def comment_id(cls) -> Mapped[int]:  # noqa: N805
+        return mapped_column(ForeignKey(f"{cls.comment_table}.id", ondelete="CASCADE"), index=True)
+
+
 class ItemFile(InstanceScoped, db.Model):
     """A file attached to an item (a photo or a document)."""
 
@@ -392,33 +418,23 @@ class ItemFile(InstanceScoped, db.Model):
     file: Mapped[FileObject] = relationship()
 
 
-class ItemComment(InstanceScoped, db.Model):
+class ItemComment(InstanceScoped, TimestampMixin, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     item_id: Mapped[int] = mapped_column(
         ForeignKey("preparation_item.id", ondelete="CASCADE"), index=True
     )
     user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     content: Mapped[str] = mapped_column(db.Text)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    modified_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
     images: Mapped[list["ItemCommentImage"]] = relationship(
         order_by="ItemCommentImage.id", cascade="all, delete-orphan"
     )
 
 
-class ItemCommentImage(InstanceScoped, db.Model):
+class ItemCommentImage(InstanceScoped, CommentImage, db.Model):
     """An image of a vehicle comment: readable by who may see the vehicle (file_access)."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    comment_id: Mapped[int] = mapped_column(
-        ForeignKey("item_comment.id", ondelete="CASCADE"), index=True
-    )
-    file_object_id: Mapped[int] = mapped_column(
-        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
-    )
-
-    file: Mapped[FileObject] = relationship()
+    comment_table = "item_comment"
 
 
 class CustomListSeen(InstanceScoped, db.Model):

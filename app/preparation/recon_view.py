@@ -15,8 +15,23 @@ from app.preparation.recon_models import ACTUAL, ESTIMATE, ReconApproval, ReconL
 ZERO = Decimal(0)
 
 
+class Compared:
+    """An estimate against the actual cost (`estimate`, `actual`)."""
+
+    estimate: Decimal
+    actual: Decimal
+
+    @property
+    def difference(self) -> Decimal:
+        return self.actual - self.estimate
+
+    @property
+    def over(self) -> bool:
+        return self.actual > self.estimate
+
+
 @dataclass
-class TaskCost:
+class TaskCost(Compared):
     """One task's lines and sums, and its newest approval."""
 
     task_id: int
@@ -28,14 +43,6 @@ class TaskCost:
     days_waited: float | None = None
 
     @property
-    def difference(self) -> Decimal:
-        return self.actual - self.estimate
-
-    @property
-    def over(self) -> bool:
-        return self.actual > self.estimate
-
-    @property
     def estimate_lines(self) -> list[ReconLine]:
         return [line for line in self.lines if line.phase == ESTIMATE]
 
@@ -45,32 +52,20 @@ class TaskCost:
 
 
 @dataclass(frozen=True)
-class StationCost:
+class StationCost(Compared):
     station: str
     estimate: Decimal
     actual: Decimal
 
-    @property
-    def difference(self) -> Decimal:
-        return self.actual - self.estimate
-
 
 @dataclass(frozen=True)
-class VehicleCost:
+class VehicleCost(Compared):
     currency: str
     limit: Decimal | None
     tasks: list[TaskCost]
     stations: list[StationCost]
     estimate: Decimal
     actual: Decimal
-
-    @property
-    def difference(self) -> Decimal:
-        return self.actual - self.estimate
-
-    @property
-    def over(self) -> bool:
-        return self.actual > self.estimate
 
     @property
     def any(self) -> bool:

@@ -19,7 +19,6 @@ from wtforms import DecimalField, IntegerField, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 from wtforms.widgets import TextInput
 
-from app.auth.session import safe_next
 from app.auth.viewer import viewer
 from app.core import roles as R
 from app.core.messages import KEYS
@@ -27,10 +26,12 @@ from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_i
 from app.extensions import db
 from app.preparation import bp, locations, salespeople, wizards
 from app.preparation import items as svc
+from app.preparation.manage import item_or_404
 from app.preparation.models import (
     PreparationItem,
     StationPackage,
 )
+from app.preparation.routes_manage import act_then_back, back_path
 from app.preparation.states import BY_ID, STATES
 from app.providers import services as providers
 
@@ -53,20 +54,6 @@ def _visible_ids() -> list[int]:
 
 def _visible_names() -> dict[int, str]:
     return {d.id: d.name for d in viewer().visible_divisions}
-
-
-def _item_or_404(module: str, item_id: int) -> PreparationItem:
-    """An item of this module in a division the user may see; anything else is a 404."""
-    item = db.session.scalars(
-        select(PreparationItem).where(
-            PreparationItem.id == item_id,
-            PreparationItem.module == module,
-            PreparationItem.division_id.in_(_visible_ids()),
-        )
-    ).first()
-    if item is None:
-        abort(404)
-    return item
 
 
 # --- add and edit ------------------------------------------------------------------------------
@@ -208,7 +195,7 @@ def manage_vehicle(module: str):
         raw_id = request.args.get("id", "")
         if not is_int(raw_id):
             abort(404)
-        item = _item_or_404(module, int(raw_id))
+        item = item_or_404(module, int(raw_id))
     form = ItemForm(obj=item) if item is not None else ItemForm()
     form.setup(module, new=item is None)
     locations.prepare_form(form, module, _visible_names(), item)
@@ -302,23 +289,21 @@ def _label(item: PreparationItem) -> str:
 @bp.post(f"/{MODULE_RULE}/items/<int:item_id>/move")
 def move(module: str, item_id: int):
     """Move an item along one of its state buttons (archive is the move to state 9)."""
-    _module(module)
-    item = _item_or_404(module, item_id)
-    back = safe_next(request.form.get("next")) or svc.manage_path(item)
+    item = item_or_404(module, item_id)
     to_state = parse_int(request.form.get("to_state", ""), "to_state")
     seller_id = request_int("salesperson_id", None, low=1, form=True)
-    try:
+
+    def act() -> None:
         salespeople.for_sale(item, to_state, seller_id)
         svc.move_by_button(item, to_state, viewer().user)
         if seller_id is not None and to_state in salespeople.SOLD_STATES:
             salespeople.choose(item, seller_id, viewer().user)
-    except (svc.MoveRefused, salespeople.SalespersonRefused) as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(back)
-    db.session.commit()
-    flash(
-        _("%(vehicle)s moved to %(state)s.", vehicle=_label(item), state=BY_ID[to_state].title),
-        "success",
+
+    return act_then_back(
+        back_path(item),
+        act,
+        (svc.MoveRefused, salespeople.SalespersonRefused),
+        lambda _r: _(
+            "%(vehicle)s moved to %(state)s.", vehicle=_label(item), state=BY_ID[to_state].title
+        ),
     )
-    return redirect(back)

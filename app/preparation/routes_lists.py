@@ -39,6 +39,29 @@ def _own_list(v, list_id: int):
     return custom_list
 
 
+def _rename(record, field: str, rename, page, key: str, to: str):
+    """Rename a custom or dynamic list from the form's `field` (its attribute of the same name).
+
+    A name the lists refuse shows `page` again with the message under `key` and the input kept.
+    """
+    value = request.form.get(field, "")
+    try:
+        rename(record, value)
+    except svc.ListError as exc:
+        db.session.rollback()
+        return page(422, {key: (str(exc), value)})
+    db.session.commit()
+    flash(_("The list is now called %(name)s.", name=getattr(record, field)), "success")
+    return redirect(to)
+
+
+def _delete(record, name: str, delete, to: str):
+    delete(record)
+    db.session.commit()
+    flash(_("The list %(name)s was deleted.", name=name), "success")
+    return redirect(to)
+
+
 # --- the manager -----------------------------------------------------------------------------
 
 
@@ -85,28 +108,17 @@ def create_custom_list():
 
 @bp.post("/custom-list/<int:list_id>/rename")
 def rename_custom_list(list_id: int):
-    v = _me()
-    custom_list = _own_list(v, list_id)
-    name = request.form.get("name", "")
-    try:
-        svc.rename_list(custom_list, name)
-    except svc.ListError as exc:
-        db.session.rollback()
-        return _manager(422, {f"rename-{list_id}": (str(exc), name)})
-    db.session.commit()
-    flash(_("The list is now called %(name)s.", name=custom_list.name), "success")
-    return redirect(url_for("preparation.custom_lists", _anchor=f"list-{list_id}"))
+    custom_list = _own_list(_me(), list_id)
+    to = url_for("preparation.custom_lists", _anchor=f"list-{list_id}")
+    return _rename(custom_list, "name", svc.rename_list, _manager, f"rename-{list_id}", to)
 
 
 @bp.post("/custom-list/<int:list_id>/delete")
 def delete_custom_list(list_id: int):
-    v = _me()
-    custom_list = _own_list(v, list_id)
-    name = custom_list.name
-    svc.delete_list(custom_list)
-    db.session.commit()
-    flash(_("The list %(name)s was deleted.", name=name), "success")
-    return redirect(url_for("preparation.custom_lists"))
+    custom_list = _own_list(_me(), list_id)
+    return _delete(
+        custom_list, custom_list.name, svc.delete_list, url_for("preparation.custom_lists")
+    )
 
 
 @bp.post("/custom-list/<int:list_id>/items")
@@ -293,37 +305,22 @@ def create_dynamic_list():
 
 @bp.post("/my-lists/<uuid>/rename")
 def rename_dynamic_list(uuid: str):
-    v = _me()
-    dynamic = _own_dynamic(v, uuid)
-    title = request.form.get("title", "")
-    try:
-        svc.rename_dynamic_list(dynamic, title)
-    except svc.ListError as exc:
-        db.session.rollback()
-        return my_lists(422, {f"rename-{uuid}": (str(exc), title)})
-    db.session.commit()
-    flash(_("The list is now called %(name)s.", name=dynamic.title), "success")
-    return redirect(url_for("preparation.my_lists"))
+    dynamic = _own_dynamic(_me(), uuid)
+    to = url_for("preparation.my_lists")
+    return _rename(dynamic, "title", svc.rename_dynamic_list, my_lists, f"rename-{uuid}", to)
 
 
 @bp.post("/my-lists/<uuid>/delete")
 def delete_dynamic_list(uuid: str):
-    v = _me()
-    dynamic = _own_dynamic(v, uuid)
-    title = dynamic.title
-    svc.delete_dynamic_list(dynamic)
-    db.session.commit()
-    flash(_("The list %(name)s was deleted.", name=title), "success")
-    return redirect(url_for("preparation.my_lists"))
+    dynamic = _own_dynamic(_me(), uuid)
+    return _delete(dynamic, dynamic.title, svc.delete_dynamic_list, url_for("preparation.my_lists"))
 
 
 @bp.get("/my-lists/<uuid>")
 def my_list(uuid: str):
     """The vehicles a saved filter finds, page by page."""
     v = _me()
-    dynamic = svc.get_dynamic_list(uuid[:36], v.user.id)
-    if dynamic is None:
-        abort(404)
+    dynamic = _own_dynamic(v, uuid)
     filters = svc.dynamic_filters(dynamic)
     page = None
     if filters is not None and dynamic.module in v.modules:

@@ -1,15 +1,12 @@
 """Moving a vehicle or its keys: one form, from the vehicle page (a choice) and from a station
 phone (one button per place). The rules are app/preparation/locations.py."""
 
-from flask import flash, redirect, request
 from flask_babel import gettext as _
 
-from app.auth.session import safe_next
 from app.auth.viewer import viewer
 from app.core.numbers import request_int
-from app.extensions import db
 from app.preparation import bp, locations, manage
-from app.preparation.items import manage_path
+from app.preparation.routes_manage import act_then_back, back_path
 
 KIND_RULE = "<any(parking, key, delivery):kind>"
 
@@ -20,19 +17,20 @@ def move_location(module: str, item_id: int, kind: str):
     empty choice takes it from where it was. Anyone who may see the vehicle may move it."""
     v = viewer()
     item = manage.item_or_404(module, item_id)
-    back = safe_next(request.form.get("next")) or manage_path(item) + "#locations"
     location_id = request_int("location_id", None, low=1, form=True)
-    try:
-        moved = locations.move(item, kind, location_id, v.user)
-    except locations.LocationRefused as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(back)
-    db.session.commit()
-    if moved:
+
+    def done(moved: bool) -> str | None:
+        if not moved:
+            return None
         place = locations.current(item)[kind]
-        flash(_message(kind, item.regno, place.name if place else None), "success")
-    return redirect(back)
+        return _message(kind, item.regno, place.name if place else None)
+
+    return act_then_back(
+        back_path(item, "#locations"),
+        lambda: locations.move(item, kind, location_id, v.user),
+        locations.LocationRefused,
+        done,
+    )
 
 
 def _message(kind: str, regno: str, place: str | None) -> str:

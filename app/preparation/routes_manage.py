@@ -30,6 +30,7 @@ from app.extensions import db
 from app.preparation import api_bp, bp, files, manage, recon, recon_view, tasks
 from app.preparation.actions import vehicle_actions
 from app.preparation.items import manage_path
+from app.preparation.manage import item_or_404
 from app.preparation.models import FileObject, ItemFile, PreparationItem
 from app.preparation.states import BY_ID
 
@@ -61,11 +62,6 @@ class CommentForm(FlaskForm):
 
 def _division_ids() -> list[int]:
     return [d.id for d in viewer().visible_divisions]
-
-
-def item_or_404(module: str, item_id: int) -> PreparationItem:
-    """The item, if it is of this module, the user has the module and may see its division."""
-    return manage.item_or_404(module, item_id)
 
 
 def _worker() -> tasks.Worker:
@@ -167,8 +163,27 @@ def render_item(
     )
 
 
-def _back(item: PreparationItem) -> str:
-    return safe_next(request.form.get("next")) or manage_path(item)
+def back_path(item: PreparationItem, anchor: str = "") -> str:
+    """Where a vehicle's form goes back to: the page it was sent from (`next`), else the
+    vehicle page (at `anchor`)."""
+    return safe_next(request.form.get("next")) or manage_path(item) + anchor
+
+
+def act_then_back(back: str, act, refused, done):
+    """Run a vehicle's action `act` and go back to `back`. Refused (an exception of `refused`,
+    whose text is for the user): nothing is saved and the text is shown as an error. Otherwise
+    it is saved and `done(what act returned)` is shown, when it says something."""
+    try:
+        result = act()
+    except refused as exc:
+        db.session.rollback()
+        flash(str(exc), "danger")
+        return redirect(back)
+    db.session.commit()
+    message = done(result)
+    if message:
+        flash(message, "success")
+    return redirect(back)
 
 
 @bp.post(
@@ -177,16 +192,7 @@ def _back(item: PreparationItem) -> str:
 def task_action(module: str, item_id: int, task_id: int, action: str):
     """Start, finish, assign to me, reopen or take back (undo) one of the item's station tasks."""
     item = item_or_404(module, item_id)
-    task = manage.find_task(item.id, task_id)
-    if task is None:
-        abort(404)
-    try:
-        tasks.work_task(item, task, action, _worker())
-    except tasks.TaskError as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(_back(item))
-    db.session.commit()
+    task = manage.task_or_404(item, task_id)
     messages = {
         "start": _("%(station)s started for %(regno)s."),
         "finish": _("%(station)s finished for %(regno)s."),
@@ -194,8 +200,12 @@ def task_action(module: str, item_id: int, task_id: int, action: str):
         "reopen": _("%(station)s for %(regno)s is open again."),
         "undo": _("%(station)s for %(regno)s is in progress again."),
     }
-    flash(messages[action] % {"station": task.station.name, "regno": item.regno}, "success")
-    return redirect(_back(item))
+    return act_then_back(
+        back_path(item),
+        lambda: tasks.work_task(item, task, action, _worker()),
+        tasks.TaskError,
+        lambda _r: messages[action] % {"station": task.station.name, "regno": item.regno},
+    )
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/files")

@@ -15,11 +15,13 @@ from app.core.formatting import decimal_format
 from app.extensions import db
 from app.preparation import bp, manage, recon
 from app.preparation.items import manage_path
+from app.preparation.manage import item_or_404
 from app.preparation.recon_models import KINDS, LABOUR, PARTS, SUBLET
 from app.preparation.routes_manage import (
     VEHICLE_MODULES,
     _worker,
-    item_or_404,
+    act_then_back,
+    back_path,
     render_item,
     render_station,
 )
@@ -59,10 +61,6 @@ def _recon_helpers() -> dict:
     return {"recon_kind_label": lambda kind: KIND_LABELS.get(kind, kind), "CostForm": CostForm}
 
 
-def _back(item) -> str:
-    return safe_next(request.form.get("next")) or manage_path(item)
-
-
 def _answer_refused(item, task_id: int, form, status: int = 422):
     """The page the form came from again, with the refusal beside the field and the input kept."""
     refused = {"task_id": task_id, "form": form}
@@ -75,16 +73,14 @@ def _answer_refused(item, task_id: int, form, status: int = 422):
 def add_cost(module: str, item_id: int, task_id: int):
     """Add an estimated (waiting task) or actual (started task) cost line to a task."""
     item = item_or_404(module, item_id)
-    task = manage.find_task(item.id, task_id)
-    if task is None:
-        abort(404)
+    task = manage.task_or_404(item, task_id)
     form = CostForm(prefix=f"t{task.id}")
     if not form.validate():
         return _answer_refused(item, task.id, form)
     worker = _worker()
     if not worker.may_work(task):
         flash(_("This task belongs to a station you do not work at."), "danger")
-        return redirect(_back(item))
+        return redirect(back_path(item))
     try:
         recon.add_line(
             item, task, worker.user, form.kind.data, form.description.data, form.quantity.data
@@ -95,29 +91,26 @@ def add_cost(module: str, item_id: int, task_id: int):
         return _answer_refused(item, task.id, form)
     db.session.commit()
     flash(_("The cost is added to %(station)s.", station=task.station.name), "success")
-    return redirect(_back(item))
+    return redirect(back_path(item))
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/tasks/<int:task_id>/costs/<int:line_id>/remove")
 def remove_cost(module: str, item_id: int, task_id: int, line_id: int):
     """Take back a mistyped cost line of the task's current phase."""
     item = item_or_404(module, item_id)
-    task = manage.find_task(item.id, task_id)
+    task = manage.task_or_404(item, task_id)
     line = recon.find_line(item.id, line_id)
-    if task is None or line is None:
+    if line is None:
         abort(404)
     worker = _worker()
     if not worker.may_work(task):
         abort(403)
-    try:
-        recon.remove_line(item, task, line, worker.user)
-    except recon.ReconError as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(_back(item))
-    db.session.commit()
-    flash(_("The cost line is removed."), "success")
-    return redirect(_back(item))
+    return act_then_back(
+        back_path(item),
+        lambda: recon.remove_line(item, task, line, worker.user),
+        recon.ReconError,
+        lambda _r: _("The cost line is removed."),
+    )
 
 
 @bp.post(
@@ -134,20 +127,17 @@ def decide_approval(module: str, item_id: int, approval_id: int, decision: str):
         abort(403)
     form = DecisionForm()
     form.validate()
-    try:
-        recon.decide(item, approval, v.user, decision == "approve", form.comment.data)
-    except recon.ReconError as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(_back(item))
-    db.session.commit()
     done = (
         _("The estimate for %(regno)s is approved.")
         if decision == "approve"
         else _("The estimate for %(regno)s is rejected.")
     )
-    flash(done % {"regno": item.regno}, "success")
-    return redirect(_back(item))
+    return act_then_back(
+        back_path(item),
+        lambda: recon.decide(item, approval, v.user, decision == "approve", form.comment.data),
+        recon.ReconError,
+        lambda _r: done % {"regno": item.regno},
+    )
 
 
 @bp.get(f"/{VEHICLE_MODULES}/recon/approvals")

@@ -1,15 +1,12 @@
 """Who sold a vehicle: chosen with the move into a sold state (the state buttons), changed on
 the vehicle page of a sold vehicle. The rules are app/preparation/salespeople.py."""
 
-from flask import abort, flash, redirect, request
 from flask_babel import gettext as _
 
-from app.auth.session import safe_next
 from app.auth.viewer import viewer
 from app.core.numbers import request_int
-from app.extensions import db
 from app.preparation import bp, manage, salespeople
-from app.preparation.items import manage_path
+from app.preparation.routes_manage import act_then_back, back_path
 
 
 @bp.post("/<any(begcare, newcare):module>/items/<int:item_id>/salesperson")
@@ -17,29 +14,23 @@ def choose_salesperson(module: str, item_id: int):
     """Record or change who sold the vehicle; an empty choice removes it. Anyone who may see
     the vehicle may, as with its state buttons."""
     v = viewer()
-    if module not in v.modules:
-        abort(404)
-    item = manage.find_item(item_id, [module], [d.id for d in v.visible_divisions])
-    if item is None:
-        abort(404)
-    back = safe_next(request.form.get("next")) or manage_path(item) + "#salesperson"
+    item = manage.item_or_404(module, item_id)
     seller_id = request_int("salesperson_id", None, low=1, form=True)
-    try:
-        chosen = salespeople.choose(item, seller_id, v.user)
-    except salespeople.SalespersonRefused as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(back)
-    db.session.commit()
-    if chosen:
+
+    def done(chosen: bool) -> str | None:
+        if not chosen:
+            return None
         name = salespeople.name_of(seller_id)
-        flash(
-            _("%(regno)s was sold by %(name)s.", regno=item.regno, name=name)
-            if name
-            else _("%(regno)s has no salesperson now.", regno=item.regno),
-            "success",
-        )
-    return redirect(back)
+        if name:
+            return _("%(regno)s was sold by %(name)s.", regno=item.regno, name=name)
+        return _("%(regno)s has no salesperson now.", regno=item.regno)
+
+    return act_then_back(
+        back_path(item, "#salesperson"),
+        lambda: salespeople.choose(item, seller_id, v.user),
+        salespeople.SalespersonRefused,
+        done,
+    )
 
 
 @bp.app_template_global()

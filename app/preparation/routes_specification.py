@@ -12,8 +12,9 @@ from app.core.numbers import is_int
 from app.extensions import db
 from app.preparation import bp, manage, service_due, specification
 from app.preparation.items import manage_path
+from app.preparation.manage import item_or_404
 from app.preparation.models import PreparationItem
-from app.preparation.routes_manage import item_or_404, render_item
+from app.preparation.routes_manage import render_item
 from app.preparation.states import BY_ID
 
 VEHICLE_MODULES = "<any(begcare, newcare):module>"

@@ -12,6 +12,7 @@ from app.extensions import db
 from app.preparation import bp, lists, manage, tags
 from app.preparation.items import manage_path
 from app.preparation.models import CustomListItem, PreparationItem
+from app.preparation.routes_manage import act_then_back
 
 
 @bp.post("/<any(begcare, newcare):module>/items/<int:item_id>/tags")
@@ -20,16 +21,14 @@ def item_tags(module: str, item_id: int):
     v = viewer()
     item = manage.item_or_404(module, item_id)
     chosen = [parse_int(raw, "tag_id", low=1) for raw in request.form.getlist("tag_id")]
-    try:
-        changed = tags.set_tags(item, chosen, v.user)
-    except tags.TagRefused as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(manage_path(item) + "#tags")
-    db.session.commit()
-    if changed:
-        flash(_("The tags of %(regno)s are saved.", regno=item.regno), "success")
-    return redirect(manage_path(item) + "#tags")
+    return act_then_back(
+        manage_path(item) + "#tags",
+        lambda: tags.set_tags(item, chosen, v.user),
+        tags.TagRefused,
+        lambda changed: (
+            _("The tags of %(regno)s are saved.", regno=item.regno) if changed else None
+        ),
+    )
 
 
 @bp.post("/custom-list/<int:list_id>/tags")
@@ -55,18 +54,14 @@ def tag_custom_list(list_id: int):
             )
         )
     )
-    try:
-        count = tags.tag_all(items, tag_id, v.user)
-    except tags.TagRefused as exc:
-        db.session.rollback()
-        flash(str(exc), "danger")
-        return redirect(back)
-    db.session.commit()
-    flash(
-        ngettext("%(num)s vehicle got the tag.", "%(num)s vehicles got the tag.", count),
-        "success",
+    return act_then_back(
+        back,
+        lambda: tags.tag_all(items, tag_id, v.user),
+        tags.TagRefused,
+        lambda count: ngettext(
+            "%(num)s vehicle got the tag.", "%(num)s vehicles got the tag.", count
+        ),
     )
-    return redirect(back)
 
 
 @bp.app_template_global()

@@ -23,25 +23,26 @@ class DynamicListRef:
     title: str
 
 
+def _names(key, name, user_id: int, instance_id: int | None = None) -> list:
+    """(key, name) of the user's lists of one kind (the columns' model), by name; with
+    `instance_id`, that instance's lists read across instances (tenancy may not be set yet)."""
+    model = key.class_
+    stmt = select(key, name).where(model.user_id == user_id).order_by(name)
+    if instance_id is not None:
+        stmt = stmt.where(model.instance_id == instance_id).execution_options(all_instances=True)
+    return db.session.execute(stmt).all()
+
+
 @snapshot_part("custom_lists", empty=())
 def custom_lists(user, instance) -> tuple[ListRef, ...]:
     """The user's custom lists by name (`v.custom_lists`)."""
-    rows = db.session.execute(
-        select(CustomList.id, CustomList.name)
-        .where(CustomList.user_id == user.id)
-        .order_by(CustomList.name)
-    ).all()
-    return tuple(ListRef(i, n) for i, n in rows)
+    return tuple(ListRef(i, n) for i, n in _names(CustomList.id, CustomList.name, user.id))
 
 
 @snapshot_part("dynamic_lists", empty=())
 def dynamic_lists(user, instance) -> tuple[DynamicListRef, ...]:
     """The user's dynamic lists by title (`v.dynamic_lists`)."""
-    rows = db.session.execute(
-        select(DynamicList.uuid, DynamicList.title)
-        .where(DynamicList.user_id == user.id)
-        .order_by(DynamicList.title)
-    ).all()
+    rows = _names(DynamicList.uuid, DynamicList.title, user.id)
     return tuple(DynamicListRef(u, t) for u, t in rows)
 
 
@@ -54,22 +55,12 @@ def me_lists(user) -> dict:
     none: spec 01 section 6), across instances: the sign-in call answers before tenancy is set."""
     if user.is_global or user.active_instance_id is None:
         return {}
-    scope = {"all_instances": True}
-    custom = db.session.execute(
-        select(CustomList.id, CustomList.name)
-        .where(CustomList.user_id == user.id, CustomList.instance_id == user.active_instance_id)
-        .order_by(CustomList.name)
-        .execution_options(**scope)
-    ).all()
-    dynamic = db.session.execute(
-        select(DynamicList.title, DynamicList.uuid)
-        .where(DynamicList.user_id == user.id, DynamicList.instance_id == user.active_instance_id)
-        .order_by(DynamicList.title)
-        .execution_options(**scope)
-    ).all()
+    instance_id = user.active_instance_id
+    custom = _names(CustomList.id, CustomList.name, user.id, instance_id)
+    dynamic = _names(DynamicList.uuid, DynamicList.title, user.id, instance_id)
     return {
         "custom_lists": [NamedRef(id=i, name=n) for i, n in custom],
         "dynamic_list_menu_items": [
-            DynamicListMenuItem(dynamic_list=DynamicListRefOut(title=t, uuid=u)) for t, u in dynamic
+            DynamicListMenuItem(dynamic_list=DynamicListRefOut(title=t, uuid=u)) for u, t in dynamic
         ],
     }

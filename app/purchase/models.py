@@ -21,7 +21,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from app.auth.models import User
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
-from app.preparation.models import FileObject
+from app.preparation.models import AttachedFile, CommentImage, VehicleColumns
 
 # An analysis's status as people read it: the badge on its pages and the report's column.
 STATUS_TITLES = {
@@ -70,7 +70,7 @@ class Calculator(InstanceScoped, db.Model):
     preset_percent: Mapped[Decimal] = mapped_column(Numeric(6, 2), default=0)
 
 
-class PurchaseAnalysis(InstanceScoped, TimestampMixin, db.Model):
+class PurchaseAnalysis(InstanceScoped, TimestampMixin, VehicleColumns, db.Model):
     """One analysis of one vehicle in one division."""
 
     __table_args__ = (
@@ -86,14 +86,6 @@ class PurchaseAnalysis(InstanceScoped, TimestampMixin, db.Model):
     priority_id: Mapped[int | None] = mapped_column(
         ForeignKey("purchase_priority.id", ondelete="SET NULL")
     )
-    regno: Mapped[str] = mapped_column(String(20))
-    brand: Mapped[str] = mapped_column(String(60))
-    model: Mapped[str] = mapped_column(String(80))
-    model_series: Mapped[str | None] = mapped_column(String(80))
-    model_year: Mapped[int | None] = mapped_column(Integer)
-    fuel_type: Mapped[str | None] = mapped_column(String(30))
-    color: Mapped[str | None] = mapped_column(String(40))
-    mileage: Mapped[int | None] = mapped_column(Integer)  # kilometres
     # {field id (text): value}, by the dynamic fields.
     inputs: Mapped[dict] = mapped_column(JSON, default=dict)
     # {priceMin, priceMax, priceAvg, pricePrediction, source}
@@ -125,10 +117,6 @@ class PurchaseAnalysis(InstanceScoped, TimestampMixin, db.Model):
     @property
     def model_id(self) -> str:
         return model_id(self.brand, self.model)
-
-    @property
-    def full_model_name(self) -> str:
-        return " ".join(p for p in (self.brand, self.model, self.model_series) if p)
 
 
 def model_id(brand: str, model: str) -> str:
@@ -169,21 +157,13 @@ class PurchaseComment(InstanceScoped, TimestampMixin, db.Model):
     )
 
 
-class PurchaseCommentImage(InstanceScoped, db.Model):
+class PurchaseCommentImage(InstanceScoped, CommentImage, db.Model):
     """An image of a comment: the file object's owner is the comment's analysis."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    comment_id: Mapped[int] = mapped_column(
-        ForeignKey("purchase_comment.id", ondelete="CASCADE"), index=True
-    )
-    file_object_id: Mapped[int] = mapped_column(
-        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
-    )
-
-    file: Mapped[FileObject] = relationship()
+    comment_table = "purchase_comment"
 
 
-class PurchaseInputImage(InstanceScoped, db.Model):
+class PurchaseInputImage(InstanceScoped, AttachedFile, db.Model):
     """The upload of an analysis' image field: the file object's owner is the analysis (its
     read rights, app.purchase.services.can_read_file), one per analysis and field."""
 
@@ -192,8 +172,3 @@ class PurchaseInputImage(InstanceScoped, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     analysis_id: Mapped[int] = mapped_column(ForeignKey("purchase_analysis.id", ondelete="CASCADE"))
     field_id: Mapped[int] = mapped_column(Integer)  # the dynamic field's id (its inputs key)
-    file_object_id: Mapped[int] = mapped_column(
-        ForeignKey("file_object.id", ondelete="CASCADE"), index=True
-    )
-
-    file: Mapped[FileObject] = relationship()

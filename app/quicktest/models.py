@@ -4,12 +4,12 @@ filled-in protocols (storage containers) with their values."""
 import secrets
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
-from app.preparation.models import FileObject
+from app.preparation.models import FileObject, unique_where
 
 # Spec 02 section 3 (dynamic field types, the same set for informations).
 TYPES = (
@@ -112,20 +112,18 @@ class StorageContainer(InstanceScoped, db.Model):
     user = relationship("User")
 
 
-class StorageContainerValue(InstanceScoped, db.Model):
+class StorageContainerValue(InstanceScoped, TimestampMixin, db.Model):
     """One answer of a quick test: an information's value in a group, or an image (of an image
     information, or a photo of a group with image support, then without information)."""
 
     __table_args__ = (
         # One value per information and group; group photos (no information) may be many.
-        Index(
+        unique_where(
             "uq_container_value_field",
             "container_id",
             "group_id",
             "information_id",
-            unique=True,
-            postgresql_where=text("information_id IS NOT NULL"),
-            sqlite_where=text("information_id IS NOT NULL"),
+            where="information_id IS NOT NULL",
         ),
     )
 
@@ -142,7 +140,5 @@ class StorageContainerValue(InstanceScoped, db.Model):
         ForeignKey("file_object.id", ondelete="SET NULL"), index=True
     )
     description: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    modified_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 
     file: Mapped[FileObject | None] = relationship()

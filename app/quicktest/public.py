@@ -14,7 +14,7 @@ from app.core.tenancy import activate
 from app.extensions import db
 from app.quicktest import api_bp, bp, display, services
 from app.quicktest.models import StorageContainer
-from app.quicktest.routes import image_url, stream_image
+from app.quicktest.routes import image_url, render_test, stream_image
 
 UUID = re.compile(r"^[0-9a-f]{32}$")
 
@@ -43,13 +43,7 @@ def public_view(uuid: str | None = None):
     test = _shared(uuid)
     if test is None:
         return render_template("quicktest/public_invalid.html", text=message("INVALID_URL")), 404
-    fmt = display.DivisionFormat.of(test.division_id)
-    return render_template(
-        "quicktest/public.html",
-        test=test,
-        groups=display.shown_groups(test, fmt),
-        image_url=image_url(test, public=True),
-    )
+    return render_test("quicktest/public.html", test, public=True)
 
 
 @bp.get("/quick-test/view/<uuid>/images/<file_uuid>")

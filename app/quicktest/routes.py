@@ -73,6 +73,19 @@ def image_url(test: StorageContainer, public: bool = False):
     return link
 
 
+def render_test(template: str, test: StorageContainer, public: bool = False, **context):
+    """A page of one test: its groups as shown in its division's format and its images' links
+    (the public ones under its uuid), with the page's own `context`."""
+    fmt = display.DivisionFormat.of(test.division_id)
+    groups = display.shown_groups(test, fmt)
+    link = image_url(test, public=public)
+    return render_template(template, test=test, groups=groups, image_url=link, **context)
+
+
+def _item_of(test: StorageContainer) -> PreparationItem | None:
+    return db.session.get(PreparationItem, test.item_id) if test.item_id else None
+
+
 def stream_image(file, small: bool):
     data = file.small if small else file.data
     if data is None:
@@ -138,13 +151,10 @@ def _steps(test: StorageContainer) -> list[services.GroupNode]:
 @bp.get("/quick-test/<int:test_id>")
 def show(test_id: int):
     test = test_or_404(test_id)
-    fmt = display.DivisionFormat.of(test.division_id)
-    return render_template(
+    return render_test(
         "quicktest/show.html",
-        test=test,
-        groups=display.shown_groups(test, fmt),
-        image_url=image_url(test),
-        item=db.session.get(PreparationItem, test.item_id) if test.item_id else None,
+        test,
+        item=_item_of(test),
         public_url=url_for("quicktest.public_view", uuid=test.uuid, _external=True),
     )
 
@@ -237,15 +247,7 @@ def review(test_id: int):
     test = test_or_404(test_id)
     if test.reported_at is not None:
         return redirect(url_for(".show", test_id=test.id))
-    fmt = display.DivisionFormat.of(test.division_id)
-    return render_template(
-        "quicktest/review.html",
-        test=test,
-        steps=_steps(test),
-        groups=display.shown_groups(test, fmt),
-        image_url=image_url(test),
-        form=FlaskForm(),
-    )
+    return render_test("quicktest/review.html", test, steps=_steps(test), form=FlaskForm())
 
 
 @bp.post("/quick-test/<int:test_id>/finish")
@@ -275,15 +277,12 @@ def staff_image(test_id: int, file_uuid: str):
 def print_view(test_id: int):
     """Spec 02: the quick test as an A4 portrait page, printed or saved as PDF in the browser."""
     test = test_or_404(test_id)
-    fmt = display.DivisionFormat.of(test.division_id)
-    return render_template(
+    return render_test(
         "quicktest/print.html",
-        test=test,
-        groups=display.shown_groups(test, fmt),
-        image_url=image_url(test),
+        test,
         pdf_options=PRINT_OPTIONS,
         pdf_name=f"{_('Quick test')} {test.identifier}.pdf",
-        item=db.session.get(PreparationItem, test.item_id) if test.item_id else None,
+        item=_item_of(test),
         division=db.session.get(Division, test.division_id),
     )
 
