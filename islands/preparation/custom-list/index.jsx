@@ -2,48 +2,29 @@
 // cell is a button: it marks an unseen vehicle as seen and a seen one as unseen again, one
 // request per vehicle at a time. A refused change opens the info modal with the server's text.
 import { useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
 import { api, reportApiError } from '../../lib/api.js';
+import { Dialog } from '../../lib/dialog.js';
 import { useGettext } from '../../lib/i18n.js';
-import { useModalHost } from '../../lib/modal.js';
 import { rowClasses, toggleSeen } from './seen.js';
 
 export function InfoModal({ text, onClose }) {
   const gettext = useGettext();
   const closeRef = useRef(null);
-  // the focus returns to the vehicle button that was activated
-  const host = useModalHost(true, () => closeRef.current?.focus());
-  const onKeyDown = (event) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      onClose();
-    } else if (event.key === 'Tab') {
-      event.preventDefault(); // the cancel button is the only thing to reach
-      closeRef.current?.focus();
-    }
-  };
-  // A static backdrop: a click beside the dialog does not close it.
-  return createPortal(
-    <div className="modal-backdrop" onKeyDown={onKeyDown}>
-      <div
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="seen-modal-title"
-        aria-describedby="seen-modal-text"
-      >
-        <h2 className="modal-title" id="seen-modal-title">
-          {gettext('Notification')}
-        </h2>
-        <p id="seen-modal-text">{text}</p>
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" ref={closeRef} onClick={onClose}>
-            {gettext('Cancel')}
-          </button>
-        </div>
-      </div>
-    </div>,
-    host,
+  // The cancel button is the only thing to reach; the focus returns to the vehicle button that
+  // was activated. A static backdrop: a click beside the dialog does not close it.
+  return (
+    <Dialog
+      title={gettext('Notification')}
+      description={text}
+      onEscape={onClose}
+      onOpen={() => closeRef.current?.focus()}
+      trapFocus
+      actions={
+        <button type="button" className="btn btn-secondary" ref={closeRef} onClick={onClose}>
+          {gettext('Cancel')}
+        </button>
+      }
+    />
   );
 }
 
