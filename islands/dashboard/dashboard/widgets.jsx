@@ -1,7 +1,7 @@
 // The body of each widget type (spec 02 sections 2 to 4).
 import { useRef, useState } from 'react';
 import { useGettext } from '../../lib/i18n.js';
-import { InfoModal, useSeenToggle } from '../../preparation/custom-list/index.jsx';
+import { InfoModal, SeenToggle, useSeenToggle } from '../../preparation/custom-list/index.jsx';
 import { ChartWidget } from './chart.jsx';
 import {
   colorFor,
@@ -211,17 +211,12 @@ export function CustomListWidget({ widget }) {
                 return (
                   <tr key={item.id} className={rowClassesOf(item)} data-item-id={item.id}>
                     <th scope="row">
-                      <button
-                        type="button"
-                        className="seen-toggle"
-                        aria-pressed={seen}
-                        aria-busy={busy.has(item.id)}
-                        title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
-                        onClick={() => toggle(item.id, item.customListSeenId)}
-                      >
-                        {item.regno}
-                        <span className="visually-hidden"> {seen ? gettext('Seen') : gettext('Not seen')}</span>
-                      </button>
+                      <SeenToggle
+                        regno={item.regno}
+                        seen={seen}
+                        working={busy.has(item.id)}
+                        onToggle={() => toggle(item.id, item.customListSeenId)}
+                      />
                     </th>
                     <td>
                       <a href={manageLink(item, value.config)}>{item.fullModelName}</a>

@@ -75,6 +75,28 @@ export function useSeenToggle(listIri, onSeen) {
   return { busy, modal, closeModal: () => setModal(null), toggle };
 }
 
+/** A vehicle's registration number as the button that marks it seen, or not seen again. */
+export function SeenToggle({ regno, seen, working, onToggle }) {
+  const gettext = useGettext();
+  return (
+    <button
+      type="button"
+      className="seen-toggle"
+      aria-pressed={seen}
+      aria-busy={working}
+      aria-disabled={working}
+      title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
+      onClick={onToggle}
+    >
+      {regno}
+      <span className="visually-hidden">
+        {' '}
+        {seen ? gettext('Seen') : gettext('Not seen')}
+      </span>
+    </button>
+  );
+}
+
 export default function CustomList({ listIri, caption, rows: initialRows = [] }) {
   const gettext = useGettext();
   const [rows, setRows] = useState(initialRows);
@@ -104,21 +126,7 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
               return (
                 <tr key={row.id} className={rowClasses(row)} data-item-id={row.id}>
                   <th scope="row">
-                    <button
-                      type="button"
-                      className="seen-toggle"
-                      aria-pressed={seen}
-                      aria-busy={working}
-                      aria-disabled={working}
-                      title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
-                      onClick={() => toggle(row.id, row.seenId)}
-                    >
-                      {row.regno}
-                      <span className="visually-hidden">
-                        {' '}
-                        {seen ? gettext('Seen') : gettext('Not seen')}
-                      </span>
-                    </button>
+                    <SeenToggle regno={row.regno} seen={seen} working={working} onToggle={() => toggle(row.id, row.seenId)} />
                     {!seen && (
                       <span className="badge badge-unseen" aria-hidden="true">
                         {gettext('Not seen')}
