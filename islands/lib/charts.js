@@ -15,16 +15,6 @@ import {
   Tooltip,
 } from 'chart.js';
 
-ChartJS.register(
-  BarController,
-  BarElement,
-  CategoryScale,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-);
+ChartJS.register(BarController, BarElement, CategoryScale, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip);
 
 export { Chart } from 'react-chartjs-2';

@@ -1,7 +1,7 @@
 // The body of each widget type (spec 02 sections 2 to 4).
 import { useRef, useState } from 'react';
 import { useGettext } from '../../lib/i18n.js';
-import { InfoModal, SeenToggle, useSeenToggle } from '../../preparation/custom-list/index.jsx';
+import { SeenToggle, useSeenToggle } from '../../preparation/custom-list/index.jsx';
 import { ChartWidget } from './chart.jsx';
 import {
   colorFor,
@@ -177,7 +177,7 @@ export function CustomListWidget({ widget }) {
   }
   const listIri = `/preparation-custom-lists/${value.listId}`;
   const stateButtons = Boolean(value.config?.showStateInteractionButtons);
-  const { busy, modal, closeModal, toggle } = useSeenToggle(listIri, (id, seenId) =>
+  const { busy, notice, toggle } = useSeenToggle(listIri, (id, seenId) =>
     setItems((current) => current.map((i) => (i.id === id ? { ...i, customListSeenId: seenId } : i))),
   );
   return (
@@ -234,7 +234,7 @@ export function CustomListWidget({ widget }) {
           </table>
         </div>
       )}
-      {modal !== null && <InfoModal text={modal} onClose={closeModal} />}
+      {notice}
     </div>
   );
 }

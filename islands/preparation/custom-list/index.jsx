@@ -7,7 +7,7 @@ import { Dialog } from '../../lib/dialog.js';
 import { useGettext } from '../../lib/i18n.js';
 import { rowClasses, toggleSeen } from './seen.js';
 
-export function InfoModal({ text, onClose }) {
+function InfoModal({ text, onClose }) {
   const gettext = useGettext();
   const closeRef = useRef(null);
   // The cancel button is the only thing to reach; the focus returns to the vehicle button that
@@ -53,7 +53,8 @@ function Stations({ row }) {
 /**
  * The seen markers' toggling, one request per vehicle at a time (this list and the dashboard's
  * custom-list widget): `toggle(id, seenId)` asks the server (toggleSeen) and hands the vehicle's
- * new marker to `onSeen(id, seenId)`; a refused change's text is `modal` until `closeModal`.
+ * new marker to `onSeen(id, seenId)`; a refused change's text shows in `notice` (the info
+ * dialog to render) until it is closed.
  */
 export function useSeenToggle(listIri, onSeen) {
   const [busy, setBusy] = useState(() => new Set());
@@ -72,7 +73,8 @@ export function useSeenToggle(listIri, onSeen) {
       setBusy(new Set(running.current));
     }
   };
-  return { busy, modal, closeModal: () => setModal(null), toggle };
+  const notice = modal === null ? null : <InfoModal text={modal} onClose={() => setModal(null)} />;
+  return { busy, notice, toggle };
 }
 
 /** A vehicle's registration number as the button that marks it seen, or not seen again. */
@@ -100,7 +102,7 @@ export function SeenToggle({ regno, seen, working, onToggle }) {
 export default function CustomList({ listIri, caption, rows: initialRows = [] }) {
   const gettext = useGettext();
   const [rows, setRows] = useState(initialRows);
-  const { busy, modal, closeModal, toggle } = useSeenToggle(listIri, (id, seenId) =>
+  const { busy, notice, toggle } = useSeenToggle(listIri, (id, seenId) =>
     setRows((current) => current.map((r) => (r.id === id ? { ...r, seenId } : r))),
   );
 
@@ -149,7 +151,7 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
           </tbody>
         </table>
       </div>
-      {modal !== null && <InfoModal text={modal} onClose={closeModal} />}
+      {notice}
     </>
   );
 }
