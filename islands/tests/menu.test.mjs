@@ -10,6 +10,7 @@ import {
   searchPhrase,
   shouldCloseAfterLeaf,
 } from '../lib/menu.js';
+import { fakeEvent } from './fake-events.mjs';
 import {
   activeInstanceId,
   instanceChoices,
@@ -100,16 +101,7 @@ function fakePage({ bySelector = {}, byId = {}, mobile = false } = {}) {
     setTimeout,
   };
   const click = (target, extra = {}) => {
-    const event = {
-      type: 'click',
-      target,
-      button: 0,
-      defaultPrevented: false,
-      preventDefault() {
-        this.defaultPrevented = true;
-      },
-      ...extra,
-    };
+    const event = fakeEvent('click', target, extra);
     for (const { type, fn } of listeners) if (type === 'click') fn(event);
     return event;
   };
@@ -296,12 +288,7 @@ function searchPage({ mobile = false, value = '' } = {}) {
   const page = fakePage({ bySelector: { 'form[data-search]': [form] }, mobile });
   enhanceMenus(page.doc, page.win);
   const submitForm = () => {
-    const event = {
-      defaultPrevented: false,
-      preventDefault() {
-        this.defaultPrevented = true;
-      },
-    };
+    const event = fakeEvent('submit', form);
     for (const fn of form.listeners.submit) fn(event);
     return event.defaultPrevented ? 'stopped' : 'sent';
   };

@@ -1,6 +1,7 @@
 // The page-frame enhancers: the error page's go-back link (spec 01 section 2).
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
+import { fakeEvent } from './fake-events.mjs';
 
 // --- a minimal page ----------------------------------------------------------------------------
 
@@ -43,15 +44,7 @@ enhanceShell();
 
 /** A click on `target` as the document's listener sees it; `followed` tells if the link opens. */
 function click(target, extra = {}) {
-  const event = {
-    target,
-    button: 0,
-    defaultPrevented: false,
-    preventDefault() {
-      this.defaultPrevented = true;
-    },
-    ...extra,
-  };
+  const event = fakeEvent('click', target, extra);
   listeners.click(event);
   return { followed: !event.defaultPrevented };
 }

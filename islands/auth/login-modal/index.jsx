@@ -2,14 +2,29 @@
 // is gone, so it cannot be dismissed: the user signs in again or goes to the login page. On
 // success it announces cc:authenticated and the api client repeats the calls that failed.
 import { useEffect, useId, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
 import { api, isAuthPending, setCsrfToken } from '../../lib/api.js';
+import { Dialog } from '../../lib/dialog.js';
 import { useGettext } from '../../lib/i18n.js';
-import { useModalHost } from '../../lib/modal.js';
 
-const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), ' +
-  'textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+/** A required field of the form, described by the error above it while there is one. */
+function Field({ id, name, label, inputRef, type, autoComplete, value, onChange, errorId }) {
+  return (
+    <div className="form-field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        ref={inputRef}
+        id={id}
+        name={name}
+        type={type}
+        autoComplete={autoComplete}
+        required
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-describedby={errorId}
+      />
+    </div>
+  );
+}
 
 export default function LoginModal({ email: initialEmail = '', loginUrl }) {
   const gettext = useGettext();
@@ -21,7 +36,6 @@ export default function LoginModal({ email: initialEmail = '', loginUrl }) {
   const [error, setError] = useState('');
   const busy = useRef(false);
   const formRef = useRef(null);
-  const dialogRef = useRef(null);
   const emailRef = useRef(null);
   const passwordRef = useRef(null);
   const ids = useId();
@@ -37,36 +51,11 @@ export default function LoginModal({ email: initialEmail = '', loginUrl }) {
     return () => window.removeEventListener('cc:unauthorized', onUnauthorized);
   }, []);
 
-  const host = useModalHost(open, () => {
+  // The focus goes to the first field still to fill in.
+  const onOpen = () => {
     const field = emailRef.current?.value ? passwordRef.current : emailRef.current;
     field?.focus();
     setValid(Boolean(formRef.current?.checkValidity()));
-  });
-
-  const onKeyDown = (event) => {
-    if (event.key === 'Escape') {
-      // Deliberately not a way out: without signing in nothing on the page works.
-      event.preventDefault();
-      event.stopPropagation();
-      return;
-    }
-    if (event.key !== 'Tab') return;
-    const dialog = dialogRef.current;
-    const items = Array.from(dialog.querySelectorAll(FOCUSABLE));
-    if (!items.length) {
-      event.preventDefault();
-      return;
-    }
-    const first = items[0];
-    const last = items[items.length - 1];
-    const inside = dialog.contains(document.activeElement);
-    if (event.shiftKey && (!inside || document.activeElement === first)) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && (!inside || document.activeElement === last)) {
-      event.preventDefault();
-      first.focus();
-    }
   };
 
   const onInput = () => setValid(Boolean(formRef.current?.checkValidity()));
@@ -110,71 +99,35 @@ export default function LoginModal({ email: initialEmail = '', loginUrl }) {
 
   if (!open) return null;
 
-  const titleId = `${ids}-title`;
-  const textId = `${ids}-text`;
   const errorId = `${ids}-error`;
-  return createPortal(
-    <div className="modal-backdrop">
-      <div
-        ref={dialogRef}
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        aria-describedby={textId}
-        tabIndex={-1}
-        onKeyDown={onKeyDown}
-      >
-        <h2 id={titleId} className="modal-title">
-          {gettext('Your session has ended')}
-        </h2>
-        <p id={textId}>{gettext('Sign in again to continue where you left off.')}</p>
-        <form ref={formRef} onSubmit={onSubmit} onInput={onInput} aria-busy={loading || undefined}>
-          {error && (
-            <p id={errorId} className="alert alert-danger" role="alert">
-              {error}
-            </p>
-          )}
-          <div className="form-field">
-            <label htmlFor={`${ids}-email`}>{gettext('E-mail')}</label>
-            <input
-              ref={emailRef}
-              id={`${ids}-email`}
-              name="email"
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(event) => setEmail(event.target.value)}
-              aria-describedby={error ? errorId : undefined}
-            />
-          </div>
-          <div className="form-field">
-            <label htmlFor={`${ids}-password`}>{gettext('Password')}</label>
-            <input
-              ref={passwordRef}
-              id={`${ids}-password`}
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-              aria-describedby={error ? errorId : undefined}
-            />
-          </div>
-          <div className="form-actions">
-            <button type="submit" className="btn btn-primary" disabled={!valid || loading}>
-              {loading && <span className="spinner" aria-hidden="true" />}
-              {gettext('Sign in')}
-            </button>
-            <a className="btn btn-link" href={href}>
-              {gettext('Go to the login page')}
-            </a>
-          </div>
-        </form>
-      </div>
-    </div>,
-    host,
+  // Escape is deliberately no way out (no onEscape): without signing in nothing on the page works.
+  return (
+    <Dialog
+      title={gettext('Your session has ended')}
+      description={gettext('Sign in again to continue where you left off.')}
+      onOpen={onOpen}
+      trapFocus
+    >
+      <form ref={formRef} onSubmit={onSubmit} onInput={onInput} aria-busy={loading || undefined}>
+        {error && (
+          <p id={errorId} className="alert alert-danger" role="alert">
+            {error}
+          </p>
+        )}
+        <Field id={`${ids}-email`} name="email" label={gettext('E-mail')} inputRef={emailRef} type="email"
+          autoComplete="username" value={email} onChange={setEmail} errorId={error ? errorId : undefined} />
+        <Field id={`${ids}-password`} name="password" label={gettext('Password')} inputRef={passwordRef} type="password"
+          autoComplete="current-password" value={password} onChange={setPassword} errorId={error ? errorId : undefined} />
+        <div className="form-actions">
+          <button type="submit" className="btn btn-primary" disabled={!valid || loading}>
+            {loading && <span className="spinner" aria-hidden="true" />}
+            {gettext('Sign in')}
+          </button>
+          <a className="btn btn-link" href={href}>
+            {gettext('Go to the login page')}
+          </a>
+        </div>
+      </form>
+    </Dialog>
   );
 }

@@ -1,23 +1,10 @@
 // The chart widget: line or bar (Chart.js through react-chartjs-2), a goal line only with a goal
 // value whose label is toggled on hover and sits at 25 % steps, at most 12 x ticks, and the same
 // numbers in a table beside or under it.
-import {
-  BarController,
-  BarElement,
-  CategoryScale,
-  Chart as ChartJS,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-} from 'chart.js';
 import { useMemo, useState } from 'react';
-import { Chart } from 'react-chartjs-2';
+import { Chart } from '../../lib/charts.js';
 import { useGettext } from '../../lib/i18n.js';
 import { axisLabels, chartHeight, formatValue, snapPercent } from './rules.js';
-
-ChartJS.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Tooltip);
 
 const COLOUR = '#1d4ed8';
 const GOAL_COLOUR = '#b42318';

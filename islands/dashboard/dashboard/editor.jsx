@@ -1,10 +1,9 @@
 // The widget editor: every field of a widget, checked by the server (422 with a message per
 // field, shown under the field, everything typed kept).
 import { useEffect, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
 import { api } from '../../lib/api.js';
+import { Dialog } from '../../lib/dialog.js';
 import { useGettext } from '../../lib/i18n.js';
-import { useModalHost } from '../../lib/modal.js';
 import { editorPayload, initialForm } from './form.js';
 
 function Field({ id, label, error, hint, children }) {
@@ -40,7 +39,6 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
   const [saving, setSaving] = useState(false);
   const firstRef = useRef(null);
   const alertRef = useRef(null);
-  const host = useModalHost(true, () => firstRef.current?.focus());
   const set = (name) => (event) => {
     const target = event.target;
     let value = target.type === 'checkbox' ? target.checked : target.value;
@@ -86,23 +84,13 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
     if (Object.keys(errors).length) alertRef.current?.focus();
   }, [errors]);
 
-  const onKeyDown = (event) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      onClose();
-    }
-  };
   const type = form.type;
   const e = (name) => errors[name];
   const title = widget?.id ? gettext('Edit widget') : gettext('Add widget');
   const errorCount = Object.keys(errors).length;
 
-  return createPortal(
-    <div className="modal-backdrop" onKeyDown={onKeyDown}>
-      <div className="modal widget-editor" role="dialog" aria-modal="true" aria-labelledby="widget-editor-title">
-        <h2 className="modal-title" id="widget-editor-title">
-          {title}
-        </h2>
+  return (
+    <Dialog title={title} className="widget-editor" onEscape={onClose} onOpen={() => firstRef.current?.focus()}>
         <form onSubmit={submit} noValidate>
           {errorCount > 0 && (
             <div className="alert alert-danger" role="alert" tabIndex={-1} ref={alertRef}>
@@ -377,8 +365,6 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
             </button>
           </div>
         </form>
-      </div>
-    </div>,
-    host,
+    </Dialog>
   );
 }

@@ -1,7 +1,7 @@
 // The body of each widget type (spec 02 sections 2 to 4).
 import { useRef, useState } from 'react';
 import { useGettext } from '../../lib/i18n.js';
-import { InfoModal, useSeenToggle } from '../../preparation/custom-list/index.jsx';
+import { SeenToggle, useSeenToggle } from '../../preparation/custom-list/index.jsx';
 import { ChartWidget } from './chart.jsx';
 import {
   colorFor,
@@ -177,7 +177,7 @@ export function CustomListWidget({ widget }) {
   }
   const listIri = `/preparation-custom-lists/${value.listId}`;
   const stateButtons = Boolean(value.config?.showStateInteractionButtons);
-  const { busy, modal, closeModal, toggle } = useSeenToggle(listIri, (id, seenId) =>
+  const { busy, notice, toggle } = useSeenToggle(listIri, (id, seenId) =>
     setItems((current) => current.map((i) => (i.id === id ? { ...i, customListSeenId: seenId } : i))),
   );
   return (
@@ -211,17 +211,12 @@ export function CustomListWidget({ widget }) {
                 return (
                   <tr key={item.id} className={rowClassesOf(item)} data-item-id={item.id}>
                     <th scope="row">
-                      <button
-                        type="button"
-                        className="seen-toggle"
-                        aria-pressed={seen}
-                        aria-busy={busy.has(item.id)}
-                        title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
-                        onClick={() => toggle(item.id, item.customListSeenId)}
-                      >
-                        {item.regno}
-                        <span className="visually-hidden"> {seen ? gettext('Seen') : gettext('Not seen')}</span>
-                      </button>
+                      <SeenToggle
+                        regno={item.regno}
+                        seen={seen}
+                        working={busy.has(item.id)}
+                        onToggle={() => toggle(item.id, item.customListSeenId)}
+                      />
                     </th>
                     <td>
                       <a href={manageLink(item, value.config)}>{item.fullModelName}</a>
@@ -239,7 +234,7 @@ export function CustomListWidget({ widget }) {
           </table>
         </div>
       )}
-      {modal !== null && <InfoModal text={modal} onClose={closeModal} />}
+      {notice}
     </div>
   );
 }

@@ -111,6 +111,11 @@ export function bidState(typed, minimum, busy = false) {
   return { text, value, low, disabled: busy || value === null || minimum === null || low };
 }
 
+/** A question for useConfirm before a step that binds: its first line, that it binds, and the buttons. */
+export function bindingQuestion(title, first, binds, confirm) {
+  return { title, lines: [first, binds], confirm, cancel: t.cancel };
+}
+
 /**
  * The confirmation of a bid of `value` in the bidder's `currency`: the amount, in the advert's
  * currency too when it is another (at the advert's `rate` there, as the server books it), and
@@ -123,12 +128,7 @@ export function bidQuestion(value, currency, advertCurrency, rate) {
     advertAmount === null
       ? format(t.confirmBid, params)
       : format(t.confirmBidConverted, { ...params, advertAmount: amount(advertAmount), advertCurrency });
-  return {
-    title: t.confirmBidTitle,
-    lines: [first, t.confirmBidBinds],
-    confirm: format(t.confirmBidButton, params),
-    cancel: t.cancel,
-  };
+  return bindingQuestion(t.confirmBidTitle, first, t.confirmBidBinds, format(t.confirmBidButton, params));
 }
 
 /** Bid: the amount in the bidder's currency, prefilled with the next bid there. */

@@ -5,7 +5,7 @@ import { amount, format, t } from '../public/core.js';
 import { money } from './advert.js';
 import { parseAmount } from './amounts.js';
 import { useConfirm } from '../../lib/dialog.js';
-import { AlertBox, CurrencyTable, SubmitButton, useSending } from './components.js';
+import { AlertBox, bindingQuestion, CurrencyTable, SubmitButton, useSending } from './components.js';
 import { amountsPerCurrency } from './convert.js';
 
 export const NOTES_MAX = 255;
@@ -14,6 +14,16 @@ export const NOTES_MAX = 255;
 export function notesState(text) {
   const length = String(text ?? '').length;
   return { counter: format(t.charactersLeft, { count: length, max: NOTES_MAX }), over: length > NOTES_MAX };
+}
+
+/** A form's notes, kept on the page (`page.kept`) so that a refused send leaves them typed in. */
+function useKeptNotes(page, id) {
+  const [notes, setNotes] = useState(page.kept.notes || '');
+  const onChange = (text) => {
+    page.kept.notes = text;
+    setNotes(text);
+  };
+  return [notes, h(NotesField, { id, label: t.notesLabel, value: notes, onChange })];
 }
 
 /** A notes field with a live character counter (max 255); its text survives a reload. */
@@ -54,12 +64,7 @@ export function allocateQuestion(bidder, price, currency, rates) {
     theirs && theirs.amount !== null
       ? format(t.confirmAllocateConverted, { ...params, buyerAmount: amount(theirs.amount), buyerCurrency: bidder.currency })
       : format(t.confirmAllocate, params);
-  return {
-    title: t.confirmAllocateTitle,
-    lines: [first, t.confirmAllocateBinds],
-    confirm: format(t.confirmAllocateButton, params),
-    cancel: t.cancel,
-  };
+  return bindingQuestion(t.confirmAllocateTitle, first, t.confirmAllocateBinds, format(t.confirmAllocateButton, params));
 }
 
 /** Allocate: a buyer among the bidders, the sales price (filled from its bid) and notes. */
@@ -67,7 +72,7 @@ export function AllocateForm({ data, currencies, page, heads }) {
   const bidders = new Map(data.bidders.map((b) => [String(b.id), b]));
   const [chosenId, setChosenId] = useState(page.kept.bidder ?? null);
   const [price, setPrice] = useState(page.kept.price || '');
-  const [notes, setNotes] = useState(page.kept.notes || '');
+  const [notes, notesField] = useKeptNotes(page, 'allocate-notes');
   const bidder = bidders.get(chosenId ?? '');
   const call = () => {
     const value = parseAmount(price);
@@ -168,15 +173,7 @@ export function AllocateForm({ data, currencies, page, heads }) {
             heads,
           }),
     ),
-    h(NotesField, {
-      id: 'allocate-notes',
-      label: t.notesLabel,
-      value: notes,
-      onChange: (text) => {
-        page.kept.notes = text;
-        setNotes(text);
-      },
-    }),
+    notesField,
     h(SubmitButton, { label: t.submitAllocate, disabled: state.disabled, busy }),
     dialog,
   );
@@ -193,7 +190,7 @@ export function statusHint(statuses) {
 export function StatusForm({ data, page }) {
   const known = (value) => data.statuses.some((s) => s.value === value);
   const [status, setStatus] = useState(known(page.kept.status) ? page.kept.status : '');
-  const [notes, setNotes] = useState(page.kept.notes || '');
+  const [notes, notesField] = useKeptNotes(page, 'status-notes');
   const call = () =>
     status ? ['PUT', `_public/market-bid/${page.link}`, { status, statusNotes: notes.trim() || null }] : null;
   const { busy, submit } = useSending(page, call);
@@ -225,15 +222,7 @@ export function StatusForm({ data, page }) {
       ),
       h('p', { className: 'field-hint', id: 'status-hint' }, statusHint(data.statuses)),
     ),
-    h(NotesField, {
-      id: 'status-notes',
-      label: t.notesLabel,
-      value: notes,
-      onChange: (text) => {
-        page.kept.notes = text;
-        setNotes(text);
-      },
-    }),
+    notesField,
     h(SubmitButton, { label: t.submitStatus, disabled, busy }),
   );
 }

@@ -2,48 +2,29 @@
 // cell is a button: it marks an unseen vehicle as seen and a seen one as unseen again, one
 // request per vehicle at a time. A refused change opens the info modal with the server's text.
 import { useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
 import { api, reportApiError } from '../../lib/api.js';
+import { Dialog } from '../../lib/dialog.js';
 import { useGettext } from '../../lib/i18n.js';
-import { useModalHost } from '../../lib/modal.js';
 import { rowClasses, toggleSeen } from './seen.js';
 
-export function InfoModal({ text, onClose }) {
+function InfoModal({ text, onClose }) {
   const gettext = useGettext();
   const closeRef = useRef(null);
-  // the focus returns to the vehicle button that was activated
-  const host = useModalHost(true, () => closeRef.current?.focus());
-  const onKeyDown = (event) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      onClose();
-    } else if (event.key === 'Tab') {
-      event.preventDefault(); // the cancel button is the only thing to reach
-      closeRef.current?.focus();
-    }
-  };
-  // A static backdrop: a click beside the dialog does not close it.
-  return createPortal(
-    <div className="modal-backdrop" onKeyDown={onKeyDown}>
-      <div
-        className="modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="seen-modal-title"
-        aria-describedby="seen-modal-text"
-      >
-        <h2 className="modal-title" id="seen-modal-title">
-          {gettext('Notification')}
-        </h2>
-        <p id="seen-modal-text">{text}</p>
-        <div className="form-actions">
-          <button type="button" className="btn btn-secondary" ref={closeRef} onClick={onClose}>
-            {gettext('Cancel')}
-          </button>
-        </div>
-      </div>
-    </div>,
-    host,
+  // The cancel button is the only thing to reach; the focus returns to the vehicle button that
+  // was activated. A static backdrop: a click beside the dialog does not close it.
+  return (
+    <Dialog
+      title={gettext('Notification')}
+      description={text}
+      onEscape={onClose}
+      onOpen={() => closeRef.current?.focus()}
+      trapFocus
+      actions={
+        <button type="button" className="btn btn-secondary" ref={closeRef} onClick={onClose}>
+          {gettext('Cancel')}
+        </button>
+      }
+    />
   );
 }
 
@@ -72,7 +53,8 @@ function Stations({ row }) {
 /**
  * The seen markers' toggling, one request per vehicle at a time (this list and the dashboard's
  * custom-list widget): `toggle(id, seenId)` asks the server (toggleSeen) and hands the vehicle's
- * new marker to `onSeen(id, seenId)`; a refused change's text is `modal` until `closeModal`.
+ * new marker to `onSeen(id, seenId)`; a refused change's text shows in `notice` (the info
+ * dialog to render) until it is closed.
  */
 export function useSeenToggle(listIri, onSeen) {
   const [busy, setBusy] = useState(() => new Set());
@@ -91,13 +73,36 @@ export function useSeenToggle(listIri, onSeen) {
       setBusy(new Set(running.current));
     }
   };
-  return { busy, modal, closeModal: () => setModal(null), toggle };
+  const notice = modal === null ? null : <InfoModal text={modal} onClose={() => setModal(null)} />;
+  return { busy, notice, toggle };
+}
+
+/** A vehicle's registration number as the button that marks it seen, or not seen again. */
+export function SeenToggle({ regno, seen, working, onToggle }) {
+  const gettext = useGettext();
+  return (
+    <button
+      type="button"
+      className="seen-toggle"
+      aria-pressed={seen}
+      aria-busy={working}
+      aria-disabled={working}
+      title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
+      onClick={onToggle}
+    >
+      {regno}
+      <span className="visually-hidden">
+        {' '}
+        {seen ? gettext('Seen') : gettext('Not seen')}
+      </span>
+    </button>
+  );
 }
 
 export default function CustomList({ listIri, caption, rows: initialRows = [] }) {
   const gettext = useGettext();
   const [rows, setRows] = useState(initialRows);
-  const { busy, modal, closeModal, toggle } = useSeenToggle(listIri, (id, seenId) =>
+  const { busy, notice, toggle } = useSeenToggle(listIri, (id, seenId) =>
     setRows((current) => current.map((r) => (r.id === id ? { ...r, seenId } : r))),
   );
 
@@ -123,21 +128,7 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
               return (
                 <tr key={row.id} className={rowClasses(row)} data-item-id={row.id}>
                   <th scope="row">
-                    <button
-                      type="button"
-                      className="seen-toggle"
-                      aria-pressed={seen}
-                      aria-busy={working}
-                      aria-disabled={working}
-                      title={seen ? gettext('Mark as not seen') : gettext('Mark as seen')}
-                      onClick={() => toggle(row.id, row.seenId)}
-                    >
-                      {row.regno}
-                      <span className="visually-hidden">
-                        {' '}
-                        {seen ? gettext('Seen') : gettext('Not seen')}
-                      </span>
-                    </button>
+                    <SeenToggle regno={row.regno} seen={seen} working={working} onToggle={() => toggle(row.id, row.seenId)} />
                     {!seen && (
                       <span className="badge badge-unseen" aria-hidden="true">
                         {gettext('Not seen')}
@@ -160,7 +151,7 @@ export default function CustomList({ listIri, caption, rows: initialRows = [] })
           </tbody>
         </table>
       </div>
-      {modal !== null && <InfoModal text={modal} onClose={closeModal} />}
+      {notice}
     </>
   );
 }

@@ -4,80 +4,23 @@
 // asking on this page. "Do not show again" marks all the user's divisions; closing marks the
 // current one; navigating away closes it. It waits for its turn behind the system-message
 // dialogs (lib/modal.js): never two dialogs at once.
-import { useEffect, useId, useRef, useState } from 'react';
-import { createPortal } from 'react-dom';
+import { useEffect, useRef, useState } from 'react';
 import { api } from '../../lib/api.js';
+import { Dialog } from '../../lib/dialog.js';
 import { useGettext } from '../../lib/i18n.js';
-import { useModalHost, useModalTurn } from '../../lib/modal.js';
+import { useModalTurn } from '../../lib/modal.js';
 import { DIVISION_KEY, divisionToShow, isViewed, markViewed, seasonOf, WAIT_MS } from './rules.js';
 
 function SummaryDialog({ summary, onClose, onStop }) {
   const gettext = useGettext();
-  const ids = useId();
-  const ref = useRef(null);
-  const host = useModalHost(true, () => ref.current?.focus());
   const [current, ...earlier] = summary.divisionData;
-  const onKeyDown = (event) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      onClose();
-    }
-  };
-  return createPortal(
-    <div className="modal-backdrop">
-      <div
-        ref={ref}
-        className="modal tier-summary-modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={`${ids}-title`}
-        tabIndex={-1}
-        onKeyDown={onKeyDown}
-      >
-        <h2 id={`${ids}-title`} className="modal-title">
-          {gettext('Ranking of %(division)s', { division: current.name })}
-        </h2>
-        {[current, ...earlier].map((entry) => (
-          <section key={entry.season} className="tier-summary-season">
-            <h3>{gettext('Season %(season)s', { season: entry.season })}</h3>
-            <p className="tier-summary-tier">
-              <span className="ranking-tier">{entry.tier || '–'}</span>{' '}
-              {gettext('Position %(position)s in the tier, %(overall)s overall', {
-                position: entry.position,
-                overall: entry.overallPosition,
-              })}
-            </p>
-            <p>
-              {gettext('%(points)s points (%(new)s in the last 7 days)', {
-                points: entry.points,
-                new: entry.newPoints,
-              })}
-            </p>
-            <div
-              className="tier-progress"
-              role="progressbar"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={entry.progress}
-              aria-label={gettext('Progress to the next tier')}
-            >
-              <span style={{ width: `${entry.progress}%` }} />
-            </div>
-          </section>
-        ))}
-        {summary.globalStatistics?.length > 0 && (
-          <section>
-            <h3>{gettext('Divisions per tier')}</h3>
-            <ul className="ranking-shares">
-              {summary.globalStatistics.map((s) => (
-                <li key={s.tier}>
-                  <span className="ranking-tier">{s.tier}</span> <strong>{s.percentage} %</strong>
-                </li>
-              ))}
-            </ul>
-          </section>
-        )}
-        <div className="form-actions">
+  return (
+    <Dialog
+      title={gettext('Ranking of %(division)s', { division: current.name })}
+      className="tier-summary-modal"
+      onEscape={onClose}
+      actions={
+        <>
           <a className="btn btn-secondary" href="/ranking">
             {gettext('Leaderboard')}
           </a>
@@ -87,10 +30,50 @@ function SummaryDialog({ summary, onClose, onStop }) {
           <button type="button" className="btn btn-primary" onClick={onClose}>
             {gettext('Close')}
           </button>
-        </div>
-      </div>
-    </div>,
-    host,
+        </>
+      }
+    >
+      {[current, ...earlier].map((entry) => (
+        <section key={entry.season} className="tier-summary-season">
+          <h3>{gettext('Season %(season)s', { season: entry.season })}</h3>
+          <p className="tier-summary-tier">
+            <span className="ranking-tier">{entry.tier || '–'}</span>{' '}
+            {gettext('Position %(position)s in the tier, %(overall)s overall', {
+              position: entry.position,
+              overall: entry.overallPosition,
+            })}
+          </p>
+          <p>
+            {gettext('%(points)s points (%(new)s in the last 7 days)', {
+              points: entry.points,
+              new: entry.newPoints,
+            })}
+          </p>
+          <div
+            className="tier-progress"
+            role="progressbar"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={entry.progress}
+            aria-label={gettext('Progress to the next tier')}
+          >
+            <span style={{ width: `${entry.progress}%` }} />
+          </div>
+        </section>
+      ))}
+      {summary.globalStatistics?.length > 0 && (
+        <section>
+          <h3>{gettext('Divisions per tier')}</h3>
+          <ul className="ranking-shares">
+            {summary.globalStatistics.map((s) => (
+              <li key={s.tier}>
+                <span className="ranking-tier">{s.tier}</span> <strong>{s.percentage} %</strong>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </Dialog>
   );
 }
 

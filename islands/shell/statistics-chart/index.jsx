@@ -1,32 +1,8 @@
 // One statistics chart (Chart.js through react-chartjs-2). The same numbers are in the table the
 // server renders beside the chart, so the canvas is only a picture of them: it carries a short
 // aria-label and points to the table.
-import {
-  BarController,
-  BarElement,
-  CategoryScale,
-  Chart as ChartJS,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-} from 'chart.js';
-import { Chart } from 'react-chartjs-2';
+import { Chart } from '../../lib/charts.js';
 import { chartDatasets, chartOptions, wholeNumbers } from './chart.js';
-
-ChartJS.register(
-  BarController,
-  BarElement,
-  CategoryScale,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-);
 
 export default function StatisticsChart({ type = 'bar', labels = [], datasets = [], unit = '', label = '' }) {
   const chartType = type === 'line' ? 'line' : 'bar';
