@@ -3,6 +3,7 @@ an estimate above the division's limit waits for, who may decide it, and the veh
 
 import re
 from decimal import Decimal
+from html import unescape
 
 from sqlalchemy import select
 
@@ -16,7 +17,7 @@ from app.preparation.models import ItemStationTask, PreparationItem
 from app.preparation.queries import over_estimate_items
 from app.preparation.recon_models import ReconApproval, ReconLine
 from app.preparation.statistics import _start_of, period_start
-from tests.helpers import page_text
+from tests.helpers import page_text, sign_in
 from tests.preparation.manage_helpers import (
     alerts,
     demo_item,
@@ -24,6 +25,7 @@ from tests.preparation.manage_helpers import (
     in_seller_instance,
     tasks_of,
 )
+from tests.shell.conftest import demo_user
 
 STATION_PAGE = "/begcare/station/vehicles"
 
@@ -149,7 +151,7 @@ def test_reject_needs_a_reason_and_shows_in_the_history(as_demo):
             reject, data={"csrf_token": token, "comment": "För dyrt"}, follow_redirects=True
         )
     )
-    assert "estimate of 17252.00 rejected: För dyrt" in html  # the vehicle's history
+    assert "estimate of 17,252 SEK rejected: För dyrt" in html  # the vehicle's history
 
 
 def test_a_new_estimate_over_the_limit_asks_the_managers_by_mail(as_demo):
@@ -242,3 +244,18 @@ def test_statistics_show_the_average_cost_and_overrun_from_the_cost_lines(as_dem
     assert re.sub(r"\D", "", re.search(r"data-recon-vehicles>([^<]+)<", html).group(1)) == str(
         len(ended)
     )
+
+
+def test_the_history_writes_cost_amounts_as_money_in_the_readers_language(as_demo):
+    client, token = as_demo("station")
+    item, task = active_wash_task()
+    add_cost(client, token, item, task, "parts", "18563", "Lack")
+    seller = demo_user("seller@demo.test")
+    for language, written in (("en-GB", "18,563.00 SEK"), ("sv-SE", "18\xa0563,00 SEK")):
+        seller.options = {**(seller.options or {}), "language": language}
+        db.session.flush()
+        sign_in(client, seller)
+        html = client.get(f"/begcare/{item.id}", follow_redirects=True).get_data(as_text=True)
+        history = re.search(r'id="history".*?</(ol|ul|table)>', html, re.S).group(0)
+        assert written in unescape(history), (language, history[:600])
+        assert "18563.00" not in history
