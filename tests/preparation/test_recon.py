@@ -16,7 +16,7 @@ from app.mail.models import EmailMessage
 from app.preparation.models import ItemStationTask, PreparationItem
 from app.preparation.queries import over_estimate_items
 from app.preparation.recon_models import ReconApproval, ReconLine
-from app.preparation.statistics import _start_of, period_start
+from app.preparation.statistics import FIGURES, _start_of, period_start
 from tests.helpers import page_text, sign_in
 from tests.preparation.manage_helpers import (
     alerts,
@@ -222,6 +222,7 @@ def test_overview_shows_the_cost_and_filters_the_vehicles_over_their_estimate(as
 
 
 def test_statistics_show_the_average_cost_and_overrun_from_the_cost_lines(as_demo):
+    FIGURES.clear()  # kept figures of an earlier (rolled back) test
     client, _ = as_demo("seller")
     instance_id = in_seller_instance()
     since = _start_of(period_start(utcnow().date()))
@@ -244,6 +245,29 @@ def test_statistics_show_the_average_cost_and_overrun_from_the_cost_lines(as_dem
     assert re.sub(r"\D", "", re.search(r"data-recon-vehicles>([^<]+)<", html).group(1)) == str(
         len(ended)
     )
+
+
+def test_the_statistics_count_a_new_cost_line_at_once(as_demo):
+    """The cost figures are kept between views, but not past a new cost line."""
+    FIGURES.clear()
+    client, token = as_demo("seller")
+
+    def shown() -> str:
+        html = client.get("/begcare/statistics").get_data(as_text=True)
+        return re.search(r"data-recon-average>([^<]+)<", html).group(1)
+
+    before = shown()
+    assert shown() == before
+    item = demo_item(6)  # showroom: its reconditioning is over
+    task = tasks_of(item)[-1]
+    db.session.add(
+        ReconLine(
+            instance_id=item.instance_id, item_id=item.id, task_id=task.id, phase="actual",
+            kind="sublet", amount=Decimal(900000), created_at=utcnow(),
+        )
+    )  # fmt: skip
+    db.session.flush()
+    assert shown() != before
 
 
 def test_the_history_writes_cost_amounts_as_money_in_the_readers_language(as_demo):
