@@ -51,8 +51,8 @@ class ReconFigures:
 
 def _ended_since(key: str, since, module: str, division_ids):
     """Per item (`key` "item") or task ("task") of the module and divisions whose last actual
-    cost line was entered since `since`: its estimate, actual and when that last actual was
-    entered (and the item's brand and model, the task's station).
+    cost line was entered since `since`: its estimate and actual (and the item's brand, model
+    and when its last actual was entered; the task's station).
 
     Bounded by the period, not the history (issue 34): the keys come from the period's actual
     lines through ix_recon_line_created (instance, phase, created_at); each key's sums, its
@@ -77,12 +77,12 @@ def _ended_since(key: str, since, module: str, division_ids):
         key_column.label("key"),
         func.coalesce(lines(func.sum(line.c.amount), ESTIMATE), 0).label("estimate"),
         func.coalesce(lines(func.sum(line.c.amount), ACTUAL), 0).label("actual"),
-        lines(func.max(line.c.created_at), ACTUAL).label("ended"),
     ]
     if key == "task":
         station = select(ItemStationTask.station_id).where(ItemStationTask.id == key_column)
         columns.append(station.scalar_subquery().label("station_id"))
-    else:
+    else:  # the months count a vehicle in the month of its last actual line
+        columns.append(lines(func.max(line.c.created_at), ACTUAL).label("ended"))
         columns.append(of_item(PreparationItem.brand, item, module).label("brand"))
         columns.append(of_item(PreparationItem.model, item, module).label("model"))
     # Grouped, so that the database computes each key's look-ups once (a plain subquery would
