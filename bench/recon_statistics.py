@@ -18,6 +18,7 @@ Goal (issue 33): p95 under 300 ms at 100,000 vehicles; statements the same at ev
 """
 
 import argparse
+import os
 import platform
 import time
 from datetime import UTC, datetime
@@ -82,15 +83,16 @@ def recon_lines(url: str) -> int:
 
 def table(rows: dict[int, dict]) -> str:
     lines = [
-        "| vehicles | cost lines | served p50 / p95 ms | cold p50 / p95 ms | statements |",
-        "|---|---|---|---|---|",
+        "| vehicles | cost lines | served p50 / p95 ms | cold p50 / p95 ms | statements "
+        "| machine load (1 min) |",
+        "|---|---|---|---|---|---|",
     ]
     for size, r in rows.items():
         s, c = r["served"], r["cold"]
         lines.append(
             f"| {size:,} | {r['lines']:,} | {s['median_ms']:.0f} / {s['p95_ms']:.0f} "
             f"({s['requests']} requests) | {c['median_ms']:.0f} / {c['p95_ms']:.0f} "
-            f"({c['requests']} requests) | {r['statements']} |"
+            f"({c['requests']} requests) | {r['statements']} | {r['load']} |"
         )
     return "\n".join(lines)
 
@@ -127,6 +129,7 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         name = f"{args.prefix}_{size // 1000}k"
         url = f"{args.server}/{name}" if args.reuse else make_database(args.server, name, size)
+        before = os.getloadavg()[0]
         statements, cold = statements_and_cold(url, args.cold)
         rows[size] = {
             "lines": recon_lines(url),
@@ -134,6 +137,7 @@ def main() -> None:
             "cold": cold,
             "served": served(url, args.port, args.seconds),
         }
+        rows[size]["load"] = f"{before:.1f} → {os.getloadavg()[0]:.1f}"
         print(table({size: rows[size]}).splitlines()[-1], flush=True)
     command = ".venv/bin/python bench/recon_statistics.py " + " ".join(
         f"--{k}={v}" for k, v in vars(args).items() if k not in ("server", "write") and v
