@@ -3,12 +3,13 @@ estimate) per vehicle by brand and model, by month, and per task by station, ove
 whose reconditioning ended in the last twelve months. Three grouped queries, whatever the
 number of vehicles: one per figure, each over a per-vehicle (or per-task) sum in SQL."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 
 from sqlalchemy import case, func, select
 
+from app.core.localized import shown_names
 from app.core.models import utcnow
 from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
@@ -112,12 +113,14 @@ def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
         .subquery()
     )
     stations = _rows(
-        select(Station.name, *_aggregates(per_task))
+        select(Station.id, *_aggregates(per_task))
         .join(ItemStationTask, ItemStationTask.id == per_task.c.key)
         .join(Station, Station.id == ItemStationTask.station_id)
         .group_by(Station.id, Station.name, Station.ordering)
         .order_by(Station.ordering, Station.name)
     )
+    names = shown_names(Station, [row.label for row in stations])  # in the reader's language
+    stations = [replace(row, label=names.get(row.label, "")) for row in stations]
     # The day in a subquery of its own, so that PostgreSQL groups by the very column it selects.
     dated = select(
         _utc_day(per_item.c.ended).label("day"), per_item.c.actual, per_item.c.estimate

@@ -194,7 +194,7 @@ def task_action(module: str, item_id: int, task_id: int, action: str):
         "reopen": _("%(station)s for %(regno)s is open again."),
         "undo": _("%(station)s for %(regno)s is in progress again."),
     }
-    flash(messages[action] % {"station": task.station.name, "regno": item.regno}, "success")
+    flash(messages[action] % {"station": task.station.shown_name, "regno": item.regno}, "success")
     return redirect(_back(item))
 
 

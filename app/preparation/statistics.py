@@ -16,6 +16,8 @@ from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
 from app.core.models import UTCDateTime, utcnow
+from app.core.i18n import current_locale
+from app.core.localized import shown_names
 from app.core.settings import SettingRow
 from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
 from app.extensions import db
@@ -274,7 +276,11 @@ def minutes_per_station(
         .group_by(Station.id, Station.name, Station.target_minutes, Station.ordering)
         .order_by(Station.ordering, Station.name)
     ).all()
-    return [StationMinutes(i, name, n, _round(avg, 0), target) for i, name, target, n, avg in rows]
+    names = shown_names(Station, [row[0] for row in rows])
+    return [
+        StationMinutes(i, names.get(i, name), n, _round(avg, 0), target)
+        for i, name, target, n, avg in rows
+    ]
 
 
 # --- stock days ------------------------------------------------------------------------------
@@ -391,6 +397,7 @@ def figures(instance, module: str, division_ids: list[int]) -> Figures:
     key = (
         instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
         utcnow().date(), until_delivered, getattr(count_days, "version", None),
+        current_locale(),  # the stations' names are the reader's
     )  # fmt: skip
     found = FIGURES.get(key)
     if found is None:
