@@ -135,7 +135,9 @@ class StationForm(OwnedForm):
     )
 
     def set_groups(self, groups) -> None:
-        self.station_group_id.choices = [(None, _l("No group"))] + [(g.id, g.shown_name) for g in groups]
+        self.station_group_id.choices = [(None, _l("No group"))] + [
+            (g.id, g.shown_name) for g in groups
+        ]
 
 
 class ReconLimitForm(OwnedForm):

@@ -13,8 +13,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
-from app.core.models import Division, utcnow
 from app.core.localized import for_reader
+from app.core.models import Division, utcnow
 from app.core.workdays import DayCounter, calendar_days
 from app.extensions import db
 from app.preparation.items import active_advert_ids, manage_path

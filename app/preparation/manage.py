@@ -116,8 +116,13 @@ def item_tasks(item_id: int) -> list[TaskRow]:
     ).all()
     checkups = service_due.checkup_names(t.checkup_task_id for t, *_rest in rows)
     return [
-        TaskRow(t, s.shown_name, g and g.shown_name, u.full_name if u else None,
-                checkups.get(t.checkup_task_id))  # fmt: skip
+        TaskRow(
+            t,
+            s.shown_name,
+            g and g.shown_name,
+            u.full_name if u else None,
+            checkups.get(t.checkup_task_id),
+        )  # fmt: skip
         for t, s, g, u in rows
     ]
 
@@ -302,7 +307,9 @@ def _rule_text(details: dict) -> str:
     what = details.get("what")
     state = next((s.title for s in BY_ID.values() if s.key == details.get("state")), "")
     if what == "tag":
-        return _("Tag %(tag)s added", tag=for_reader(details.get("tag_texts"), details.get("tag", "")))
+        return _(
+            "Tag %(tag)s added", tag=for_reader(details.get("tag_texts"), details.get("tag", ""))
+        )
     if what == "move":
         return _("Moved to %(state)s", state=state)
     if what == "skipped_move":

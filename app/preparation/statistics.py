@@ -15,9 +15,9 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
-from app.core.models import UTCDateTime, utcnow
 from app.core.i18n import current_locale
 from app.core.localized import shown_names
+from app.core.models import UTCDateTime, utcnow
 from app.core.settings import SettingRow
 from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
 from app.extensions import db
