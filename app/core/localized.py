@@ -84,18 +84,6 @@ def search_names(model):
     return search
 
 
-def shown_names(model, ids) -> dict[int, str]:
-    """Id -> the name the reader sees, for rows of a `Named` model (one query; for lists that
-    select or group by the id)."""
-    wanted = {i for i in ids if i is not None}
-    if not wanted:
-        return {}
-    rows = db.session.execute(
-        select(model.id, model.name, model.name_texts).where(model.id.in_(wanted))
-    )
-    return {row_id: for_reader(texts, name) for row_id, name, texts in rows}
-
-
 NAME_TEXTS_HINT = _l(
     "Each user reads the name in their language; where that is empty, in the company's "
     "language, else as written above."

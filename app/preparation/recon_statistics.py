@@ -3,13 +3,13 @@ estimate) per vehicle by brand and model, by month, and per task by station, ove
 whose reconditioning ended in the last twelve months. Three grouped queries, whatever the
 number of vehicles: one per figure, each over a per-vehicle (or per-task) sum in SQL."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
 from sqlalchemy import case, func, select
 
-from app.core.localized import shown_names
+from app.core.localized import for_reader
 from app.core.models import utcnow
 from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
@@ -59,7 +59,12 @@ def _sums(key):
     )
 
 
-def _rows(query) -> list[CostRow]:
+def _rows(query, named: bool = False) -> list[CostRow]:
+    """The rows of (label, count, cost, overrun, over); `named`: (name, its texts per language,
+    count, ...), labelled in the reader's language."""
+    rows = db.session.execute(query).all()
+    if named:
+        rows = [(for_reader(texts, name), *rest) for name, texts, *rest in rows]
     return [
         CostRow(
             label,
@@ -68,7 +73,7 @@ def _rows(query) -> list[CostRow]:
             Decimal(overrun or 0).quantize(Decimal(1)),
             over or 0,
         )  # fmt: skip
-        for label, count, cost, overrun, over in db.session.execute(query)
+        for label, count, cost, overrun, over in rows
     ]
 
 
@@ -112,15 +117,14 @@ def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
         )
         .subquery()
     )
-    stations = _rows(
-        select(Station.id, *_aggregates(per_task))
+    stations = _rows(  # name_texts is the grouped station's own (grouped by the primary key)
+        select(Station.name, Station.name_texts, *_aggregates(per_task))
         .join(ItemStationTask, ItemStationTask.id == per_task.c.key)
         .join(Station, Station.id == ItemStationTask.station_id)
         .group_by(Station.id, Station.name, Station.ordering)
-        .order_by(Station.ordering, Station.name)
+        .order_by(Station.ordering, Station.name),
+        named=True,
     )
-    names = shown_names(Station, [row.label for row in stations])  # in the reader's language
-    stations = [replace(row, label=names.get(row.label, "")) for row in stations]
     # The day in a subquery of its own, so that PostgreSQL groups by the very column it selects.
     dated = select(
         _utc_day(per_item.c.ended).label("day"), per_item.c.actual, per_item.c.estimate

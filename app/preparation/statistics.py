@@ -16,7 +16,7 @@ from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
 from app.core.i18n import current_locale
-from app.core.localized import shown_names
+from app.core.localized import for_reader
 from app.core.models import UTCDateTime, utcnow
 from app.core.settings import SettingRow
 from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
@@ -262,7 +262,15 @@ def minutes_per_station(
         _days_between(ItemStationTask.finished_at, ItemStationTask.started_at) * 1440.0, Float
     )
     rows = db.session.execute(
-        select(Station.id, Station.name, Station.target_minutes, func.count(), func.avg(minutes))
+        # name_texts is the grouped station's own (PostgreSQL: grouped by the primary key)
+        select(
+            Station.id,
+            Station.name,
+            Station.name_texts,
+            Station.target_minutes,
+            func.count(),
+            func.avg(minutes),
+        )  # fmt: skip
         .join(ItemStationTask, ItemStationTask.station_id == Station.id)
         .join(PreparationItem, PreparationItem.id == ItemStationTask.item_id)
         .where(
@@ -276,10 +284,9 @@ def minutes_per_station(
         .group_by(Station.id, Station.name, Station.target_minutes, Station.ordering)
         .order_by(Station.ordering, Station.name)
     ).all()
-    names = shown_names(Station, [row[0] for row in rows])
     return [
-        StationMinutes(i, names.get(i, name), n, _round(avg, 0), target)
-        for i, name, target, n, avg in rows
+        StationMinutes(i, for_reader(texts, name), n, _round(avg, 0), target)
+        for i, name, texts, target, n, avg in rows
     ]
 
 
