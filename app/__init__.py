@@ -151,12 +151,14 @@ def _register_template_helpers(app: Flask) -> None:
     # lazy: composition root
     from flask_wtf.csrf import generate_csrf
 
+    from app.core.colours import colour_name
     from app.core.i18n import LOCALES, current_locale
     from app.core.localized import for_reader
     from app.core.modules import MODULE_NAMES
 
     # Entered content in the reader's language: entered(button.title_texts, button.title).
     app.add_template_global(for_reader, "entered")
+    app.add_template_filter(colour_name, "colour")  # a vehicle's colour: item.color | colour
 
     @app.context_processor
     def _globals():

@@ -12,6 +12,7 @@ from app.core.tenancy import activate
 from app.core.workdays import FLAG
 from app.demo import seeder
 from app.extensions import db
+from app.preparation.demo_names import name_texts
 from app.providers.demo import demo_providers
 
 # The public holidays of the demo year (and the Christmas of the year before, which the demo's
@@ -103,8 +104,9 @@ def seed_admin(ctx: dict) -> None:
         }
         db.session.add_all(
             [
-                Tag(name="Kampanj" if country == "SE" else "Kampanje", color="#c0392b"),
-                Tag(name="Export" if country == "SE" else "Eksport", color="#2c7a7b"),
+                *[Tag(name=name, name_texts=name_texts(name), color=color) for name, color in (
+                    ("Kampanj" if country == "SE" else "Kampanje", "#c0392b"),
+                    ("Export" if country == "SE" else "Eksport", "#2c7a7b"))],
                 *[Holiday(day=day, name=name, country_id=country_id) for day, name in HOLIDAYS.get(country, [])],
                 *demo_providers(),
                 SettingRow(kind="event", name="Såld bil: avisera anläggningen", data={"event": "vehicle_sold", "action": "notify", "target": ""}),

@@ -26,6 +26,7 @@ from app.core.division_settings import (
     own_division_ids,
     owner_choices,
 )
+from app.core.localized import for_reader, search_names
 from app.core.modules import MODULE_NAMES
 from app.extensions import db
 from app.preparation import admin_services as S
@@ -106,6 +107,7 @@ def _save_station_group(module: str):
         name = form.name.data.strip()
         _check(S.check_station_group, module, group.id, name)
         group.module, group.name, group.division_id = module, name, form.division_id.data
+        group.name_texts = form.name_texts.data or {}
 
     return save
 
@@ -129,14 +131,14 @@ def station_groups(module: str) -> Screen:
         noun=_l("station group"),
         form=StationGroupForm,
         columns=(
-            Column(_l("Name"), "name"),
+            Column(_l("Name"), lambda g: g.shown_name),
             Column(_l("Stations"), lambda g, e: e["stations"].get(g.id, 0), "num", True),
             _owner(),
         ),
         intro=_l(
             "Station groups gather stations that belong together, such as the workshop or reconditioning."
         ),
-        search=("name",),
+        search_with=search_names(StationGroup),
         order_by=(func.lower(StationGroup.name), StationGroup.id),
         save=_save_station_group(module),
         before_delete=lambda group, v: S.ungroup_stations(group),
@@ -155,12 +157,10 @@ def _station_extra(rows) -> dict:
         .where(ItemStationTask.station_id.in_([s.id for s in rows]))
         .group_by(ItemStationTask.station_id)
     )
-    groups = db.session.execute(
-        select(StationGroup.id, StationGroup.name).where(
-            StationGroup.id.in_({s.station_group_id for s in rows})
-        )
+    groups = db.session.scalars(
+        select(StationGroup).where(StationGroup.id.in_({s.station_group_id for s in rows}))
     )
-    return {"tasks": dict(counts.all()), "groups": dict(groups.all())}
+    return {"tasks": dict(counts.all()), "groups": {g.id: g.shown_name for g in groups}}
 
 
 def _offer_station(module: str):
@@ -177,6 +177,7 @@ def _save_station(module: str):
         name, group_id = form.name.data.strip(), form.station_group_id.data
         _check(S.check_station, module, station.id, name, group_id)
         station.module, station.name, station.station_group_id = module, name, group_id
+        station.name_texts = form.name_texts.data or {}
         station.target_minutes, station.ordering = form.target_minutes.data, form.ordering.data
         station.hourly_rate = form.hourly_rate.data
         station.division_id = form.division_id.data
@@ -202,7 +203,7 @@ def stations(module: str) -> Screen:
         noun=_l("station"),
         form=StationForm,
         columns=(
-            Column(_l("Name"), "name"),
+            Column(_l("Name"), lambda s: s.shown_name),
             Column(
                 _l("Station group"),
                 lambda s, e: e["groups"].get(s.station_group_id) or _("No group"),
@@ -228,7 +229,7 @@ def stations(module: str) -> Screen:
         intro=_l(
             "Stations are the preparation steps a vehicle goes through. A station that has tasks on vehicles cannot be deleted."
         ),
-        search=("name",),
+        search_with=search_names(Station),
         order_by=(Station.ordering, func.lower(Station.name), Station.id),
         save=_save_station(module),
         before_delete=lambda station, v: S.leave_packages(station),
@@ -311,6 +312,7 @@ def _save_location(module: str, kind: str):
         _check(S.check_location, module, kind, location.id, name, form.division_id.data)
         location.module, location.kind = module, kind
         location.name, location.division_id = name, form.division_id.data
+        location.name_texts = form.name_texts.data or {}
 
     return save
 
@@ -328,11 +330,11 @@ def locations(module: str, slug: str) -> Screen:
         model=Location,
         form=LocationForm,
         columns=(
-            Column(column, "name"),
+            Column(column, lambda loc: loc.shown_name),
             Column(_l("Division"), lambda loc, e: e.get(loc.division_id), "", True),
         ),
         intro=_l("Each division has its own locations. You see the divisions you have access to."),
-        search=("name",),
+        search_with=search_names(Location),
         where=(Location.module == module, Location.kind == kind),
         scope=lambda stmt, v: stmt.where(Location.division_id.in_(own_division_ids(v))),
         order_by=(Location.division_id, func.lower(Location.name), Location.id),
@@ -351,14 +353,14 @@ def locations(module: str, slug: str) -> Screen:
 def _package_extra(rows) -> dict:
     ids = [p.id for p in rows]
     steps = db.session.execute(
-        select(StationPackageStep.package_id, Station.name)
+        select(StationPackageStep.package_id, Station.name, Station.name_texts)
         .join(Station, Station.id == StationPackageStep.station_id)
         .where(StationPackageStep.package_id.in_(ids))
         .order_by(StationPackageStep.package_id, StationPackageStep.ordering)
     )
     names: dict[int, list[str]] = {}
-    for package_id, name in steps:
-        names.setdefault(package_id, []).append(name)
+    for package_id, name, texts in steps:
+        names.setdefault(package_id, []).append(for_reader(texts, name))
     vehicles = db.session.execute(
         select(PreparationItem.package_id, func.count())
         .where(PreparationItem.package_id.in_(ids))

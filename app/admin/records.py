@@ -28,6 +28,7 @@ from app.core import roles as R
 from app.core.audit import AuditLog
 from app.core.division_settings import WHOLE_INSTANCE, instance_divisions, own_division_ids
 from app.core.i18n import LOCALES
+from app.core.localized import name_texts_field, search_names
 from app.core.messages import KEYS
 from app.core.models import Country
 from app.core.settings import Holiday, SettingRow
@@ -39,6 +40,7 @@ from app.extensions import db
 
 class TagForm(FlaskForm):
     name = text(_l("Name"), 60)
+    name_texts = name_texts_field(60)
     color = StringField(
         _l("Colour"),
         validators=[
@@ -55,9 +57,9 @@ TAGS = Screen(
     noun=_l("tag"),
     model=Tag,
     form=TagForm,
-    columns=(Column(_l("Name"), "name"), Column(_l("Colour"), "color")),
+    columns=(Column(_l("Name"), lambda t: t.shown_name), Column(_l("Colour"), "color")),
     intro=_l("Tags are short labels users put on vehicles, such as “Campaign” or “Export”."),
-    search=("name",),
+    search_with=search_names(Tag),
     order_by=(Tag.name,),
 )
 

@@ -111,7 +111,8 @@ def _choices(module: str, v: Viewer) -> dict[str, list[tuple[str, str]]]:
     the parking locations of the divisions the viewer may change rules of."""
     states = [(s.key, str(s.title)) for s in STATES if s.key != "archived"]
     tags = [
-        (str(t.id), t.name) for t in db.session.scalars(select(Tag).order_by(func.lower(Tag.name)))
+        (str(t.id), t.shown_name)
+        for t in db.session.scalars(select(Tag).order_by(func.lower(Tag.name)))
     ]
     divisions = {d.id: d.name for d in instance_divisions()}
     places = db.session.scalars(
@@ -120,7 +121,7 @@ def _choices(module: str, v: Viewer) -> dict[str, list[tuple[str, str]]]:
         .order_by(Location.name)
     ).all()
     locations = [
-        (str(p.id), f"{p.name} ({divisions.get(p.division_id, '')})".replace(" ()", ""))
+        (str(p.id), f"{p.shown_name} ({divisions.get(p.division_id, '')})".replace(" ()", ""))
         for p in places
         if may_change(v, p.division_id)
     ]
@@ -235,10 +236,10 @@ def _value_text(cond: dict) -> str:
         return next((str(s.title) for s in STATES if s.key == value), str(value))
     if cond["field"] == "tag":
         tag = db.session.get(Tag, int(value)) if str(value).isdigit() else None
-        return tag.name if tag else "–"
+        return tag.shown_name if tag else "–"
     if cond["field"] == "location":
         place = db.session.get(Location, int(value)) if str(value).isdigit() else None
-        return place.name if place else "–"
+        return place.shown_name if place else "–"
     if cond["field"] == "tasks_overdue":
         return _("Yes") if value == "yes" else _("No")
     return str(value)
@@ -250,7 +251,7 @@ def _actions(row: SettingRow) -> str:
         parts.append(_("warning “%(text)s”", text=data["warning"]))
     if data.get("tag"):
         tag = db.session.get(Tag, int(data["tag"])) if str(data["tag"]).isdigit() else None
-        parts.append(_("tag %(name)s", name=tag.name if tag else "–"))
+        parts.append(_("tag %(name)s", name=tag.shown_name if tag else "–"))
     if data.get("move"):
         state = next((s.title for s in STATES if s.key == data["move"]), data["move"])
         parts.append(_("move to %(state)s", state=state))

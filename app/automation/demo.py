@@ -12,6 +12,7 @@ from app.core.settings import SettingRow, Tag
 from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
+from app.preparation.demo_names import name_texts
 
 LOCAL_RECEIVER = "http://127.0.0.1:8001/"
 
@@ -41,7 +42,12 @@ def seed_rule(ctx: dict) -> None:
     gothenburg = db.session.scalars(
         select(Division).where(Division.name == "Nordbil Göteborg")
     ).one()
-    tag = Tag(instance_id=first.id, name="Prisöversyn", color="#b54708")
+    tag = Tag(
+        instance_id=first.id,
+        name="Prisöversyn",
+        name_texts=name_texts("Prisöversyn"),
+        color="#b54708",
+    )
     db.session.add(tag)
     db.session.flush()
     conditions = [
@@ -53,7 +59,7 @@ def seed_rule(ctx: dict) -> None:
             instance_id=first.id, kind="begcare.rule", name="Parkerad mer än 21 dagar",
             description="Bilar som stått parkerade länge får en prisöversyn.",
             division_id=gothenburg.id, active=True,
-            data={"conditions": conditions, "warning": "Prisöversyn", "tag": str(tag.id),
+            data={"conditions": conditions, "warning": "Dags för prisöversyn", "tag": str(tag.id),
                   "move": "", "notify": "ROLE_USER_DIVISION_ADMIN", "event": ""},
         )
     )  # fmt: skip

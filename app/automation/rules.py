@@ -283,7 +283,7 @@ def _tag(rule: SettingRow, item: PreparationItem, tag_id: int) -> bool:
     if has:
         return False
     db.session.add(ItemTag(instance_id=item.instance_id, item_id=item.id, tag_id=tag_id))
-    _history(rule, item, "tag", tag=tag.name)
+    _history(rule, item, "tag", tag=tag.name, tag_texts=tag.name_texts)
     return True
 
 

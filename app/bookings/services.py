@@ -73,7 +73,7 @@ def delivery_place(item: PreparationItem) -> str:
     location = (
         db.session.get(Location, item.delivery_location_id) if item.delivery_location_id else None
     )
-    return location.name if location is not None else ""
+    return location.shown_name if location is not None else ""
 
 
 def _check_slot(calendar: cal.Calendar, site: cal.Site, start: datetime, now: datetime) -> None:

@@ -6,7 +6,9 @@ form (templates/admin/form.html) draws it as a compact list of the languages."""
 
 from flask import g, has_request_context
 from flask_babel import gettext as _
-from sqlalchemy import select
+from flask_babel import lazy_gettext as _l
+from sqlalchemy import JSON, select
+from sqlalchemy.orm import Mapped, mapped_column
 from wtforms import Field, ValidationError
 from wtforms.utils import unset_value
 
@@ -50,6 +52,49 @@ def for_reader(texts: dict | None, default: str = "") -> str:
     if text := texts.get(current_locale()):
         return text
     return localized(texts, None, instance_locale() if texts else None, default)
+
+
+class Named:
+    """A row with a `name` as written and `name_texts`, its name per language (a station, a
+    tag, a location): `shown_name` is the one the current reader sees."""
+
+    name_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
+
+    @property
+    def shown_name(self) -> str:
+        return for_reader(self.name_texts, self.name)
+
+
+def name_matches(name: str | None, texts: dict | None, phrase: str) -> bool:
+    """True when the phrase is part of the name as written or of its text in any language."""
+    wanted = phrase.casefold()
+    return any(wanted in (text or "").casefold() for text in (name, *(texts or {}).values()))
+
+
+def search_names(model):
+    """An admin screen's search (crud.Screen.search_with) over a `Named` model's names in every
+    language. These are short lists of settings: their names are matched here, not in SQL (the
+    JSON column's text escapes what is not ASCII)."""
+
+    def search(stmt, phrase: str):
+        rows = db.session.execute(select(model.id, model.name, model.name_texts))
+        ids = [row_id for row_id, name, texts in rows if name_matches(name, texts, phrase)]
+        return stmt.where(model.id.in_(ids))
+
+    return search
+
+
+NAME_TEXTS_HINT = _l(
+    "Each user reads the name in their language; where that is empty, in the company's "
+    "language, else as written above."
+)
+
+
+def name_texts_field(max_length: int = 80) -> "TextsField":
+    """The admin form's names in each language of a `Named` row."""
+    return TextsField(
+        _l("Name in each language"), max_length=max_length, description=NAME_TEXTS_HINT
+    )
 
 
 class TextsField(Field):

@@ -15,6 +15,7 @@ from sqlalchemy import JSON, ForeignKey, Index, Integer, String, func, select, u
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.cache import LRUCache
+from app.core.localized import for_reader
 from app.core.models import Instance, InstanceScoped, UTCDateTime, new_version, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
@@ -53,12 +54,17 @@ class Notification(InstanceScoped, db.Model):
 
 
 MSGID = "msgid"
+TEXTS = "texts"
 
 
 def _translated(value):
-    """A parameter given as {MSGID: …} is a catalogue text of its own (an event's name)."""
+    """A parameter given as {MSGID: …} is a catalogue text of its own (an event's name); one
+    given as {TEXTS: {tag: text}, "text": …} is entered words in each language (a station's
+    name, app.core.localized)."""
     if isinstance(value, dict) and MSGID in value:
         return gettext(value[MSGID])
+    if isinstance(value, dict) and TEXTS in value:
+        return for_reader(value[TEXTS], value.get("text", ""))
     return value
 
 

@@ -8,6 +8,7 @@ from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, Text, s
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.division_settings import DivisionSetting
+from app.core.localized import Named
 from app.core.models import InstanceScoped
 from app.extensions import db
 
@@ -19,7 +20,7 @@ class Holiday(InstanceScoped, db.Model):
     country_id: Mapped[int | None] = mapped_column(ForeignKey("country.id", ondelete="CASCADE"))
 
 
-class Tag(InstanceScoped, db.Model):
+class Tag(Named, InstanceScoped, db.Model):
     """A label users put on vehicles (admin/general/tags; app/preparation/tags.py)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -1,5 +1,6 @@
 """Demo dashboards: the seller's one widget of every type, fitting dashboards for the other staff
-users, the module dashboards and goals for the demo divisions."""
+users, the module dashboards and goals for the demo divisions. No widget has a typed title: each
+reads its preset's, figure's or type's title in the reader's language (issue 37)."""
 
 from datetime import timedelta
 
@@ -25,41 +26,41 @@ def seller_widgets(divisions: dict, list_id: int | None) -> list[dict]:
     solna = _division_value(divisions, "Nordbil Solna")
     everywhere = ["all"]
     return [
-        {"type": "number", "title": "I flödet", "w": 1,
-         "options": {"module": "begcare", "divisions": everywhere, "metric": "count",
+        {"type": "number", "w": 1,
+         "options": {"preset": "inFlow", "module": "begcare", "divisions": everywhere, "metric": "count",
                      "colorConditions": [{"operator": "gt", "value": 40, "color": RED}]},
          "item_filters": {"enum[state]": "4"}, "auto_update": 60},
-        {"type": "number", "title": "Lagerdagar", "w": 1,
-         "options": {"module": "begcare", "divisions": everywhere, "metric": "stockDays",
+        {"type": "number", "w": 1,
+         "options": {"preset": "stockDays", "module": "begcare", "divisions": everywhere, "metric": "stockDays",
                      "gauge": True, "minimum": 0, "colorConditions": [
                          {"operator": "lt", "value": 60, "color": GREEN},
                          {"operator": "lt", "value": 120, "color": AMBER},
                          {"operator": "gt", "value": 120, "color": RED}]}},
-        {"type": "number", "title": "Sålda i Solna", "w": 1,
-         "options": {"module": "begcare", "divisions": [solna], "metric": "sold",
+        {"type": "number", "w": 1,
+         "options": {"preset": "soldThisMonth", "module": "begcare", "divisions": [solna], "metric": "sold",
                      "period": "month"}},
-        {"type": "number", "title": "Lageromsättning", "w": 1,
+        {"type": "number", "w": 1,
          "options": {"module": "begcare", "divisions": everywhere, "metric": "turnover",
                      "period": "month"}},
-        {"type": "chart", "title": "Sålda per månad", "w": 2, "h": 2,
-         "options": {"module": "begcare", "divisions": [solna], "metric": "sold",
+        {"type": "chart", "w": 2, "h": 2,
+         "options": {"preset": "soldPerMonth", "module": "begcare", "divisions": [solna], "metric": "sold",
                      "chartType": "bar", "tickSpan": "month"}},
-        {"type": "numberSummary", "title": "Fordon per läge", "w": 2,
+        {"type": "numberSummary", "w": 2,
          "options": {"module": "begcare", "divisions": everywhere}},
-        {"type": "list", "title": "Per läge", "w": 1, "h": 2,
+        {"type": "list", "w": 1, "h": 2,
          "options": {"module": "begcare", "divisions": everywhere, "groupBy": "state"}},
-        {"type": "customList", "title": "Kampanj", "w": 2, "h": 1,
+        {"type": "customList", "w": 2, "h": 1,
          "options": {"module": "begcare", "divisions": everywhere, "customListId": list_id}},
-        {"type": "tier", "title": "Ranking", "w": 1,
+        {"type": "tier", "w": 1,
          "options": {"module": "begcare", "divisions": [solna]}},
-        {"type": "bookings", "title": "Bokningar", "w": 1, "h": 2,
+        {"type": "bookings", "w": 1, "h": 2,
          "options": {"module": "begcare", "divisions": everywhere}},
-        {"type": "reconCost", "title": "Rekonditionering", "w": 1, "h": 1,
+        {"type": "reconCost", "w": 1, "h": 1,
          "options": {"module": "begcare", "divisions": everywhere}},
-        {"type": "number", "title": "Fjordauto Oslo", "w": 1,
+        {"type": "number", "w": 1,
          "options": {"module": "begcare", "divisions": [
              _division_value(divisions, "Fjordauto Oslo Sentrum")], "metric": "count"}},
-        {"type": "chart", "title": "In i flödet per vecka", "w": 2, "h": 1,
+        {"type": "chart", "w": 2, "h": 1,
          "options": {"module": "newcare", "divisions": everywhere, "metric": "entered",
                      "chartType": "line", "tickSpan": "week"}},
     ]  # fmt: skip
@@ -86,23 +87,23 @@ def seed_dashboards(ctx: dict) -> None:
     goteborg = _division_value(divisions, "Nordbil Göteborg")
     divadmin = users["divadmin@demo.test"]
     _add(divadmin.id, "my", [
-        {"type": "numberSummary", "title": "Göteborg", "w": 2,
+        {"type": "numberSummary", "w": 2,
          "options": {"module": "begcare", "divisions": [goteborg]}},
-        {"type": "number", "title": "Lagerdagar", "options": {
+        {"type": "number", "options": {"preset": "stockDays",
             "module": "begcare", "divisions": [goteborg], "metric": "stockDays"}},
-        {"type": "number", "title": "Genomloppstid", "options": {
+        {"type": "number", "options": {
             "module": "begcare", "divisions": [goteborg], "metric": "leadTime", "period": "year"}},
-        {"type": "list", "title": "Nya bilar per märke", "h": 2, "options": {
+        {"type": "list", "h": 2, "options": {
             "module": "newcare", "divisions": [goteborg], "groupBy": "brand"}},
     ])  # fmt: skip
 
     solna = _division_value(divisions, "Nordbil Solna")
     station = users["station@demo.test"]
     _add(station.id, "my", [
-        {"type": "number", "title": "Väntar på tvätt", "options": {
+        {"type": "number", "options": {"preset": "inFlow",
             "module": "begcare", "divisions": [solna], "metric": "count"},
          "item_filters": {"enum[state]": "4"}, "auto_update": 30},
-        {"type": "number", "title": "Dagar i läget", "options": {
+        {"type": "number", "options": {
             "module": "begcare", "divisions": [solna], "metric": "avgDaysInState"},
          "item_filters": {"enum[state]": "4"}},
     ])  # fmt: skip
@@ -110,11 +111,11 @@ def seed_dashboards(ctx: dict) -> None:
     admin = users["admin@demo.test"]
     activate(admin.home_instance_id)
     _add(admin.id, "my", [
-        {"type": "numberSummary", "title": "Begagnat", "w": 2,
+        {"type": "numberSummary", "w": 2,
          "options": {"module": "begcare", "divisions": ["all"]}},
-        {"type": "numberSummary", "title": "Nya", "w": 2,
+        {"type": "numberSummary", "w": 2,
          "options": {"module": "newcare", "divisions": ["all"]}},
-        {"type": "number", "title": "Försäljning", "options": {
+        {"type": "number", "options": {
             "module": "begcare", "divisions": ["all"], "metric": "salesSum"},
          "item_filters": {"enum[state]": "6"}},
     ])  # fmt: skip

@@ -23,6 +23,7 @@ from app.core.modules import MODULE_NAMES
 from app.core.workdays import FLAG as WORKING_DAYS
 from app.dashboard.models import DashboardWidget, Goal
 from app.dashboard.values import (
+    METRICS,
     NotAllowed,
     Scope,
     chart_value,
@@ -43,6 +44,23 @@ DASHBOARDS = ("my", *MODULES)
 CHART_METRICS = ("sold", "entered")
 PERIODS = {"week": _l("This week"), "month": _l("This month"), "year": _l("This year")}
 LIST_GROUPS = {"state": _l("Per state"), "brand": _l("Per brand")}
+# A widget whose title its user never typed reads the catalogue's title in the reader's language
+# (issue 37), never a string stored in its creator's: a preset's (the module dashboards' and the
+# demo's, options["preset"]), else its figure's, its grouping's or its type's.
+PRESETS = {
+    "inFlow": _l("In the flow"),
+    "soldThisMonth": _l("Sold this month"),
+    "stockDays": _l("Stock days"),
+    "soldPerMonth": _l("Sold per month"),
+    "vehiclesPerState": _l("Vehicles per state"),
+}
+TYPE_TITLES = {
+    "numberSummary": _l("Vehicles per state"),
+    "customList": _l("Custom list"),
+    "tier": _l("Tier"),
+    "bookings": _l("Bookings"),
+    "reconCost": _l("Reconditioning cost"),
+}
 VALUES = LRUCache(size=2048, ttl=60.0)
 # Averages over thousands of vehicles (stock days, lead time, days in state) barely move when one
 # vehicle does, and each costs an index lookup per vehicle: they are kept for five minutes
@@ -123,6 +141,18 @@ def find_goal(name: str, module: str, site: tuple[str, int] | None) -> dict | No
 # --- the widget as the island reads it --------------------------------------------------------
 
 
+def default_title(widget: DashboardWidget) -> str:
+    """The title of a widget whose user typed none, in the reader's language."""
+    options = widget.options or {}
+    if options.get("preset") in PRESETS:
+        return str(PRESETS[options["preset"]])
+    if widget.type in ("number", "chart") and options.get("metric") in METRICS:
+        return str(METRICS[options["metric"]][0])
+    if widget.type == "list":
+        return str(LIST_GROUPS.get(options.get("groupBy"), LIST_GROUPS["state"]))
+    return str(TYPE_TITLES.get(widget.type, ""))
+
+
 def label_of(widget: DashboardWidget, v) -> dict:
     """The label's parts (spec 02): custom label, the division (or how many), the module."""
     options = widget.options or {}
@@ -130,7 +160,7 @@ def label_of(widget: DashboardWidget, v) -> dict:
     names = {c.value: c.label for c in v.division_choices}
     module = options.get("module")
     return {
-        "custom": widget.title or "",
+        "custom": widget.title or default_title(widget),
         "division": names.get(values[0]) if len(values) == 1 else None,
         "divisionCount": len(values),
         "module": str(MODULE_NAMES[module]) if module in MODULE_NAMES else None,
@@ -144,7 +174,8 @@ def widget_meta(widget: DashboardWidget, v) -> dict:
     return {
         "id": widget.id,
         "type": widget.type,
-        "title": widget.title or "",
+        "title": widget.title or "",  # as its user typed it (the editor's)
+        "defaultTitle": default_title(widget),  # shown while the user typed none
         "h": widget.h,
         "w": widget.w,
         "canEdit": widget.user_id == v.user.id,
@@ -278,9 +309,13 @@ def add_widget(user_id: int, dashboard: str, fields: dict) -> DashboardWidget:
 
 
 def apply_fields(widget: DashboardWidget, fields: dict) -> None:
+    """Set the widget's fields; a preset title stays while no title is typed over it."""
+    kind, preset = widget.type, (widget.options or {}).get("preset")
     for name in ("type", "title", "h", "w", "auto_update", "options", "config", "item_filters"):
         if name in fields:
             setattr(widget, name, fields[name])
+    if preset and not widget.title and widget.type == kind:
+        widget.options = {**(widget.options or {}), "preset": preset}
 
 
 def copy_widget(widget: DashboardWidget) -> DashboardWidget:
@@ -316,18 +351,18 @@ def default_widgets(module: str) -> list[dict]:
     """The widgets a module dashboard starts with: the module's own figures."""
     base = {"module": module, "divisions": ["all"]}
     return [
-        {"type": "number", "title": _("In the flow"), "options": {**base, "metric": "count"},
+        {"type": "number", "options": {**base, "metric": "count", "preset": "inFlow"},
          "item_filters": {"enum[state]": "4"}},
-        {"type": "number", "title": _("Sold this month"), "options": {**base, "metric": "sold", "period": "month"}},
-        {"type": "number", "title": _("Stock days"), "options": {**base, "metric": "stockDays",
+        {"type": "number", "options": {**base, "metric": "sold", "period": "month", "preset": "soldThisMonth"}},
+        {"type": "number", "options": {**base, "metric": "stockDays", "preset": "stockDays",
          "gauge": True, "minimum": 0, "colorConditions": [
              {"operator": "lt", "value": 30, "color": "#067647"},
              {"operator": "lt", "value": 60, "color": "#b54708"},
              {"operator": "gt", "value": 60, "color": "#b42318"}]}},
-        {"type": "chart", "title": _("Sold per month"), "h": 2, "w": 2,
-         "options": {**base, "metric": "sold", "chartType": "bar", "tickSpan": "month"}},
-        {"type": "numberSummary", "title": _("Vehicles per state"), "w": 2, "options": base},
-        {"type": "list", "title": _("Per state"), "h": 2, "options": {**base, "groupBy": "state"}},
+        {"type": "chart", "h": 2, "w": 2, "options": {
+            **base, "metric": "sold", "chartType": "bar", "tickSpan": "month", "preset": "soldPerMonth"}},
+        {"type": "numberSummary", "w": 2, "options": base},
+        {"type": "list", "h": 2, "options": {**base, "groupBy": "state"}},
     ]  # fmt: skip
 
 

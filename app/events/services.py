@@ -129,7 +129,7 @@ def _station_events(who: Who, start: datetime, end: datetime, now: datetime) -> 
                     kind="station",
                     at=due,
                     title=_vehicle(item),
-                    detail=station.name,
+                    detail=station.shown_name,
                     href=f"/{item.module}/{item.id}",
                     uid=f"task-{task.id}",
                     overdue=due <= now,

@@ -31,6 +31,7 @@ from flask import url_for
 from flask_babel import gettext as _
 from sqlalchemy import func, select
 
+from app.core.localized import for_reader
 from app.extensions import db
 from app.market.formatting import advert_day
 from app.market.models import Advert
@@ -226,7 +227,7 @@ def build(advert: Advert, choices: Choices | None = None) -> Passport | None:
         ]
     if choices.work:
         rows = db.session.execute(
-            select(Station.name, ItemStationTask.finished_at)
+            select(Station.name, Station.name_texts, ItemStationTask.finished_at)
             .join(Station, Station.id == ItemStationTask.station_id)
             .where(
                 ItemStationTask.item_id == item.id,
@@ -236,7 +237,9 @@ def build(advert: Advert, choices: Choices | None = None) -> Passport | None:
             .order_by(ItemStationTask.finished_at, ItemStationTask.id)
             .execution_options(all_instances=True)
         ).all()
-        passport.work = [{"name": name, "day": advert_day(done)} for name, done in rows]
+        passport.work = [
+            {"name": for_reader(texts, name), "day": advert_day(done)} for name, texts, done in rows
+        ]
     if choices.costs:
         total = db.session.scalar(
             select(func.coalesce(func.sum(ReconLine.amount), 0))

@@ -11,7 +11,7 @@ from wtforms import (
 )
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
-from app.core.localized import TextsField
+from app.core.localized import TextsField, name_texts_field
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id, coerce_int, whole_number
 from app.preparation.states import STATES
@@ -97,10 +97,12 @@ class StateButtonForm(OwnedForm):
 
 class StationGroupForm(OwnedForm):
     name = _name(_l("Name"))
+    name_texts = name_texts_field(NAME_MAX)
 
 
 class StationForm(OwnedForm):
     name = _name(_l("Name"))
+    name_texts = name_texts_field(NAME_MAX)
     station_group_id = SelectField(_l("Station group"), coerce=_optional_id)
     target_minutes = whole_number(
         _l("Target time (minutes)"),
@@ -120,7 +122,9 @@ class StationForm(OwnedForm):
     )
 
     def set_groups(self, groups) -> None:
-        self.station_group_id.choices = [(None, _l("No group"))] + [(g.id, g.name) for g in groups]
+        self.station_group_id.choices = [(None, _l("No group"))] + [
+            (g.id, g.shown_name) for g in groups
+        ]
 
 
 class ReconLimitForm(OwnedForm):
@@ -136,7 +140,7 @@ class StationPackageForm(OwnedForm):
 
     def set_stations(self, stations) -> None:
         """One step per station of the module, each offering every station or none."""
-        choices = [(None, _l("— none —"))] + [(s.id, s.name) for s in stations]
+        choices = [(None, _l("— none —"))] + [(s.id, s.shown_name) for s in stations]
         while len(self.steps.entries) < max(len(stations), 1):
             self.steps.append_entry()
         for n, entry in enumerate(self.steps.entries, start=1):
@@ -151,6 +155,7 @@ class StationPackageForm(OwnedForm):
 
 class LocationForm(FlaskForm):
     name = _name(_l("Name"))
+    name_texts = name_texts_field(NAME_MAX)
     division_id = SelectField(_l("Division"), coerce=_optional_id)
 
     def set_divisions(self, divisions) -> None:

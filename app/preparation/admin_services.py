@@ -295,5 +295,5 @@ def station_in_use_message(station, tasks: int) -> str:
         "%(name)s has station tasks on %(num)s vehicle and cannot be deleted.",
         "%(name)s has station tasks on %(num)s vehicles and cannot be deleted.",
         tasks,
-        name=station.name,
+        name=station.shown_name,
     )

@@ -11,6 +11,7 @@ from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
 from app.preparation import locations, salespeople
+from app.preparation.demo_names import name_texts
 from app.preparation.models import (
     CustomList,
     CustomListItem,
@@ -157,11 +158,14 @@ def seed_configuration(ctx: dict) -> None:
             groups, stations = {}, []
             for n, (group_name, name, minutes) in enumerate(STATIONS[country][module]):
                 if group_name not in groups:
-                    groups[group_name] = StationGroup(module=module, name=group_name)
+                    groups[group_name] = StationGroup(
+                        module=module, name=group_name, name_texts=name_texts(group_name)
+                    )
                     db.session.add(groups[group_name])
                 station = Station(
                     module=module,
                     name=name,
+                    name_texts=name_texts(name),
                     group=groups[group_name],
                     target_minutes=minutes,
                     ordering=n,
@@ -183,9 +187,8 @@ def seed_configuration(ctx: dict) -> None:
                 packages.append(package)
             for division in divisions:
                 for kind, name in LOCATIONS[country]:
-                    db.session.add(
-                        Location(module=module, kind=kind, name=name, division_id=division.id)
-                    )
+                    db.session.add(Location(module=module, kind=kind, name=name, name_texts=name_texts(name),
+                                            division_id=division.id))  # fmt: skip
             db.session.flush()
             ctx["packages"][(instance.id, module)] = packages
     station_user = ctx["users"]["station@demo.test"]
@@ -338,7 +341,7 @@ def seed_item_locations(ctx: dict) -> None:
                 entry = audit.record(
                     locations.MOVE_ACTION, user=user, instance_id=instance.id,
                     division_id=item.division_id, item_id=item.id, kind=kind, from_id=None,
-                    to_id=place.id, **{"from": None, "to": place.name},
+                    to_id=place.id, **{"from": None, "to": place.name}, to_texts=place.name_texts,
                 )  # fmt: skip
                 entry.created_at = item.state_changed_at  # put there when it came to its state
         db.session.flush()

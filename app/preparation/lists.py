@@ -13,6 +13,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.core import audit
+from app.core.localized import for_reader
 from app.core.models import Division, utcnow
 from app.core.workdays import DayCounter, calendar_days
 from app.extensions import db
@@ -341,6 +342,7 @@ def _station_progress(item_ids: list[int]) -> dict[int, tuple[int, int, str | No
             ItemStationTask.started_at,
             ItemStationTask.target_minutes,
             Station.name,
+            Station.name_texts,
         )  # fmt: skip
         .join(Station, Station.id == ItemStationTask.station_id)
         .where(ItemStationTask.item_id.in_(item_ids))
@@ -348,13 +350,13 @@ def _station_progress(item_ids: list[int]) -> dict[int, tuple[int, int, str | No
     ).all()
     now = utcnow()
     found: dict[int, list] = defaultdict(lambda: [0, 0, None, False])
-    for item_id, status, started_at, target, name in tasks:
+    for item_id, status, started_at, target, name, texts in tasks:
         entry = found[item_id]
         entry[1] += 1
         if status == "done":
             entry[0] += 1
         elif status == "active":
-            entry[2] = name
+            entry[2] = for_reader(texts, name)
             if started_at and (now - started_at).total_seconds() > target * 60:
                 entry[3] = True
     return {k: tuple(v) for k, v in found.items()}

@@ -17,6 +17,7 @@ from wtforms import SelectField
 from wtforms.validators import Optional, ValidationError
 
 from app.core import audit
+from app.core.localized import for_reader
 from app.core.numbers import coerce_id
 from app.core.tenancy import active_instance_id
 from app.extensions import db
@@ -80,7 +81,7 @@ def places(module: str, division_ids: Iterable[int]) -> list[Location]:
 
 def names(module: str, division_ids: Iterable[int]) -> dict[int, str]:
     """Location id -> name, for the tables (one small query per page)."""
-    return {p.id: p.name for p in places(module, division_ids)}
+    return {p.id: p.shown_name for p in places(module, division_ids)}
 
 
 def options(item: PreparationItem) -> dict[str, list[Location]]:
@@ -138,6 +139,7 @@ def move(item: PreparationItem, kind: str, location_id: int | None, user) -> boo
         MOVE_ACTION, user=user, division_id=item.division_id, item_id=item.id, kind=kind,
         from_id=before, to_id=location_id,
         **{"from": named.name if named else None, "to": after.name if after else None},
+        from_texts=named.name_texts if named else {}, to_texts=after.name_texts if after else {},
     )  # fmt: skip
     db.session.flush()
     return True
@@ -146,6 +148,10 @@ def move(item: PreparationItem, kind: str, location_id: int | None, user) -> boo
 def history_text(details: dict) -> str:
     """A move as the vehicle's history writes it."""
     kind, before, after = details.get("kind"), details.get("from"), details.get("to")
+    if before is not None:  # the names as they were, in the reader's language
+        before = for_reader(details.get("from_texts"), before)
+    if after is not None:
+        after = for_reader(details.get("to_texts"), after)
     texts = {
         "parking": (
             _("Parked at %(to)s", to=after),
@@ -257,7 +263,8 @@ def filter_choices(module: str, divisions: dict[int, str]) -> tuple:
 
 
 def _label(place: Location, divisions: dict[int, str], several: bool) -> str:
-    return f"{place.name} ({divisions.get(place.division_id, '')})" if several else place.name
+    name = place.shown_name
+    return f"{name} ({divisions.get(place.division_id, '')})" if several else name
 
 
 # --- the add and edit form -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from app.auth.models import User
 from app.auth.viewer import viewer
 from app.core import audit
 from app.core.audit import AuditLog
+from app.core.localized import for_reader
 from app.core.models import Country, Division, Region, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
@@ -112,7 +113,7 @@ class TaskRow:
 def item_tasks(item_id: int) -> list[TaskRow]:
     """The item's station tasks in order, with station and assigned user names."""
     rows = db.session.execute(
-        select(ItemStationTask, Station.name, StationGroup.name, User)
+        select(ItemStationTask, Station, StationGroup, User)
         .join(Station, Station.id == ItemStationTask.station_id)
         .outerjoin(StationGroup, StationGroup.id == Station.station_group_id)
         .outerjoin(User, User.id == ItemStationTask.assigned_user_id)
@@ -121,7 +122,13 @@ def item_tasks(item_id: int) -> list[TaskRow]:
     ).all()
     checkups = service_due.checkup_names(t.checkup_task_id for t, *_rest in rows)
     return [
-        TaskRow(t, s, g, u.full_name if u else None, checkups.get(t.checkup_task_id))
+        TaskRow(
+            t,
+            s.shown_name,
+            g and g.shown_name,
+            u.full_name if u else None,
+            checkups.get(t.checkup_task_id),
+        )  # fmt: skip
         for t, s, g, u in rows
     ]
 
@@ -288,7 +295,7 @@ class HistoryEntry:
 
 
 def _task_text(action: str, details: dict, currency: str = "") -> str:
-    station = details.get("station") or ""
+    station = for_reader(details.get("station_texts"), details.get("station") or "")
     texts = {
         "preparation.task.start": _("%(station)s started", station=station),
         "preparation.task.finish": _("%(station)s finished", station=station),
@@ -309,7 +316,9 @@ def _rule_text(details: dict) -> str:
     what = details.get("what")
     state = next((s.title for s in BY_ID.values() if s.key == details.get("state")), "")
     if what == "tag":
-        return _("Tag %(tag)s added", tag=details.get("tag", ""))
+        return _(
+            "Tag %(tag)s added", tag=for_reader(details.get("tag_texts"), details.get("tag", ""))
+        )
     if what == "move":
         return _("Moved to %(state)s", state=state)
     if what == "skipped_move":

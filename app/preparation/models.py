@@ -24,6 +24,7 @@ from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from app.core.audit import MadeBy
 from app.core.division_settings import DivisionSetting
+from app.core.localized import Named
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
 
@@ -277,13 +278,13 @@ class StateButton(DivisionSetting, InstanceScoped, db.Model):
     ordering: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class StationGroup(DivisionSetting, InstanceScoped, db.Model):
+class StationGroup(DivisionSetting, Named, InstanceScoped, db.Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     module: Mapped[str] = mapped_column(String(10))
     name: Mapped[str] = mapped_column(String(80))
 
 
-class Station(DivisionSetting, InstanceScoped, db.Model):
+class Station(DivisionSetting, Named, InstanceScoped, db.Model):
     """A preparation step (wash, mechanical, bodywork, photo, ...)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -323,7 +324,7 @@ class StationPackageStep(InstanceScoped, db.Model):
     station: Mapped[Station] = relationship()
 
 
-class Location(InstanceScoped, db.Model):
+class Location(Named, InstanceScoped, db.Model):
     """A place in a division: a parking location, a key location or a delivery location."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

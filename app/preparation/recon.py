@@ -25,8 +25,9 @@ from app.core import roles as R
 from app.core.formatting import decimal_format
 from app.core.happenings import announce
 from app.core.i18n import DEFAULT_LOCALE, user_time_zone
+from app.core.localized import instance_locale, localized
 from app.core.models import Country, Division, Region, utcnow
-from app.core.notifications import NOTIFICATION_TEXTS, notify
+from app.core.notifications import NOTIFICATION_TEXTS, TEXTS, notify
 from app.extensions import db
 from app.mail.services import send_mail
 from app.preparation.models import ItemStationTask, PreparationItem, Station
@@ -349,12 +350,13 @@ def _tell_approvers(item: PreparationItem, task: ItemStationTask, approval: Reco
     """Tell the managers (in the app and by e-mail) and announce the request (webhooks and event
     rules hook on)."""
     currency = currency_of(item.division_id)
-    station = task.station.name
+    station = task.station.name  # as written for hooks and notices; each mail its reader's
     link = url_for("preparation.recon_approvals", module=item.module, _external=True)
     managers = approvers(item.instance_id, item)
     notify(
         item.instance_id, [u.id for u in managers], "recon_approval",
-        link=url_for("preparation.recon_approvals", module=item.module), station=station,
+        link=url_for("preparation.recon_approvals", module=item.module),
+        station={TEXTS: task.station.name_texts, "text": station},
         amount=str(approval.amount), currency=currency, regno=item.regno,
     )  # fmt: skip
     for user in managers:
@@ -363,7 +365,9 @@ def _tell_approvers(item: PreparationItem, task: ItemStationTask, approval: Reco
             to=user.email, template="recon_approval", kind="recon_approval",
             language=options.get("language") or DEFAULT_LOCALE, instance_id=item.instance_id,
             time_zone=user_time_zone(user), regno=item.regno, model=item.full_model_name,
-            station=station, amount=approval.amount, currency=currency, approvals_url=link,
+            station=localized(task.station.name_texts, options.get("language"), instance_locale(),
+                              station),
+            amount=approval.amount, currency=currency, approvals_url=link,
         )  # fmt: skip
     announce("task.approval_requested", item.instance_id, itemId=item.id, module=item.module,
              regno=item.regno, divisionId=item.division_id, taskId=task.id, station=station,
@@ -373,7 +377,8 @@ def _tell_approvers(item: PreparationItem, task: ItemStationTask, approval: Reco
 def _record(action: str, user, item: PreparationItem, task, **details) -> None:
     audit.record(
         action, user=user, division_id=item.division_id, item_id=item.id,
-        task_id=task.id if task else None, station=task.station.name if task else "", **details,
+        task_id=task.id if task else None, station=task.station.name if task else "",
+        station_texts=task.station.name_texts if task else {}, **details,
     )  # fmt: skip
 
 
@@ -393,7 +398,7 @@ class WaitingRow:
 def waiting(module: str, division_ids) -> list[WaitingRow]:
     """The estimates waiting for a manager in these divisions, oldest first (one query)."""
     rows = db.session.execute(
-        select(ReconApproval, PreparationItem, Station.name, Division.name, Country.currency, User)
+        select(ReconApproval, PreparationItem, Station, Division.name, Country.currency, User)
         .join(PreparationItem, PreparationItem.id == ReconApproval.item_id)
         .join(ItemStationTask, ItemStationTask.id == ReconApproval.task_id)
         .join(Station, Station.id == ItemStationTask.station_id)
@@ -409,7 +414,10 @@ def waiting(module: str, division_ids) -> list[WaitingRow]:
         .order_by(ReconApproval.requested_at, ReconApproval.id)
         .limit(200)
     ).all()
-    return [WaitingRow(a, i, s, d, c, u.full_name if u else None) for a, i, s, d, c, u in rows]
+    return [
+        WaitingRow(a, i, s.shown_name, d, c, u.full_name if u else None)
+        for a, i, s, d, c, u in rows
+    ]
 
 
 def find_approval(item_id: int, approval_id: int) -> ReconApproval | None:

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from sqlalchemy import case, func, select
 
+from app.core.localized import for_reader
 from app.core.models import utcnow
 from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
@@ -96,7 +97,12 @@ def _ended_since(key: str, since, module: str, division_ids):
     )
 
 
-def _rows(query) -> list[CostRow]:
+def _rows(query, named: bool = False) -> list[CostRow]:
+    """The rows of (label, count, cost, overrun, over); `named`: (name, its texts per language,
+    count, ...), labelled in the reader's language."""
+    rows = db.session.execute(query).all()
+    if named:
+        rows = [(for_reader(texts, name), *rest) for name, texts, *rest in rows]
     return [
         CostRow(
             label,
@@ -105,7 +111,7 @@ def _rows(query) -> list[CostRow]:
             Decimal(overrun or 0).quantize(Decimal(1)),
             over or 0,
         )  # fmt: skip
-        for label, count, cost, overrun, over in db.session.execute(query)
+        for label, count, cost, overrun, over in rows
     ]
 
 
@@ -130,11 +136,12 @@ def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
         .limit(TOP_MODELS)
     )
     per_task = _ended_since("task", _start_of(since), module, division_ids)
-    stations = _rows(
-        select(Station.name, *_aggregates(per_task))
+    stations = _rows(  # name_texts is the grouped station's own (grouped by the primary key)
+        select(Station.name, Station.name_texts, *_aggregates(per_task))
         .join(Station, Station.id == per_task.c.station_id)
         .group_by(Station.id, Station.name, Station.ordering)
-        .order_by(Station.ordering, Station.name)
+        .order_by(Station.ordering, Station.name),
+        named=True,
     )
     # The day in a subquery of its own, so that PostgreSQL groups by the very column it selects.
     dated = select(

@@ -204,7 +204,7 @@ def task_action(module: str, item_id: int, task_id: int, action: str):
         back_path(item),
         lambda: tasks.work_task(item, task, action, _worker()),
         tasks.TaskError,
-        lambda _r: messages[action] % {"station": task.station.name, "regno": item.regno},
+        lambda _r: messages[action] % {"station": task.station.shown_name, "regno": item.regno},
     )
 
 

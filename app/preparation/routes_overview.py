@@ -26,6 +26,7 @@ from werkzeug.datastructures import iter_multi_items
 from app.auth.viewer import viewer
 from app.core import fragments
 from app.core.api import Schema, api_call
+from app.core.colours import colour_name
 from app.core.formatting import decimal_format
 from app.core.i18n import current_locale
 from app.core.models import utcnow
@@ -414,7 +415,7 @@ def item_list_extended(item_id: int):
         state_segment=BY_ID[item.state].segment, state_title=str(BY_ID[item.state].title),
         regno=item.regno, vin=item.vin, brand=item.brand, model=item.model,
         model_series=item.model_series, model_year=item.model_year,
-        full_model_name=item.full_model_name, fuel_type=item.fuel_type, color=item.color,
+        full_model_name=item.full_model_name, fuel_type=item.fuel_type, color=colour_name(item.color),
         mileage=item.mileage, purchase_price=_money(item.purchase_price),
         sales_price=_money(item.sales_price),
         division=DivisionOut(id=division.id, name=division.name), warning=item.warning,
@@ -422,7 +423,7 @@ def item_list_extended(item_id: int):
         state_changed_at=_iso(item.state_changed_at),
         stations=[
             TaskOut(
-                id=t.id, station=t.station.name, status=t.status, ordering=t.ordering,
+                id=t.id, station=t.station.shown_name, status=t.status, ordering=t.ordering,
                 target_minutes=t.target_minutes, started_at=_iso(t.started_at),
                 finished_at=_iso(t.finished_at),
             )

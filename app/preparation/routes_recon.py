@@ -90,7 +90,7 @@ def add_cost(module: str, item_id: int, task_id: int):
         getattr(form, exc.field or "quantity").errors = [str(exc)]
         return _answer_refused(item, task.id, form)
     db.session.commit()
-    flash(_("The cost is added to %(station)s.", station=task.station.name), "success")
+    flash(_("The cost is added to %(station)s.", station=task.station.shown_name), "success")
     return redirect(back_path(item))
 
 

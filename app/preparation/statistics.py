@@ -17,6 +17,8 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
+from app.core.i18n import current_locale
+from app.core.localized import for_reader
 from app.core.models import UTCDateTime, utcnow
 from app.core.settings import SettingRow
 from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
@@ -273,7 +275,15 @@ def minutes_per_station(
         _days_between(ItemStationTask.finished_at, ItemStationTask.started_at) * 1440.0, Float
     )
     rows = db.session.execute(
-        select(Station.id, Station.name, Station.target_minutes, func.count(), func.avg(minutes))
+        # name_texts is the grouped station's own (PostgreSQL: grouped by the primary key)
+        select(
+            Station.id,
+            Station.name,
+            Station.name_texts,
+            Station.target_minutes,
+            func.count(),
+            func.avg(minutes),
+        )  # fmt: skip
         .join(ItemStationTask, ItemStationTask.station_id == Station.id)
         .where(
             Station.module == module,
@@ -285,7 +295,10 @@ def minutes_per_station(
         .group_by(Station.id, Station.name, Station.target_minutes, Station.ordering)
         .order_by(Station.ordering, Station.name)
     ).all()
-    return [StationMinutes(i, name, n, _round(avg, 0), target) for i, name, target, n, avg in rows]
+    return [
+        StationMinutes(i, for_reader(texts, name), n, _round(avg, 0), target)
+        for i, name, texts, target, n, avg in rows
+    ]
 
 
 # --- stock days ------------------------------------------------------------------------------
@@ -410,6 +423,7 @@ def figures(instance, module: str, division_ids: list[int]) -> Figures:
     key = (
         instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
         utcnow().date(), until_delivered, getattr(count_days, "version", None),
+        current_locale(),  # the stations' names are the reader's
     )  # fmt: skip
     found = FIGURES.get(key)
     if found is None:

@@ -59,7 +59,7 @@ def text_color(background: str) -> str:
 
 def _label(tag: Tag) -> Label:
     color = tag.color if _valid(tag.color) else "#4a6fa5"
-    return Label(tag.id, tag.name, color, text_color(color))
+    return Label(tag.id, tag.shown_name, color, text_color(color))
 
 
 def _valid(color: str | None) -> bool:

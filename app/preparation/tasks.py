@@ -186,6 +186,7 @@ def work_task(
         task_id=task.id,
         station_id=task.station_id,
         station=task.station.name,
+        station_texts=task.station.name_texts,
         before=before,
     )
     sync_warning(item, now)
@@ -284,7 +285,7 @@ def station_queue(station_ids, division_ids, module: str = "begcare") -> list[Qu
         .subquery()
     )
     rows = db.session.execute(
-        select(ItemStationTask, PreparationItem, Station.name, Division.name)
+        select(ItemStationTask, PreparationItem, Station, Division.name)
         .add_columns(progress.c.done, progress.c.total)
         .join(PreparationItem, PreparationItem.id == ItemStationTask.item_id)
         .join(Station, Station.id == ItemStationTask.station_id)
@@ -311,7 +312,7 @@ def station_queue(station_ids, division_ids, module: str = "begcare") -> list[Qu
         )
         .limit(QUEUE_LIMIT)
     ).all()
-    return [QueueRow(t, i, s, d, done, total) for t, i, s, d, done, total in rows]
+    return [QueueRow(t, i, s.shown_name, d, done, total) for t, i, s, d, done, total in rows]
 
 
 def flag_overdue(rows: list[QueueRow], now: datetime | None = None) -> int:
@@ -340,7 +341,7 @@ class FinishedRow:
 def finished_since(user_id: int, since: datetime) -> list[FinishedRow]:
     """The tasks a user finished since a moment (e.g. the start of today), newest first."""
     rows = db.session.execute(
-        select(ItemStationTask, PreparationItem, Station.name)
+        select(ItemStationTask, PreparationItem, Station)
         .join(PreparationItem, PreparationItem.id == ItemStationTask.item_id)
         .join(Station, Station.id == ItemStationTask.station_id)
         .where(
@@ -351,7 +352,7 @@ def finished_since(user_id: int, since: datetime) -> list[FinishedRow]:
         .order_by(ItemStationTask.finished_at.desc())
         .limit(QUEUE_LIMIT)
     ).all()
-    return [FinishedRow(t, i, s) for t, i, s in rows]
+    return [FinishedRow(t, i, s.shown_name) for t, i, s in rows]
 
 
 def stations_of(user_id: int) -> list[Station]:

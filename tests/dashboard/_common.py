@@ -4,10 +4,12 @@ import html
 import json
 import re
 
+from flask_babel import force_locale
 from sqlalchemy import select
 
 from app.core.tenancy import activate
 from app.dashboard.models import DashboardWidget
+from app.dashboard.services import default_title
 from app.extensions import db
 from tests.shell.conftest import demo_user
 
@@ -36,7 +38,9 @@ def widgets_of(email: str, dashboard: str = "my") -> list[DashboardWidget]:
 
 
 def widget_titled(email: str, title: str) -> DashboardWidget:
-    return next(w for w in widgets_of(email) if w.title == title)
+    """The user's widget whose title reads `title` in Swedish (typed or its default)."""
+    with force_locale("sv_SE"):
+        return next(w for w in widgets_of(email) if (w.title or default_title(w)) == title)
 
 
 def new_widget(**fields) -> dict:

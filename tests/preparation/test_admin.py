@@ -223,8 +223,9 @@ def test_ids_of_the_other_module_are_not_found(as_demo, screen):
 def test_the_other_instances_rows_are_not_listed(as_demo):
     client, _ = as_demo("admin")
     html = page_text(client.get("/admin/begcare/stations"))
-    assert "Mekanisk kontroll" in html  # both instances have one; Nordbil's is shown
-    assert "Karosseri" not in html and "Vask" not in html  # Fjordauto's stations
+    assert "Mechanical inspection" in html  # both instances have one; Nordbil's is shown
+    others = rows_of(Station, fjordauto(), module="begcare")  # the same words in English
+    assert others and not any(f"/admin/begcare/stations/{s.id}/" in html for s in others)
 
 
 def test_division_admin_keeps_the_locations_of_their_division_only(as_demo):
@@ -389,7 +390,7 @@ def test_stations_are_added_with_a_group_and_edited(as_demo):
     (station,) = rows_of(Station, nordbil(), name="Polering")
     assert (station.station_group_id, station.target_minutes) == (group.id, 75)
     html = page_text(client.get("/admin/begcare/stations"))
-    assert re.search(r"<th scope=\"row\">Polering</th>\s*<td>Rekond", html)
+    assert re.search(r"<th scope=\"row\">Polering</th>\s*<td>Reconditioning", html)  # Rekond
     response = post(
         client, token, f"/admin/begcare/stations/{station.id}/edit",
         name="Polering", station_group_id="None", target_minutes=90, ordering=7,
@@ -440,7 +441,7 @@ def test_a_station_with_tasks_cannot_be_deleted(as_demo):
     assert "In use" in listed
     page = client.get(f"/admin/begcare/stations/{wash.id}/delete")
     html = page_text(page)
-    assert "Tvätt has station tasks on" in html and "cannot be deleted" in html
+    assert "Wash has station tasks on" in html and "cannot be deleted" in html  # Tvätt
     assert 'type="submit"' not in html.split('id="main"', 1)[1]
     response = post(client, token, f"/admin/begcare/stations/{wash.id}/delete")
     assert response.status_code == 409
@@ -523,7 +524,7 @@ def test_a_package_is_built_from_stations_in_the_chosen_order(as_demo):
     ]
     listed = page_text(client.get("/admin/begcare/station-packages"))
     assert re.search(
-        r"Snabb</th>\s*<td>\s*<ol[^>]*>\s*<li>Fotografering</li>\s*<li>Tvätt</li>", listed
+        r"Snabb</th>\s*<td>\s*<ol[^>]*>\s*<li>Photography</li>\s*<li>Wash</li>", listed
     )
     edit = page_text(client.get(f"/admin/begcare/station-packages/{package.id}/edit"))
     assert re.search(rf'<option selected value="{stations["Fotografering"]}">', edit)

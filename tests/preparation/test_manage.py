@@ -87,7 +87,7 @@ def test_the_page_shows_the_items_details_and_tasks_in_order(as_demo):
         r'<tr data-task-id="(\d+)" data-status="(\w+)">\s*<th scope="row">([^<]+)', html
     )
     assert [int(r[0]) for r in rows] == [t.id for t in tasks_of(item)]
-    assert [r[2].strip() for r in rows] == [t.station.name for t in tasks_of(item)]
+    assert [r[2].strip() for r in rows] == [t.station.name_texts["en-GB"] for t in tasks_of(item)]
     assert "<caption" in html and 'scope="col"' in html
 
 
@@ -218,7 +218,10 @@ def test_the_history_shows_state_changes_and_task_events_with_who(as_demo):
     rows = re.findall(r'<tr data-kind="(\w+)">(.*?)</tr>', history, re.S)
     kinds = [kind for kind, _ in rows]
     assert kinds[:2] == ["task", "state"]
-    assert f"{first.station.name} started" in rows[0][1] and "Sara Lindqvist" in rows[0][1]
+    assert (
+        f"{first.station.name_texts['en-GB']} started" in rows[0][1]
+        and "Sara Lindqvist" in rows[0][1]
+    )
     assert "Moved from Awaiting to Flow" in rows[1][1] and "Sara Lindqvist" in rows[1][1]
     assert "Added in" in rows[-1][1]
 
@@ -329,7 +332,7 @@ def test_newcare_items_have_the_same_page(as_demo):
     assert response.request.path == f"/newcare/items/list/{item.id}/stations-manage"
     html = page_text(response)
     assert item.regno in html and "New vehicles" in html
-    assert [t.station.name for t in tasks_of(item)][0] in html
+    assert [t.station.name_texts["en-GB"] for t in tasks_of(item)][0] in html
 
 
 def test_the_edit_link_is_offered_to_users_who_may_add_vehicles(as_demo):

@@ -70,7 +70,7 @@ def test_station_user_enters_actual_labour_and_parts_from_the_phone_page(as_demo
     )
 
     html = page_text(add_cost(client, token, item, task, "labour", "1,5", "Handtvätt"))
-    assert ("success", "The cost is added to Tvätt.") in alerts(html)
+    assert ("success", "The cost is added to Wash.") in alerts(html)
     line = db.session.scalars(
         select(ReconLine).where(ReconLine.task_id == task.id).order_by(ReconLine.id.desc())
     ).first()
@@ -130,7 +130,7 @@ def test_estimate_over_the_limit_blocks_start_until_a_manager_approves(as_demo):
     html = page_text(
         client.post(start, data={"csrf_token": token, "next": STATION_PAGE}, follow_redirects=True)
     )
-    assert ("success", f"Tvätt started for {item.regno}.") in alerts(html)
+    assert ("success", f"Wash started for {item.regno}.") in alerts(html)
     actions = db.session.scalars(
         select(AuditLog.action).where(AuditLog.action.like("preparation.recon.%"))
     ).all()

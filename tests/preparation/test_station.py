@@ -81,7 +81,7 @@ def test_the_queue_holds_the_vehicles_whose_next_task_is_at_the_users_station(as
     assert not_yet.id not in shown and elsewhere.id not in shown
     assert shown.index(working.id) < shown.index(waiting.id)  # the one in progress first
     card = html.split(f'data-item-id="{waiting.id}"', 1)[1].split("</li>", 1)[0]
-    assert waiting.regno in card and "Tvätt" in card and "Waiting" in card
+    assert waiting.regno in card and "Wash" in card and "Waiting" in card
     assert f'/tasks/{wash_task(waiting).id}/start"' in card
 
 
@@ -99,7 +99,7 @@ def test_a_vehicle_is_started_and_finished_from_the_queue(as_demo):
     )
     assert response.headers["Location"] == VEHICLES
     html = page_text(client.get(VEHICLES))
-    assert ("success", f"Tvätt started for {item.regno}.") in alerts(html)
+    assert ("success", f"Wash started for {item.regno}.") in alerts(html)
     card = html.split(f'data-item-id="{item.id}"', 1)[1].split("</li>", 1)[0]
     assert "In progress" in card and f'/tasks/{task.id}/finish"' in card
 
@@ -146,7 +146,7 @@ def test_only_items_being_prepared_are_in_the_queue(as_demo):
 def test_the_profile_lists_the_users_stations(as_demo):
     client, _ = as_demo("station")
     html = page_text(client.get("/begcare/station/profile"))
-    assert "Tvätt" in html and "Rekond" in html
+    assert "Wash" in html and "Reconditioning" in html  # Tvätt, Rekond
     assert "Stefan Berg" in html
 
 

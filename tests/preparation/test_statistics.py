@@ -86,7 +86,7 @@ def test_seller_sees_every_figure_with_a_chart_and_a_table(as_demo):
     assert sum(months["datasets"][1]["data"]) > 0
     # Every chart's numbers are also in a real table with a caption.
     assert html.count("<caption>") >= 6
-    assert "Tvätt" in table_rows(html, "table-stations")
+    assert "Wash" in table_rows(html, "table-stations")
     # The sales by salesperson are the same sales the throughput counts, broken down.
     by_seller = found["Vehicles sold per salesperson"]
     assert sum(by_seller["datasets"][0]["data"]) == sum(months["datasets"][1]["data"])

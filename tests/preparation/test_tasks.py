@@ -49,7 +49,7 @@ def test_start_then_finish_records_who_and_when(as_demo):
 
     response = post_action(client, token, item, first, "start")
     html = page_text(response)
-    assert ("success", f"{first.station.name} started for {item.regno}.") in alerts(html)
+    assert ("success", f"{first.station.shown_name} started for {item.regno}.") in alerts(html)
     assert f'data-task-id="{first.id}" data-status="active"' in html
     task = tasks_of(item)[0]
     assert task.status == "active" and task.assigned_user_id == seller.id
@@ -73,9 +73,10 @@ def test_assign_to_me_and_reopen(as_demo):
     done, pending = tasks_of(item)[:2]
 
     html = page_text(post_action(client, token, item, pending, "assign"))
-    assert ("success", f"{pending.station.name} for {item.regno} is assigned to you.") in alerts(
-        html
-    )
+    assert (
+        "success",
+        f"{pending.station.shown_name} for {item.regno} is assigned to you.",
+    ) in alerts(html)
     assert tasks_of(item)[1].assigned_user_id == seller.id
     assert tasks_of(item)[1].status == "pending"
 
@@ -246,13 +247,14 @@ def test_undo_takes_back_ones_own_finish_of_today_and_history_says_so(as_demo):
     started = tasks_of(item)[0].started_at
 
     html = page_text(post_action(client, token, item, tasks_of(item)[0], "undo"))
-    assert ("success", f"{first.station.name} for {item.regno} is in progress again.") in alerts(
-        html
-    )
+    assert (
+        "success",
+        f"{first.station.shown_name} for {item.regno} is in progress again.",
+    ) in alerts(html)
     task = tasks_of(item)[0]
     assert (task.status, task.finished_at, task.started_at) == ("active", None, started)
     assert audit_rows(item.id)[-1].action == "preparation.task.undo"
-    assert f"{first.station.name} finish taken back" in html  # the vehicle's history
+    assert f"{first.station.shown_name} finish taken back" in html  # the vehicle's history
 
 
 @pytest.mark.parametrize(

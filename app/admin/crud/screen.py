@@ -63,7 +63,10 @@ class Screen:
     where: tuple = ()  # fixed filters, e.g. SettingRow.kind == "tags"
     order_by: tuple = ()
     all_instances: bool = False  # rows of every instance (global screens)
-    label: Callable = lambda row: getattr(row, "name", None) or str(row.id)  # noqa: E731
+    # A named row's name as the reader sees it (app.core.localized.Named), else as written.
+    label: Callable = lambda row: (  # noqa: E731
+        getattr(row, "shown_name", None) or getattr(row, "name", None) or str(row.id)
+    )
     # What one row is, in the page titles: "Add user", "Edit division Solna" (without it: "Add").
     noun: object = None
     # The module the screen belongs to (begcare, purchaseAnalysis): without it, 404.

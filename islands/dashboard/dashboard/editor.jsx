@@ -112,7 +112,8 @@ export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose,
               </select>
             </Field>
             <Field id="we-title" label={gettext('Label')} error={e('title')}>
-              <input id="we-title" type="text" value={form.title} onChange={set('title')} {...described('we-title', e('title'))} />
+              {/* Empty: the widget reads its default title in each reader's language (shown greyed). */}
+              <input id="we-title" type="text" value={form.title} placeholder={widget?.defaultTitle || ''} onChange={set('title')} {...described('we-title', e('title'))} />
             </Field>
             {!fixedModule && (
               <Field id="we-module" label={gettext('Module')} error={e('module')}>
