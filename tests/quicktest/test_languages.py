@@ -6,7 +6,14 @@ and the fill-in form. An answer stores the option as first written, whatever the
 from app.extensions import db
 from app.quicktest.models import Information, Storage
 from tests.helpers import page_text
-from tests.quicktest.conftest import demo_storage, division, finished_tests, foreign_test, group, info
+from tests.quicktest.conftest import (
+    demo_storage,
+    division,
+    finished_tests,
+    foreign_test,
+    group,
+    info,
+)
 
 ADMIN = "/admin/general"
 GERMAN = ("Schnelltest Gebrauchtwagen", "Inzahlungnahme", "Außen", "Bremsen", "Lackschäden",
