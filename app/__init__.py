@@ -153,12 +153,14 @@ def _register_template_helpers(app: Flask) -> None:
 
     from app.core.colours import colour_name
     from app.core.i18n import LOCALES, current_locale
-    from app.core.localized import for_reader
+    from app.core.localized import for_reader, option_labels
     from app.core.modules import MODULE_NAMES
 
     # Entered content in the reader's language: entered(button.title_texts, button.title).
     app.add_template_global(for_reader, "entered")
     app.add_template_filter(colour_name, "colour")  # a vehicle's colour: item.color | colour
+    # A choice's options: {stored value: label}, entered_options(info.choices, info.choices_texts).
+    app.add_template_global(option_labels, "entered_options")
 
     @app.context_processor
     def _globals():

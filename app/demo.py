@@ -34,6 +34,22 @@ _SEEDERS: list[tuple[int, Callable[[dict], None]]] = []
 _LINKS: dict[str, Callable[[], str | None]] = {}
 
 
+# The six languages after Swedish in the demo's tables of entered words (issue 37).
+AFTER_SWEDISH = ("nb-NO", "fi-FI", "da-DK", "en-GB", "de-DE", "nl-NL")
+
+
+def swedish_and(words: str, others: tuple[str, ...]) -> dict:
+    """Demo words written in Swedish and their six translations (in AFTER_SWEDISH's order) as
+    an entered text's {tag: text}."""
+    return {"sv-SE": words, **dict(zip(AFTER_SWEDISH, others, strict=True))}
+
+
+def swedish_options(options: list[str], table: dict[str, tuple[str, ...]]) -> dict:
+    """A demo choice's options in the seven languages, one on each line (option_labels)."""
+    each = [swedish_and(option, table[option]) for option in options]
+    return {tag: "\n".join(texts[tag] for texts in each) for tag in each[0]} if each else {}
+
+
 def seeder(order: int) -> Callable:
     """Register a function that adds one feature's demo rows; it gets the shared context."""
 

@@ -24,7 +24,8 @@ from wtforms.validators import NumberRange, Optional
 
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import FIELD_TYPE_LABELS, choice, flag, text
-from app.core.localized import TextsField
+from app.core.localized import EACH_LANGUAGE as EACH
+from app.core.localized import TextsField, check_option_texts, option_lines
 from app.purchase.models import FIELD_TYPES, Calculator, PurchaseDynamicField, PurchasePriority
 
 MODULE = "purchaseAnalysis"
@@ -47,12 +48,6 @@ class PriorityForm(FlaskForm):
     ordering = _ordering()
 
 
-EACH = _l(
-    "Each user reads it in their language; where that is empty, in their company's language, "
-    "else as written above."
-)
-
-
 class DynamicFieldForm(FlaskForm):
     title = text(_l("Title"))
     title_texts = TextsField(_l("Title in each language"), max_length=100, description=EACH)
@@ -62,19 +57,28 @@ class DynamicFieldForm(FlaskForm):
     choices = TextAreaField(  # no Optional(): an empty list is checked below
         _l("Options of a choice, one on each line"), render_kw={"rows": 3}
     )
+    choices_texts = TextsField(
+        _l("Options in each language"),
+        max_length=5000,
+        multiline=True,
+        description=_l(
+            "One option on each line, in the order above. An analysis stores the option as "
+            "written above; each user reads it in their language."
+        ),
+    )
     ordering = _ordering()
     required = flag(_l("Required"))
 
     def validate_choices(self, field) -> None:
-        options = _options(field.data)
+        options = option_lines(field.data)
         if self.field_type.data == "select" and not options:
             raise ValidationError(_("Write one option on each line."))
         if len(options) > 50 or any(len(o) > 100 for o in options):
             raise ValidationError(_("At most %(max)s characters.", max=100))
 
-
-def _options(raw: str | None) -> list[str]:
-    return [line.strip() for line in (raw or "").splitlines() if line.strip()]
+    def validate_choices_texts(self, field) -> None:
+        if self.field_type.data == "select":
+            check_option_texts(field, option_lines(self.choices.data))
 
 
 def _prepare_field(form, v, row) -> None:
@@ -83,7 +87,7 @@ def _prepare_field(form, v, row) -> None:
 
 def _load_field(form, row: PurchaseDynamicField) -> None:
     for name in ("title", "title_texts", "section", "section_texts", "field_type", "required",
-                 "ordering"):  # fmt: skip
+                 "ordering", "choices_texts"):  # fmt: skip
         getattr(form, name).data = getattr(row, name)
     form.choices.data = "\n".join(row.choices or [])
 
@@ -92,7 +96,8 @@ def _save_field(row: PurchaseDynamicField, form, v) -> None:
     row.title, row.section = form.title.data, form.section.data
     row.title_texts, row.section_texts = form.title_texts.data or {}, form.section_texts.data or {}
     row.field_type, row.required = form.field_type.data, form.required.data
-    row.choices = _options(form.choices.data) if row.field_type == "select" else []
+    row.choices = option_lines(form.choices.data) if row.field_type == "select" else []
+    row.choices_texts = (form.choices_texts.data or {}) if row.choices else {}
     row.ordering = form.ordering.data or 0
 
 

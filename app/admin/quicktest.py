@@ -73,7 +73,7 @@ def _prepare(form: InformationForm, v, row) -> None:
 
 
 def _load(form: InformationForm, info: Information) -> None:
-    for name in ("title", "type", "ordering"):
+    for name in ("title", "title_texts", "type", "ordering", "choices_texts"):
         getattr(form, name).data = getattr(info, name)
     form.choices.data = "\n".join(info.choices or [])
     form.information_group.data = info.information_group_id
@@ -82,9 +82,10 @@ def _load(form: InformationForm, info: Information) -> None:
 def _save(info: Information, form: InformationForm, v) -> None:
     if info.id is not None and info.type != form.type.data and _used(info.id):
         raise FormRefused({"type": _("The type cannot change: quick tests hold values of it.")})
-    info.title = form.title.data.strip()
+    info.title, info.title_texts = form.title.data.strip(), form.title_texts.data or {}
     info.type = form.type.data
     info.choices = lines(form.choices.data) if form.type.data == "select" else []
+    info.choices_texts = (form.choices_texts.data or {}) if info.choices else {}
     info.information_group_id = form.information_group.data
     info.ordering = form.ordering.data
 
@@ -164,8 +165,12 @@ STORAGES = Screen(
     order_by=(Storage.title, Storage.id),
     label=lambda s: s.title,
     save=lambda s, form, v: _set(
-        s, title=form.title.data.strip(), group=(form.group.data or "").strip() or None
-    ),
+        s,
+        title=form.title.data.strip(),
+        group=(form.group.data or "").strip() or None,
+        title_texts=form.title_texts.data or {},
+        group_texts=form.group_texts.data or {},
+    ),  # fmt: skip
     respond=_to_tree,
     list_extra=_storage_extra,
     row_links=((_l("Groups"), lambda s: f"/admin/general/storages/{s.id}"),),
@@ -212,7 +217,7 @@ def _prepare_group(form: GroupForm, v, group) -> None:
 
 
 def _load_group(form: GroupForm, group: StorageGroup) -> None:
-    for name in ("title", "ordering", "show_title", "image_support"):
+    for name in ("title", "title_texts", "ordering", "show_title", "image_support"):
         getattr(form, name).data = getattr(group, name)
     form.parent.data = group.parent_id
     form.informations.data = [link.information_id for link in group.links]
@@ -220,7 +225,8 @@ def _load_group(form: GroupForm, group: StorageGroup) -> None:
 
 def _save_group(group: StorageGroup, form: GroupForm, v) -> None:
     _set(
-        group, title=form.title.data.strip(), parent_id=form.parent.data,
+        group, title=form.title.data.strip(), title_texts=form.title_texts.data or {},
+        parent_id=form.parent.data,
         ordering=form.ordering.data, show_title=bool(form.show_title.data),
         image_support=bool(form.image_support.data),
     )  # fmt: skip
@@ -237,7 +243,7 @@ def _save_group(group: StorageGroup, form: GroupForm, v) -> None:
 def _group_snapshot(group: StorageGroup) -> dict:
     values = {
         k: getattr(group, k)
-        for k in ("title", "parent_id", "ordering", "show_title", "image_support")
+        for k in ("title", "title_texts", "parent_id", "ordering", "show_title", "image_support")
     }
     return {**values, "informations": sorted(link.information_id for link in group.links)}
 

@@ -17,10 +17,16 @@ from wtforms import (
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from app.admin.fields import FIELD_TYPE_LABELS, text
+from app.core.localized import EACH_LANGUAGE as EACH
+from app.core.localized import TextsField, check_option_texts
 from app.core.messages import KEYS
 from app.quicktest.models import TYPES
 
 TITLE_MAX = 100
+
+
+def _texts(label):
+    return TextsField(label, max_length=TITLE_MAX, description=EACH)
 
 
 def _ordering():
@@ -42,16 +48,19 @@ def _optional_id(value):
 
 class StorageForm(FlaskForm):
     title = text(_l("Title"), TITLE_MAX)
+    title_texts = _texts(_l("Title in each language"))
     group = StringField(
         _l("Kind of test"),
         validators=[Optional(), Length(max=TITLE_MAX, message=KEYS["FIELD_TOO_LONG"])],
         render_kw={"maxlength": TITLE_MAX},
         description=_l("Shown with the title, e.g. trade-in or delivery check."),
     )
+    group_texts = _texts(_l("Kind of test in each language"))
 
 
 class GroupForm(FlaskForm):
     title = text(_l("Title"), TITLE_MAX)
+    title_texts = _texts(_l("Title in each language"))
     parent = SelectField(_l("Inside group"), coerce=_optional_id)
     ordering = _ordering()
     show_title = BooleanField(_l("Show the title"), default=True)
@@ -71,6 +80,7 @@ class InformationGroupForm(FlaskForm):
 
 class InformationForm(FlaskForm):
     title = text(_l("Title"), TITLE_MAX)
+    title_texts = _texts(_l("Title in each language"))
     type = SelectField(_l("Type"), choices=[SelectChoice(t, FIELD_TYPE_LABELS[t]) for t in TYPES])
     choices = TextAreaField(
         _l("Options"),
@@ -78,12 +88,25 @@ class InformationForm(FlaskForm):
         description=_l("For a choice: one option per line."),
         render_kw={"rows": 4},
     )
+    choices_texts = TextsField(
+        _l("Options in each language"),
+        max_length=5000,
+        multiline=True,
+        description=_l(
+            "One option on each line, in the order above. A quick test stores the option as "
+            "written above; each user reads it in their language."
+        ),
+    )
     information_group = SelectField(_l("Information group"), coerce=_optional_id)
     ordering = _ordering()
 
     def validate_choices(self, field) -> None:
         if self.type.data == "select" and not lines(field.data):
             raise ValidationError(_("A choice needs at least one option."))
+
+    def validate_choices_texts(self, field) -> None:
+        if self.type.data == "select":
+            check_option_texts(field, lines(self.choices.data))
 
 
 def lines(text: str | None) -> list[str]:

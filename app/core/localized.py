@@ -17,6 +17,12 @@ from app.core.models import Country
 from app.core.tenancy import active_instance_id
 from app.extensions import db
 
+# The hint under an entered text's languages on the admin forms.
+EACH_LANGUAGE = _l(
+    "Each user reads it in their language; where that is empty, in their company's language, "
+    "else as written above."
+)
+
 
 def localized(
     texts: dict | None, locale: str | None, fallback: str | None, default: str = ""
@@ -29,19 +35,23 @@ def localized(
     return default
 
 
-def instance_locale() -> str:
-    """The active instance's language: its (first) country's, the default without one."""
-    instance_id = active_instance_id()
-    if has_request_context() and g.get("instance_locale", (None,))[0] == instance_id:
-        return g.instance_locale[1]
+def instance_locale(instance_id: int | None = None) -> str:
+    """An instance's language (the active one's unless named): its (first) country's, the
+    default without one. Looked up once per request and instance."""
+    if instance_id is None:
+        instance_id = active_instance_id()
+    known = g.setdefault("instance_locales", {}) if has_request_context() else {}
+    if instance_id in known:
+        return known[instance_id]
     tag = None
     if instance_id is not None:
-        tag = db.session.scalar(
-            select(Country.locale).where(Country.instance_id == instance_id).order_by(Country.id)
+        tag = db.session.scalar(  # named: a public page may read another instance's words
+            select(Country.locale)
+            .where(Country.instance_id == instance_id)
+            .order_by(Country.id)
+            .execution_options(all_instances=True)
         )
-    found = LOCALES.get(tag) and tag or DEFAULT_LOCALE
-    if has_request_context():
-        g.instance_locale = (instance_id, found)
+    known[instance_id] = found = LOCALES.get(tag) and tag or DEFAULT_LOCALE
     return found
 
 
@@ -141,3 +151,47 @@ class TextsField(Field):
     def languages(self) -> list[tuple[str, str, str]]:
         """(tag, language name, text) for each language, in the menu's order."""
         return [(tag, name, (self.data or {}).get(tag, "")) for tag, name in LOCALES.items()]
+
+
+def option_lines(text: str | None) -> list[str]:
+    """The options of an admin-defined choice written one on each line, blank lines left out."""
+    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
+def option_labels(options: list[str] | None, texts: dict | None) -> dict[str, str]:
+    """{stored value: what the current reader reads} for the options of a choice. The stored
+    value is the option as first written and never changes; `texts` holds each language's
+    options, one on each line in the same order. An option reads in the reader's language, else
+    the company's, else as written."""
+    options, texts = list(options or []), texts or {}
+    if not texts:
+        return {option: option for option in options}
+    own = option_lines(texts.get(current_locale()))
+    company = None
+    labels = {}
+    for n, option in enumerate(options):
+        if n < len(own):
+            labels[option] = own[n]
+            continue
+        if company is None:
+            company = option_lines(texts.get(instance_locale()))
+        labels[option] = company[n] if n < len(company) else option
+    return labels
+
+
+def check_option_texts(field: TextsField, options: list[str]) -> None:
+    """The form's check of a choice's options per language: each language that is filled in
+    names as many options as the choice has (one on each line, in the same order)."""
+    wrong = [
+        LOCALES[tag]
+        for tag, text in (field.data or {}).items()
+        if len(option_lines(text)) != len(options)
+    ]
+    if wrong:
+        raise ValidationError(
+            _(
+                "Write %(count)s options, one on each line in the order above: %(languages)s.",
+                count=len(options),
+                languages=", ".join(wrong),
+            )
+        )

@@ -4,7 +4,7 @@ Services only flush; the view commits."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
@@ -44,6 +44,7 @@ class AdvertData:
     fuel_type: str | None = None
     color: str | None = None
     description: str | None = None
+    description_texts: dict = field(default_factory=dict)  # {tag: text}: the seller's and more
     item_id: int | None = None
     proxy_bidding: bool = True
     soft_close_seconds: int = SOFT_CLOSE_SECONDS
@@ -118,8 +119,8 @@ def _copy(file: FileObject, user_id: int) -> FileObject:
 def _apply(advert: Advert, data: AdvertData) -> None:
     for name in (
         "regno", "vin", "brand", "model", "model_year", "mileage", "fuel_type", "color",
-        "description", "start_price", "bid_step", "ends_at", "item_id", "reserve_price",
-        "proxy_bidding", "soft_close_seconds", "buy_now_price", "address_id",
+        "description", "description_texts", "start_price", "bid_step", "ends_at", "item_id",
+        "reserve_price", "proxy_bidding", "soft_close_seconds", "buy_now_price", "address_id",
     ):  # fmt: skip
         setattr(advert, name, getattr(data, name))
 

@@ -12,7 +12,7 @@ from app.core import addresses
 from app.core.models import Instance, utcnow
 from app.core.settings import GlobalSettingRow
 from app.core.tenancy import activate
-from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder
+from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder, swedish_and
 from app.extensions import db
 from app.market import bidder_mail, passport
 from app.market.endings import tell_sellers
@@ -49,6 +49,28 @@ TERMS = (
     "3. Payment within 5 working days of allocation; collection within 10 days.\n"
     "4. Prices exclude VAT where the vehicle is VAT-qualifying."
 )
+# The adverts' descriptions, written by the Swedish seller, with the six translations they added
+# (app.demo.AFTER_SWEDISH: nb-NO fi-FI da-DK en-GB de-DE nl-NL), issue 37.
+SERVICED = "Service var 1 500:e mil, två hjulsatser, inga kända skador."
+TOWBAR = "Dragkrok, Matrix LED, vinterhjul ingår. Fullständig Audi-servicehistorik."
+DESCRIPTIONS = {
+    SERVICED: (
+        "Service hver 15 000 km, to hjulsett, ingen kjente skader.",
+        "Huollettu 15 000 km:n välein, kaksi rengassarjaa, ei tunnettuja vaurioita.",
+        "Serviceret hver 15.000 km, to hjulsæt, ingen kendte skader.",
+        "Serviced at 15,000 km intervals, two sets of tyres, no known damage.",
+        "Wartung alle 15.000 km, zwei Radsätze, keine bekannten Schäden.",
+        "Onderhoud elke 15.000 km, twee sets wielen, geen bekende schade.",
+    ),
+    TOWBAR: (
+        "Hengerfeste, Matrix LED, vinterhjul følger med. Full Audi-servicehistorikk.",
+        "Vetokoukku, Matrix LED, talvipyörät mukana. Täydellinen Audi-huoltohistoria.",
+        "Anhængertræk, Matrix LED, vinterhjul medfølger. Fuld Audi-servicehistorik.",
+        "Towbar, Matrix LED, winter wheels included. Full Audi service history.",
+        "Anhängerkupplung, Matrix-LED, Winterräder inklusive. Lückenloses Audi-Serviceheft.",
+        "Trekhaak, Matrix LED, winterwielen inbegrepen. Volledige Audi-onderhoudshistorie.",
+    ),
+}
 RATES = {"NOK": "1.0240", "DKK": "0.6480", "EUR": "0.0868"}
 # (status, days until bidding ends, start price, step, bids as (bidder, amount in its currency))
 # Every advert takes proxy bids (maxima) and closes softly (120 s); the third offers buy now.
@@ -172,7 +194,7 @@ def seed_market(ctx: dict) -> None:
             fuel_type=item.fuel_type, color=item.color, currency="SEK", start_price=start,
             bid_step=step, ends_at=now + timedelta(days=days, hours=4), status=status,
             created_by_id=seller.id, created_at=now - timedelta(days=abs(days) + 6),
-            description="Serviced at 15,000 km intervals, two sets of tyres, no known damage.",
+            description=SERVICED, description_texts=swedish_and(SERVICED, DESCRIPTIONS[SERVICED]),
             published_at=None if status == "draft" else now - timedelta(days=abs(days) + 5),
             proxy_bidding=True, soft_close_seconds=120, buy_now_price=BUY_NOW.get(index),
         )  # fmt: skip
@@ -223,7 +245,7 @@ def _seed_provisional(nordbil, groups, bidders, seller, rates, now) -> None:
         seller_group_id=nordbil.id, currency="SEK", ends_at=ended, status="provisional",
         created_by_id=seller.id, created_at=ended - timedelta(days=4),
         published_at=ended - timedelta(days=3),
-        description="Towbar, Matrix LED, winter wheels included. Full Audi service history.",
+        description=TOWBAR, description_texts=swedish_and(TOWBAR, DESCRIPTIONS[TOWBAR]),
         **PROVISIONAL,
     )  # fmt: skip
     db.session.add(advert)

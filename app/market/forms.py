@@ -20,6 +20,7 @@ from wtforms import (
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 from wtforms.widgets import TextInput
 
+from app.core.localized import TextsField
 from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.numbers import is_int
@@ -112,6 +113,16 @@ class AdvertForm(FlaskForm):
         _l("Description"),
         validators=[Optional(), _length(DESCRIPTION_MAX)],
         render_kw={"rows": 5, "maxlength": DESCRIPTION_MAX},
+    )
+    # Optional translations of the description (the seller company's language is the one above).
+    description_texts = TextsField(
+        _l("Description in other languages"),
+        max_length=DESCRIPTION_MAX,
+        multiline=True,
+        description=_l(
+            "Optional. Each bidder reads the description in their language; where it is empty, "
+            "as written above."
+        ),
     )
     start_price = _amount(_l("Start price"), True)
     bid_step = _amount(

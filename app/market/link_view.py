@@ -158,7 +158,7 @@ def advert_view(action: str, link: MarketLink, advert: Advert, group: InstanceGr
         "mileage": advert.mileage,
         "fuelType": advert.fuel_type,
         "color": advert.color,
-        "description": advert.description,
+        "description": advert.description_read,
         "status": advert.status,
         "statusLabel": str(STATUS_LABELS[advert.status]),
         "endsAt": iso(advert.ends_at),

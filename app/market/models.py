@@ -26,6 +26,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from app.core.i18n import current_locale
+from app.core.localized import instance_locale, localized
 from app.core.models import InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
 from app.preparation.items import ACTIVE_ADVERT_STATUSES, advertised_items
@@ -163,6 +165,9 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
     fuel_type: Mapped[str | None] = mapped_column(String(50))
     color: Mapped[str | None] = mapped_column(String(50))
     description: Mapped[str | None] = mapped_column(Text)
+    # The description per language (issue 37): the seller's, and any translations they add;
+    # a bidder reads theirs, else the seller company's, else `description` as written.
+    description_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     currency: Mapped[str] = mapped_column(String(3))
     start_price: Mapped[int] = mapped_column(Integer)
     bid_step: Mapped[int] = mapped_column(Integer)
@@ -218,6 +223,20 @@ class Advert(InstanceScoped, TimestampMixin, db.Model):
     @property
     def title(self) -> str:
         return " ".join(p for p in (self.brand, self.model, str(self.model_year or "")) if p)
+
+    @property
+    def description_read(self) -> str:
+        """The description as the current reader reads it (description_in)."""
+        return self.description_in(current_locale())
+
+    def description_in(self, locale: str) -> str:
+        """The description in `locale`, else in the seller company's language, else as written
+        (the company's language is only looked up when the reader's text is missing)."""
+        texts = self.description_texts or {}
+        return texts.get(locale) or localized(
+            texts, None, instance_locale(self.instance_id) if texts else None,
+            self.description or "",
+        )  # fmt: skip
 
 
 class AdvertImage(InstanceScoped, db.Model):

@@ -2,12 +2,15 @@
 images, and publishing, which e-mails the bid links. Both pages sit behind the advert-add
 entry's rule, like the other advert screens (app.market.routes_adverts)."""
 
+from babel import Locale
 from flask import flash, redirect, request, url_for
 from flask_babel import get_timezone, to_user_timezone
 from flask_babel import gettext as _
 
 from app.auth.viewer import Viewer, viewer
 from app.core import addresses
+from app.core.i18n import babel_name, current_locale
+from app.core.localized import instance_locale
 from app.core.numbers import is_int
 from app.extensions import db
 from app.market import advert_editing, bp
@@ -59,6 +62,21 @@ def _address(form: AdvertForm, item, divisions: list[int]) -> None:
         form.address_id.errors = [_("Choose one of the division's addresses.")]
 
 
+def _description_texts(form: AdvertForm) -> dict:
+    """The description per language: the translations typed, and the text above in the seller
+    company's language (its own input is not drawn, so it is never among the typed ones)."""
+    texts = dict(form.description_texts.data or {})
+    texts.pop(instance_locale(), None)
+    if description := (form.description.data or "").strip():
+        texts[instance_locale()] = description
+    return texts
+
+
+def _language_name(tag: str) -> str:
+    """A language's name in the reader's language ("Swedish", "svenska", "Schwedisch")."""
+    return Locale.parse(babel_name(tag)).get_language_name(babel_name(current_locale()))
+
+
 def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert_editing.AdvertData:
     description = (form.description.data or "").strip()
     return advert_editing.AdvertData(
@@ -71,6 +89,7 @@ def _data(form: AdvertForm, item_id: int | None, group: InstanceGroup) -> advert
         fuel_type=form.fuel_type.data or None,
         color=form.stripped("color"),
         description=description or None,
+        description_texts=_description_texts(form),
         start_price=form.start_price.data,
         bid_step=form.bid_step.data,
         reserve_price=form.reserve_price.data,
@@ -108,8 +127,8 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
             name: getattr(advert, name)
             for name in (
                 "regno", "vin", "brand", "model", "model_year", "mileage", "fuel_type", "color",
-                "description", "start_price", "bid_step", "proxy_bidding", "soft_close_seconds",
-                "buy_now_price", "reserve_price", "address_id",
+                "description", "description_texts", "start_price", "bid_step", "proxy_bidding",
+                "soft_close_seconds", "buy_now_price", "reserve_price", "address_id",
             )
         }  # fmt: skip
         saved["address_id"] = str(saved["address_id"] or "")
@@ -209,7 +228,8 @@ def _advert_form(v: Viewer, group: InstanceGroup, advert: Advert | None):
         carrying={p.id for p in carrying}, max_images=advert_editing.MAX_IMAGES,
         stale_rates=advert_editing.stale_rates(group), rate_max_age=group.rate_max_age_days,
         title=_("Edit advert") if advert else _("New advert"),
-        time_zone=str(get_timezone()),
+        time_zone=str(get_timezone()), seller_language=instance_locale(),
+        seller_language_name=_language_name(instance_locale()),
     )  # fmt: skip
 
 

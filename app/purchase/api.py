@@ -6,7 +6,7 @@ from pydantic import Field
 from sqlalchemy import select
 
 from app.core.api import Schema, api_call
-from app.core.localized import for_reader
+from app.core.localized import for_reader, option_labels
 from app.core.messages import message
 from app.extensions import db
 from app.purchase import api_bp, comparison
@@ -30,10 +30,12 @@ def full_payload(analysis: PurchaseAnalysis, milage_unit: str | None = None) -> 
     ).all()
     sections: dict[str, list] = {}
     for f in fields:
-        sections.setdefault(for_reader(f.section_texts, f.section), []).append(
-            {"id": f.id, "title": for_reader(f.title_texts, f.title), "type": f.field_type,
-             "value": (analysis.inputs or {}).get(str(f.id))}
-        )  # fmt: skip
+        value = (analysis.inputs or {}).get(str(f.id))
+        shown = {"id": f.id, "title": for_reader(f.title_texts, f.title), "type": f.field_type,
+                 "value": value}  # fmt: skip
+        if f.field_type == "select":  # the option stored as first written, read in a language
+            shown["label"] = option_labels(f.choices, f.choices_texts).get(value, value)
+        sections.setdefault(for_reader(f.section_texts, f.section), []).append(shown)
     valuation = dict(analysis.valuation or {})
     return {
         "id": analysis.id,

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.core.models import utcnow
 from app.core.tenancy import activate
-from app.demo import demo_link, seeder
+from app.demo import demo_link, seeder, swedish_and, swedish_options
 from app.extensions import db
 from app.preparation import files
 from app.purchase.models import (
@@ -37,9 +37,7 @@ FIELDS = [  # (section, title, type, choices)
     ("Affär", "Annons", "link", []),
     ("Affär", "Foto från kund", "image", []),
 ]
-# The fields' words in every language (issue 37): sv-SE as written, then nb-NO fi-FI da-DK en-GB
-# de-DE nl-NL.
-TEXT_TAGS = ("nb-NO", "fi-FI", "da-DK", "en-GB", "de-DE", "nl-NL")
+# The fields' words in every language (issue 37): sv-SE as written, then app.demo.AFTER_SWEDISH.
 FIELD_TEXTS = {
     "Skick": ("Tilstand", "Kunto", "Stand", "Condition", "Zustand", "Staat"),
     "Affär": ("Handel", "Kauppa", "Handel", "Deal", "Geschäft", "Deal"),
@@ -62,10 +60,18 @@ FIELD_TEXTS = {
     "Foto från kund": ("Foto fra kunde", "Asiakkaan kuva", "Foto fra kunde", "Photo from customer",
                        "Foto vom Kunden", "Foto van de klant"),
 }  # fmt: skip
+OPTION_TEXTS = {
+    "Sommardäck": ("Sommerdekk", "Kesärenkaat", "Sommerdæk", "Summer tyres", "Sommerreifen",
+                   "Zomerbanden"),
+    "Vinterdäck": ("Vinterdekk", "Talvirenkaat", "Vinterdæk", "Winter tyres", "Winterreifen",
+                   "Winterbanden"),
+    "Helårsdäck": ("Helårsdekk", "Ympärivuotiset renkaat", "Helårsdæk", "All-season tyres",
+                   "Ganzjahresreifen", "Vierseizoenenbanden"),
+}  # fmt: skip
 
 
 def _texts(words: str) -> dict:
-    return {"sv-SE": words, **dict(zip(TEXT_TAGS, FIELD_TEXTS[words], strict=True))}
+    return swedish_and(words, FIELD_TEXTS[words])
 
 
 CALCULATOR_ROWS = [
@@ -120,7 +126,8 @@ def seed_purchase_analyses(ctx: dict) -> None:
     for n, (section, title, kind, choices) in enumerate(FIELDS):
         field = PurchaseDynamicField(section=section, title=title, field_type=kind,
                                      section_texts=_texts(section), title_texts=_texts(title),
-                                     choices=choices, required=n == 0, ordering=n)  # fmt: skip
+                                     choices=choices, choices_texts=swedish_options(choices, OPTION_TEXTS),
+                                     required=n == 0, ordering=n)  # fmt: skip
         db.session.add(field)
         fields.append(field)
     priorities = [

@@ -46,6 +46,9 @@ class PurchaseDynamicField(InstanceScoped, db.Model):
     section_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     field_type: Mapped[str] = mapped_column(String(20))
     choices: Mapped[list] = mapped_column(JSON, default=list)  # the options of a select
+    # The options in each language, {tag: one on each line in the order of `choices`}; an
+    # analysis stores the option as first written (app.core.localized.option_labels).
+    choices_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     required: Mapped[bool] = mapped_column(Boolean, default=False)
     ordering: Mapped[int] = mapped_column(Integer, default=0)
 

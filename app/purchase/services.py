@@ -15,6 +15,7 @@ from sqlalchemy.orm import selectinload
 
 from app.auth.viewer import viewer
 from app.core import audit, file_access
+from app.core.localized import for_reader
 from app.core.messages import KeyedText as _k
 from app.core.models import Instance, utcnow
 from app.extensions import db
@@ -115,8 +116,11 @@ def previous_tests(analysis: PurchaseAnalysis) -> list[dict]:
             "id": test.id,
             "createdAt": test.reported_at.isoformat(),
             "division": test.division.name,
-            "source": test.storage.title,
-            "sourceAttributes": {"identifier": test.identifier, "group": test.storage.group},
+            "source": for_reader(test.storage.title_texts, test.storage.title),
+            "sourceAttributes": {
+                "identifier": test.identifier,
+                "group": for_reader(test.storage.group_texts, test.storage.group),
+            },
         }
         for test in finished_tests_of_regno(analysis.regno, visible_division_ids())
     ]

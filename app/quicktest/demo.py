@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.core.models import Division, utcnow
 from app.core.tenancy import activate
-from app.demo import demo_link, seeder
+from app.demo import demo_link, seeder, swedish_and, swedish_options
 from app.extensions import db
 from app.preparation import files
 from app.preparation.models import FileObject
@@ -59,6 +59,164 @@ GROUPS = [
     ("Bromsar", "Teknik", True, False, ["Bromsar fram", "Bromsar bak"]),
     ("Värdering", None, True, False, ["Uppskattad reparationskostnad", "Jämförbar annons", "Sammanfattning"]),
 ]  # fmt: skip
+# The template's words in every language (issue 37): Swedish as written, then
+# app.demo.AFTER_SWEDISH (nb-NO fi-FI da-DK en-GB de-DE nl-NL).
+TEXTS = {
+    "Snabbtest begagnat": (
+        "Hurtigtest bruktbil",
+        "Pikatesti, käytetty auto",
+        "Hurtigtest brugt bil",
+        "Quick test, used vehicle",
+        "Schnelltest Gebrauchtwagen",
+        "Snelle test occasion",
+    ),
+    "Inbytesbil": (
+        "Innbyttebil",
+        "Vaihtoauto",
+        "Byttebil",
+        "Trade-in",
+        "Inzahlungnahme",
+        "Inruilauto",
+    ),
+    "Exteriör": ("Eksteriør", "Ulkopuoli", "Eksteriør", "Exterior", "Außen", "Exterieur"),
+    "Interiör": ("Interiør", "Sisätilat", "Interiør", "Interior", "Innenraum", "Interieur"),
+    "Teknik": ("Teknikk", "Tekniikka", "Teknik", "Technical", "Technik", "Techniek"),
+    "Bromsar": ("Bremser", "Jarrut", "Bremser", "Brakes", "Bremsen", "Remmen"),
+    "Värdering": (
+        "Verdivurdering",
+        "Arvonmääritys",
+        "Vurdering",
+        "Valuation",
+        "Bewertung",
+        "Taxatie",
+    ),
+    "Lackskador": (
+        "Lakkskader",
+        "Maalivauriot",
+        "Lakskader",
+        "Paint damage",
+        "Lackschäden",
+        "Lakschade",
+    ),
+    "Mönsterdjup sommardäck (mm)": (
+        "Mønsterdybde sommerdekk (mm)",
+        "Kesärenkaiden urasyvyys (mm)",
+        "Mønsterdybde sommerdæk (mm)",
+        "Tread depth, summer tyres (mm)",
+        "Profiltiefe Sommerreifen (mm)",
+        "Profieldiepte zomerbanden (mm)",
+    ),
+    "Bild framifrån": (
+        "Bilde forfra",
+        "Kuva edestä",
+        "Billede forfra",
+        "Photo from the front",
+        "Foto von vorn",
+        "Foto van voren",
+    ),
+    "Bild bakifrån": (
+        "Bilde bakfra",
+        "Kuva takaa",
+        "Billede bagfra",
+        "Photo from the rear",
+        "Foto von hinten",
+        "Foto van achteren",
+    ),
+    "Rökfri": ("Røykfri", "Savuton", "Røgfri", "Non-smoker", "Nichtraucher", "Rookvrij"),
+    "Klädsel": ("Trekk", "Verhoilu", "Polstring", "Upholstery", "Polsterung", "Bekleding"),
+    "Anmärkningar interiör": (
+        "Merknader interiør",
+        "Huomiot sisätiloista",
+        "Bemærkninger interiør",
+        "Interior remarks",
+        "Anmerkungen Innenraum",
+        "Opmerkingen interieur",
+    ),
+    "Mätarställning": (
+        "Kilometerstand",
+        "Mittarilukema",
+        "Kilometerstand",
+        "Mileage",
+        "Kilometerstand",
+        "Kilometerstand",
+    ),
+    "Servicebok finns": (
+        "Servicebok finnes",
+        "Huoltokirja on",
+        "Servicebog findes",
+        "Service book present",
+        "Serviceheft vorhanden",
+        "Onderhoudsboekje aanwezig",
+    ),
+    "Senaste service": (
+        "Siste service",
+        "Viimeisin huolto",
+        "Seneste service",
+        "Last service",
+        "Letzte Wartung",
+        "Laatste onderhoudsbeurt",
+    ),
+    "Bromsar fram": (
+        "Bremser foran",
+        "Etujarrut",
+        "Bremser for",
+        "Front brakes",
+        "Bremsen vorn",
+        "Remmen voor",
+    ),
+    "Bromsar bak": (
+        "Bremser bak",
+        "Takajarrut",
+        "Bremser bag",
+        "Rear brakes",
+        "Bremsen hinten",
+        "Remmen achter",
+    ),
+    "Felkoder": ("Feilkoder", "Vikakoodit", "Fejlkoder", "Fault codes", "Fehlercodes", "Foutcodes"),
+    "Uppskattad reparationskostnad": (
+        "Anslått reparasjonskostnad",
+        "Arvioitu korjauskustannus",
+        "Anslået reparationsomkostning",
+        "Estimated repair cost",
+        "Geschätzte Reparaturkosten",
+        "Geschatte reparatiekosten",
+    ),
+    "Jämförbar annons": (
+        "Sammenlignbar annonse",
+        "Vertailukelpoinen ilmoitus",
+        "Sammenlignelig annonce",
+        "Comparable advert",
+        "Vergleichbares Inserat",
+        "Vergelijkbare advertentie",
+    ),
+    "Sammanfattning": (
+        "Oppsummering",
+        "Yhteenveto",
+        "Opsummering",
+        "Summary",
+        "Zusammenfassung",
+        "Samenvatting",
+    ),
+}
+OPTION_TEXTS = {
+    "Inga": ("Ingen", "Ei yhtään", "Ingen", "None", "Keine", "Geen"),
+    "Små": ("Små", "Pieniä", "Små", "Minor", "Kleine", "Klein"),
+    "Måttliga": ("Moderate", "Kohtalaisia", "Moderate", "Moderate", "Mittlere", "Matig"),
+    "Stora": ("Store", "Suuria", "Store", "Major", "Große", "Groot"),
+    "Tyg": ("Stoff", "Kangas", "Stof", "Cloth", "Stoff", "Stof"),
+    "Läder": ("Skinn", "Nahka", "Læder", "Leather", "Leder", "Leer"),
+    "Konstläder": ("Kunstskinn", "Keinonahka", "Kunstlæder", "Faux leather", "Kunstleder",
+                   "Kunstleer"),
+    "Bra": ("God", "Hyvä", "God", "Good", "Gut", "Goed"),
+    "Godkänt": ("Godkjent", "Hyväksytty", "Godkendt", "Acceptable", "In Ordnung", "Voldoende"),
+    "Byts": ("Byttes", "Vaihdetaan", "Udskiftes", "Replace", "Tauschen", "Vervangen"),
+}  # fmt: skip
+
+
+def _texts(words: str) -> dict:
+    return swedish_and(words, TEXTS[words])
+
+
 TESTS = [
     {
         "Lackskador": "Små", "Mönsterdjup sommardäck (mm)": "5.5", "Rökfri": "1",
@@ -121,18 +279,20 @@ def seed_quick_tests(ctx: dict) -> None:
         db.session.add(group)
         for m, (title, kind, choices) in enumerate(rows):
             infos[title] = Information(
-                title=title, type=kind, choices=choices, ordering=n * 10 + m,
+                title=title, title_texts=_texts(title), type=kind, choices=choices,
+                choices_texts=swedish_options(choices, OPTION_TEXTS), ordering=n * 10 + m,
                 information_group=group,
             )  # fmt: skip
             db.session.add(infos[title])
-    storage = Storage(title="Snabbtest begagnat", group="Inbytesbil")
+    storage = Storage(title="Snabbtest begagnat", group="Inbytesbil",
+                      title_texts=_texts("Snabbtest begagnat"), group_texts=_texts("Inbytesbil"))  # fmt: skip
     db.session.add(storage)
     db.session.flush()
     groups = {}
     for n, (title, parent, show, photos, names) in enumerate(GROUPS):
         groups[title] = StorageGroup(
             storage_id=storage.id, parent_id=groups[parent].id if parent else None, title=title,
-            ordering=n * 10, show_title=show, image_support=photos,
+            title_texts=_texts(title), ordering=n * 10, show_title=show, image_support=photos,
             links=[StorageGroupInformation(information_id=infos[i].id) for i in names],
         )  # fmt: skip
         db.session.add(groups[title])

@@ -8,6 +8,7 @@ from babel.numbers import format_currency, format_decimal
 from flask_babel import gettext as _
 from sqlalchemy import select
 
+from app.core.localized import for_reader, option_labels
 from app.core.models import Country, Division, Region
 from app.extensions import db
 from app.quicktest.models import (
@@ -55,6 +56,8 @@ def display(information: Information, value: str | None, fmt: DivisionFormat) ->
     if value is None or value == "":
         return ""
     try:
+        if information.type == "select":  # stored as first written, read in a language
+            return option_labels(information.choices, information.choices_texts).get(value, value)
         if information.type == "checkbox":
             return _("Yes") if value == "1" else _("No")
         if information.type == "number":
@@ -119,11 +122,16 @@ def group_json(node: GroupNode) -> dict:
     g = node.group
     return {
         "id": g.id,
-        "title": g.title,
+        "title": for_reader(g.title_texts, g.title),
         "ordering": g.ordering,
         "options": {"imageSupport": g.image_support, "showTitle": g.show_title},
         "informations": [
-            {"id": i.id, "title": i.title, "type": i.type, "ordering": i.ordering}
+            {
+                "id": i.id,
+                "title": for_reader(i.title_texts, i.title),
+                "type": i.type,
+                "ordering": i.ordering,
+            }  # fmt: skip
             for i in node.informations
         ],
         "children": [group_json(c) for c in node.children],
@@ -159,8 +167,8 @@ def container_json(container: StorageContainer, image_url) -> dict:
         },
         "storage": {
             "id": container.storage.id,
-            "title": container.storage.title,
-            "group": container.storage.group,
+            "title": for_reader(container.storage.title_texts, container.storage.title),
+            "group": for_reader(container.storage.group_texts, container.storage.group),
             "groups": [group_json(n) for n in group_tree(container.storage_id)],
         },
         "user": {"firstname": user.firstname, "lastname": user.lastname} if user else None,

@@ -36,9 +36,12 @@ class Information(InstanceScoped, db.Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     title: Mapped[str] = mapped_column(String(100))
+    title_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     type: Mapped[str] = mapped_column(String(20))
-    # The choices of a select, one per entry.
+    # The choices of a select, one per entry: the value an answer stores, as first written.
     choices: Mapped[list] = mapped_column(JSON, default=list)
+    # The choices in each language, {tag: options one on each line in the order of `choices`}.
+    choices_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     ordering: Mapped[int] = mapped_column(Integer, default=0)
     information_group_id: Mapped[int | None] = mapped_column(
         ForeignKey("information_group.id", ondelete="SET NULL"), index=True
@@ -54,6 +57,9 @@ class Storage(InstanceScoped, TimestampMixin, db.Model):
     title: Mapped[str] = mapped_column(String(100))
     # What kind of test it is ("Inbytesbil", "Leveranskontroll"): spec 02's storage group.
     group: Mapped[str | None] = mapped_column(String(100))
+    # Both per language (issue 37, app.core.localized); the words above are the last fall-back.
+    title_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
+    group_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
 
 
 class StorageGroupInformation(InstanceScoped, db.Model):
@@ -81,6 +87,7 @@ class StorageGroup(InstanceScoped, db.Model):
         ForeignKey("storage_group.id", ondelete="CASCADE"), index=True
     )
     title: Mapped[str] = mapped_column(String(100))
+    title_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     ordering: Mapped[int] = mapped_column(Integer, default=0)
     image_support: Mapped[bool] = mapped_column(Boolean, default=False)
     show_title: Mapped[bool] = mapped_column(Boolean, default=True)

@@ -11,6 +11,7 @@ from wtforms import HiddenField, SelectField, StringField
 from wtforms.validators import Length
 
 from app.auth.viewer import viewer
+from app.core.localized import for_reader
 from app.core.models import Division
 from app.extensions import db
 from app.preparation import files
@@ -44,7 +45,7 @@ def _start_form(v, item: PreparationItem | None = None, formdata=None) -> StartF
     if item is not None:
         kwargs.update(regno=item.regno, division=item.division_id, item=str(item.id))
     form = StartForm(**kwargs)
-    form.storage.choices = [(s.id, s.title) for s in services.storages()]
+    form.storage.choices = [(s.id, for_reader(s.title_texts, s.title)) for s in services.storages()]
     form.division.choices = [(d.id, d.name) for d in v.visible_divisions]
     return form
 

@@ -30,7 +30,8 @@ SECTIONS = {
 DATA = ["MLB47K", "Bilpriser", "Servicebok finns", "provkorning.jpg",
         "Stenskott", "Kombi", "Dragkrok", "Prisprognos", "Sara Lindqvist", "Nordbil Solna",
         "Snabbtest begagnat"]  # the trade-in's quick test (app/quicktest/demo.py)  # fmt: skip
-FIELD_TITLES = {"de": {"Servicebok finns": "Serviceheft vorhanden"}}
+FIELD_TITLES = {"de": {"Servicebok finns": "Serviceheft vorhanden",
+                       "Snabbtest begagnat": "Schnelltest Gebrauchtwagen"}}  # fmt: skip
 
 
 def tool(name: str, *args: str) -> str:

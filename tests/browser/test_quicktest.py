@@ -18,7 +18,11 @@ from tests.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 A4_POINTS = (595.0, 842.0)  # 210 x 297 mm
-SECTIONS = ("Exteriör", "Interiör", "Teknik", "Bromsar", "Värdering")
+# The demo template's groups in each print's language (app/quicktest/demo.py).
+SECTIONS = {
+    "sv-SE": ("Exteriör", "Interiör", "Teknik", "Bromsar", "Värdering"),
+    "de-DE": ("Außen", "Innenraum", "Technik", "Bremsen", "Bewertung"),
+}
 
 
 def sign_in(page, email: str = "seller@demo.test") -> None:
@@ -68,9 +72,9 @@ def test_the_seller_fills_in_a_quick_test_on_a_phone(new_page, live_server, clea
     expect(page.get_by_text("Step 1 of 4")).to_be_visible()
     page.wait_for_selector("[data-qt-ready]", state="attached")
 
-    page.get_by_label("Lackskador").select_option("Små")
+    page.get_by_label("Paint damage").select_option("Små")
     expect(page.locator('[data-status-for$="-1"]').first).to_have_text("Saved")
-    depth = page.get_by_label("Mönsterdjup sommardäck (mm)")
+    depth = page.get_by_label("Tread depth, summer tyres (mm)")
     depth.fill("fem")
     depth.blur()
     expect(page.get_by_text("Enter a number.")).to_be_visible()
@@ -81,7 +85,7 @@ def test_the_seller_fills_in_a_quick_test_on_a_phone(new_page, live_server, clea
     from app.quicktest.demo import car_picture
 
     picture.write_bytes(car_picture((20, 120, 60)))
-    page.get_by_label("Bild framifrån").set_input_files(str(picture))
+    page.get_by_label("Photo from the front").set_input_files(str(picture))
     expect(page.locator(".qt-image-field img")).to_have_count(1)
 
     # The connection drops: the answer waits in the page and goes when it is back.
@@ -89,7 +93,7 @@ def test_the_seller_fills_in_a_quick_test_on_a_phone(new_page, live_server, clea
     expect(page.get_by_text("Step 2 of 4")).to_be_visible()
     page.wait_for_selector("[data-qt-ready]", state="attached")
     page.context.set_offline(True)
-    page.get_by_label("Yes").first.check()  # Rökfri
+    page.get_by_label("Yes").first.check()  # Non-smoker
     expect(page.get_by_text("Not sent yet")).to_be_visible()
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_text("No connection.")).to_be_visible()
@@ -98,13 +102,13 @@ def test_the_seller_fills_in_a_quick_test_on_a_phone(new_page, live_server, clea
     expect(page.get_by_text("Saved").first).to_be_visible()
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_text("Step 3 of 4")).to_be_visible()
-    page.get_by_label("Mätarställning (km)").fill("48200")
-    page.get_by_label("Bromsar fram").select_option("Bra")
+    page.get_by_label("Mileage (km)").fill("48200")
+    page.get_by_label("Front brakes").select_option("Bra")
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_text("Step 4 of 4")).to_be_visible()
     page.get_by_role("button", name="Review and finish").click()
     review = page.locator("main")
-    for text in ("Små", "5,5", "48\xa0200 km", "Bra", "Yes"):
+    for text in ("Minor", "5,5", "48\xa0200 km", "Good", "Yes"):  # the options in English
         expect(review).to_contain_text(text)
     page.get_by_role("button", name="Finish the quick test").click()
     expect(page.get_by_text("The quick test is finished.")).to_be_visible()
@@ -164,9 +168,10 @@ def test_the_demo_quick_test_prints_to_a_clean_a4_pdf(new_page, live_server, lan
     assert 1 <= pages <= 3
     text = pdf_text(path)
     assert f"{title} {test.identifier}" in text
-    for section in SECTIONS:
-        assert section in text
-    for value in ("Nordbil Solna", "Sara Lindqvist", "Snabbtest begagnat", "4 500,00 kr", "km"):
+    for section in SECTIONS[lang]:
+        assert section in text, section
+    storage = {"sv-SE": "Snabbtest begagnat", "de-DE": "Schnelltest Gebrauchtwagen"}[lang]
+    for value in ("Nordbil Solna", "Sara Lindqvist", storage, "4 500,00 kr", "km"):
         assert value in text.replace("\xa0", " "), value
     assert "Save as PDF" not in text and "Spara som PDF" not in text  # the toolbar is not printed
     poppler("pdftoppm", "-png", "-r", "60", str(path), str(ARTIFACTS / f"quicktest-{lang}"))

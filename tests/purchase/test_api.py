@@ -25,7 +25,8 @@ def test_full_analysis_answers_every_part(signed_in, world):
     }  # fmt: skip
     assert body["data"]["inputs"] == [
         {"title": "Condition", "fields": [
-            {"id": world.field.id, "title": "Tyres", "type": "select", "value": "Winter"}]}
+            {"id": world.field.id, "title": "Tyres", "type": "select", "value": "Winter",
+             "label": "Winter"}]}
     ]  # fmt: skip
     assert body["valuations"][0]["priceIn"] == 180000.0
     assert body["valuations"][0]["priceOut"] == 229000.0

@@ -64,7 +64,7 @@ def test_the_demo_analysis_lists_the_vehicles_finished_quick_test(demo_app, demo
     body = demo_client.get(f"/api/purchase-analyses/{analysis_id}/full").get_json()
     assert [t["sourceAttributes"]["identifier"] for t in body["previousTests"]] == ["MLB47K"]
     assert body["previousTests"][0]["division"] == "Nordbil Solna"
-    assert body["previousTests"][0]["source"] == "Snabbtest begagnat"
+    assert body["previousTests"][0]["source"] == "Quick test, used vehicle"  # the reader's words
     page = demo_client.get(f"/purchase-analysis/{analysis_id}?lang=en").get_data(as_text=True)
     assert f"/quick-test/{body['previousTests'][0]['id']}" in page
     assert "No previous tests" not in page

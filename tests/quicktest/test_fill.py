@@ -80,7 +80,7 @@ def test_a_test_starts_by_regno_and_opens_its_first_group(new_test):
     assert test.identifier == "ABC123" and test.reported_at is None
     page = client.get(f"/quick-test/{test.id}/fill")
     text = page_text(page)
-    assert "Step 1 of 4" in text and "Lackskador" in text
+    assert "Step 1 of 4" in text and "Paint damage" in text
     assert 'accept="image/*" capture="environment"' in page.get_data(as_text=True)
 
 
@@ -314,14 +314,14 @@ def test_the_call_answers_the_test_with_storage_values_and_division(seller):
     assert data["identifier"] == test.identifier
     assert data["division"]["name"] == "Nordbil Solna"
     assert data["division"]["region"]["country"]["locale"] == "sv-SE"
-    assert data["storage"]["title"] == "Snabbtest begagnat"
+    assert data["storage"]["title"] == "Quick test, used vehicle"  # in the reader's language
     assert [g["title"] for g in data["storage"]["groups"]] == [
-        "Exteriör",
-        "Interiör",
-        "Teknik",
-        "Värdering",
+        "Exterior",
+        "Interior",
+        "Technical",
+        "Valuation",
     ]
-    assert data["storage"]["groups"][2]["children"][0]["title"] == "Bromsar"
+    assert data["storage"]["groups"][2]["children"][0]["title"] == "Brakes"
     assert data["user"] == {"firstname": "Sara", "lastname": "Lindqvist"}
     images = [v for v in data["values"] if v["type"] == "image"]
     assert len(images) == 3

@@ -17,7 +17,7 @@ def test_the_print_view_holds_every_section_and_the_pdf_options(seller):
     html = response.get_data(as_text=True)
     text = page_text(response)
     for expected in ("Save as PDF", test.identifier, "Nordbil Solna", "Sara Lindqvist",
-                     "Exteriör", "Interiör", "Teknik", "Bromsar", "Värdering", "4\xa0500,00\xa0kr"):  # fmt: skip
+                     "Exterior", "Interior", "Technical", "Brakes", "Valuation", "4\xa0500,00\xa0kr"):  # fmt: skip
         assert expected in text, expected
     options = json.loads(unescape(re.search(r'data-html2pdf="([^"]+)"', html).group(1)))
     assert options["margin"] == [10, 2, 10, 2]
@@ -34,6 +34,9 @@ def test_the_print_view_in_swedish_and_german_keeps_swedish_numbers(seller):
     de = page_text(client.get(f"/pdf-preview/quick-test/{test.id}?lang=de-DE"))
     assert "Snabbtest" in sv and "Spara som PDF" in sv
     assert "Schnelltest" in de and "Als PDF speichern" in de
+    # The template's entered words too (issue 37): its title, groups and fields.
+    assert "Snabbtest begagnat" in sv and "Lackskador" in sv and "Bromsar" in sv
+    assert "Schnelltest Gebrauchtwagen" in de and "Lackschäden" in de and "Bremsen" in de
     for text in (sv, de):
         assert "4\xa0500,00\xa0kr" in text  # the division's locale (sv-SE) and currency
         assert " km" in text

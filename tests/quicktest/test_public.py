@@ -15,15 +15,15 @@ def test_the_public_view_shows_the_test_signed_out(demo_client):
     response = demo_client.get(f"/quick-test/view/{test.uuid}")
     assert response.status_code == 200
     text = page_text(response)
-    for expected in (
-        test.identifier, "Nordbil Solna", "Snabbtest begagnat", "Inbytesbil", "Sara Lindqvist",
-        "Exteriör", "Interiör", "Teknik", "Bromsar", "Värdering", "Lackskador", "Små",
-        "Välskött bil i gott skick.",
+    for expected in (  # the template's words in the reader's language (English here)
+        test.identifier, "Nordbil Solna", "Quick test, used vehicle", "Trade-in",
+        "Sara Lindqvist", "Exterior", "Interior", "Technical", "Brakes", "Valuation",
+        "Paint damage", "Minor", "Välskött bil i gott skick.",
     ):  # fmt: skip
         assert expected in text, expected
     # Groups and child groups in order.
-    assert text.index("Exteriör") < text.index("Interiör") < text.index("Teknik")
-    assert text.index("Teknik") < text.index("Bromsar") < text.index("Värdering")
+    assert text.index("Exterior") < text.index("Interior") < text.index("Technical")
+    assert text.index("Technical") < text.index("Brakes") < text.index("Valuation")
     assert "<script" not in text  # light: no framework, no script
     images = [
         m for m in text.split('src="')[1:] if m.startswith(f"/quick-test/view/{test.uuid}/images/")
@@ -56,8 +56,8 @@ def test_the_public_call_answers_the_spec_fields(demo_client):
     assert data["reportedAt"]
     assert data["division"]["name"] == "Nordbil Solna"
     assert (
-        data["storage"]["title"] == "Snabbtest begagnat"
-        and data["storage"]["group"] == "Inbytesbil"
+        data["storage"]["title"] == "Quick test, used vehicle"
+        and data["storage"]["group"] == "Trade-in"
     )
     assert data["user"]["firstname"] == "Sara"
     group = data["storage"]["groups"][0]
