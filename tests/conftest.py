@@ -16,6 +16,7 @@ import socket
 import threading
 import uuid
 import zlib
+from collections import OrderedDict
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -88,6 +89,28 @@ XDIST_MODULES = (
 )
 
 
+# The work that takes longest goes out first (longest first: what is left at the end is the
+# many short tests, which even the workers out), in this order, ahead of every other test: the
+# migrations walked down and up on both databases, the 100k plan test, the accessibility walk,
+# the gates (fuzzing, the sweeps, the language gate), the fault gates, the browser journeys.
+LONG_FIRST = (
+    "tests/test_migrations.py",
+    "tests/scale/",
+    "a11y-walk",
+    "tests/gates/",
+    "faults",
+    "tests/browser/",
+)
+
+
+def long_first(scope: str) -> int:
+    """Where a unit of work (a group, or one test) goes in the order of LONG_FIRST."""
+    for rank, prefix in enumerate(LONG_FIRST):
+        if scope.startswith(prefix):
+            return rank
+    return len(LONG_FIRST)
+
+
 def xdist_group(nodeid: str) -> str | None:
     """The group a test runs in, or None for a test any worker may take."""
     path = nodeid.split("::", 1)[0]
@@ -107,8 +130,17 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class Grouped(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return xdist_group(nodeid) or nodeid
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # (the first call: the queue is whole, nothing handed out yet)
+                units = sorted(self.workqueue.items(), key=lambda unit: long_first(unit[0]))
+                self.workqueue = OrderedDict(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return Grouped(config, log)
 
