@@ -7,12 +7,17 @@ worker has databases and a Redis database number of its own.
 """
 
 import fcntl
+import json
+import logging
 import os
 import re
 import shutil
+import socket
+import threading
 import uuid
 import zlib
-from contextlib import contextmanager
+from collections import OrderedDict
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,12 +27,12 @@ from flask.testing import FlaskClient
 from flask_migrate import upgrade
 from flask_sqlalchemy.session import _app_ctx_id
 from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import scoped_session, sessionmaker
 
 from app import create_app
 from app.extensions import db
 from tests import processes
-from tests.processes import pytest_unconfigure  # noqa: F401 - the hook
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", ... under pytest-xdist
@@ -84,6 +89,28 @@ XDIST_MODULES = (
 )
 
 
+# The work that takes longest goes out first (longest first: what is left at the end is the
+# many short tests, which even the workers out), in this order, ahead of every other test: the
+# migrations walked down and up on both databases, the 100k plan test, the accessibility walk,
+# the gates (fuzzing, the sweeps, the language gate), the fault gates, the browser journeys.
+LONG_FIRST = (
+    "tests/test_migrations.py",
+    "tests/scale/",
+    "a11y-walk",
+    "tests/gates/",
+    "faults",
+    "tests/browser/",
+)
+
+
+def long_first(scope: str) -> int:
+    """Where a unit of work (a group, or one test) goes in the order of LONG_FIRST."""
+    for rank, prefix in enumerate(LONG_FIRST):
+        if scope.startswith(prefix):
+            return rank
+    return len(LONG_FIRST)
+
+
 def xdist_group(nodeid: str) -> str | None:
     """The group a test runs in, or None for a test any worker may take."""
     path = nodeid.split("::", 1)[0]
@@ -103,8 +130,17 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class Grouped(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return xdist_group(nodeid) or nodeid
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # (the first call: the queue is whole, nothing handed out yet)
+                units = sorted(self.workqueue.items(), key=lambda unit: long_first(unit[0]))
+                self.workqueue = OrderedDict(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return Grouped(config, log)
 
@@ -134,13 +170,114 @@ def _engine(url: str):
 # worker's id (dealercare_test_gw0, dealercare_test_browser_gw1, ...), created here (the role may
 # create databases); the templates are shared by the workers of a run.
 
-_RUN: dict[str, str] = {}  # "id": the same in every worker of one run (pytest_configure)
+# Every database a run makes carries the run's marker as its comment (JSON: the run's id, the
+# host and the process that owns the run: pytest-xdist's controller, or the lone pytest). The run
+# drops its databases when it ends, also when interrupted; a run killed outright cannot, and the
+# next run drops the databases whose owner is gone (by their marker, never by their name).
+
+_RUN: dict = {}  # "id", "owner", "owner_started", "host": the same in every worker of one run
+MARKER = "dealercare-test-run"
 
 
 def pytest_configure(config):
     workerinput = getattr(config, "workerinput", None)
-    _RUN["id"] = workerinput["testrunuid"] if workerinput else uuid.uuid4().hex
+    if workerinput:
+        _RUN["id"] = workerinput["testrunuid"]
+    else:  # (pytest-xdist's controller hands its workers this id)
+        _RUN["id"] = getattr(config.option, "testrunuid", None) or uuid.uuid4().hex
+        if hasattr(config.option, "testrunuid"):
+            config.option.testrunuid = _RUN["id"]
+    owner = workerinput.get("dealercare_owner", os.getppid()) if workerinput else os.getpid()
+    _RUN.update(owner=owner, owner_started=processes.started_at(owner), host=socket.gethostname())
     processes.pytest_configure(config)
+    if TEST_DATABASE_URL and not workerinput:
+        _drop_databases(_left_by_a_killed_run)
+
+
+# pytest-xdist's controller runs no test: while its workers start and collect, it makes the run's
+# templates (the demo data takes the longest), which the workers would otherwise wait for.
+def pytest_sessionstart(session):
+    config = session.config
+    if not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") != "no":
+        _start_templates(config)
+
+
+def _start_templates(config):
+    tmp_path_factory = config._tmp_path_factory  # (made here, not in two threads at once)
+    tmp_path_factory.getbasetemp()
+
+    def make() -> None:
+        logging.disable(logging.INFO)  # (the migrations' log, which no capture hides here)
+        try:
+            if TEST_DATABASE_URL:
+                _postgresql_template("demo")
+            else:
+                _sqlite_template(tmp_path_factory, "demo")
+        except Exception:  # noqa: S110 - the worker that needs it makes it, and reports why not
+            pass
+        finally:
+            logging.disable(logging.NOTSET)
+
+    threading.Thread(target=make, name="templates", daemon=True).start()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist's controller tells each worker which process owns the run."""
+    node.workerinput["dealercare_owner"] = os.getpid()
+
+
+def pytest_unconfigure(config):
+    """Whatever server this run started and no finalizer stopped (an interrupted set-up), and,
+    in the process that owns the run, every database the run made."""
+    processes.stop_all()
+    if TEST_DATABASE_URL and not hasattr(config, "workerinput") and _RUN:
+        _drop_databases(lambda run: run.get("id") == _RUN["id"])
+
+
+def _marker(**extra) -> str:
+    return json.dumps({MARKER: _RUN["id"], **{k: v for k, v in _RUN.items() if k != "id"}, **extra})
+
+
+def _run_of(comment: str | None) -> dict | None:
+    """The run a database's comment names ({"id", "owner", ...}), or None for a database that
+    is no test run's."""
+    try:
+        run = json.loads(comment or "")
+    except ValueError:
+        return None
+    if not isinstance(run, dict) or MARKER not in run:
+        return None
+    return {**run, "id": run[MARKER]}
+
+
+def _left_by_a_killed_run(run: dict) -> bool:
+    """A run of this host whose owning process is gone (a process of that id now is another)."""
+    if run.get("host") != socket.gethostname() or run.get("id") == _RUN["id"]:
+        return False
+    owner = run.get("owner")
+    return not (isinstance(owner, int) and processes.started_at(owner) == run.get("owner_started"))
+
+
+def _mark(conn, name: str, **extra) -> None:
+    marker = _marker(**extra).replace("'", "''")
+    conn.execute(text(f"COMMENT ON DATABASE \"{name}\" IS '{marker}'"))
+
+
+def _drop_databases(which) -> None:
+    """Drop the test runs' databases for whose run `which(run)` holds; quietly nothing when the
+    server cannot be reached (the tests that need it say so)."""
+    try:
+        with _postgresql_admin("dealercare-test-templates") as conn:
+            rows = conn.execute(
+                text("SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database")
+            ).all()
+            for name, comment in rows:
+                run = _run_of(comment)
+                if run is not None and which(run):
+                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    except OperationalError:
+        return
 
 
 def postgresql_url(name: str = "main", worker: str | None = None) -> str:
@@ -154,7 +291,8 @@ def postgresql_url(name: str = "main", worker: str | None = None) -> str:
 @contextmanager
 def _postgresql_admin(lock: str):
     """A connection to the server's postgres database holding an advisory lock named `lock`
-    (the workers of a run take turns to make and copy the templates)."""
+    (the processes of a run take turns to make and copy each template: one lock per template,
+    so that copies of the empty one go on while the demo one is being made)."""
     admin = _engine(str(make_url(TEST_DATABASE_URL).set(database="postgres")))
     try:
         with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
@@ -163,7 +301,10 @@ def _postgresql_admin(lock: str):
             try:
                 yield conn
             finally:
-                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+                # After an interruption (Ctrl-C, SIGTERM) the connection may be unusable: the
+                # lock goes with it, and the interruption, not this, is what the run reports.
+                with suppress(SQLAlchemyError):
+                    conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
     finally:
         admin.dispose()
 
@@ -185,19 +326,21 @@ def _postgresql_template(kind: str) -> str:
     """The name of this run's template database of `kind`, made by the first process that asks."""
     name = make_url(postgresql_url(f"template_{kind}", worker="")).database
     empty = _postgresql_template("empty") if kind == "demo" else None  # (before the lock)
-    with _postgresql_admin("dealercare-test-templates") as conn:
+    with _postgresql_admin(f"dealercare-test-template-{kind}") as conn:
         made = conn.scalar(
             text(
                 "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = :n"
             ),
             {"n": name},
         )
-        if made == _RUN["id"]:
+        run = _run_of(made) or {}
+        if run.get("id") == _RUN["id"] and run.get("made"):
             return name
         conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{empty}"' if empty else "")))
+        _mark(conn, name, made=False)  # (the run's, also when it ends before it is whole)
         _fill(postgresql_url(f"template_{kind}", worker=""), demo=kind == "demo")
-        conn.execute(text(f"COMMENT ON DATABASE \"{name}\" IS '{_RUN['id']}'"))
+        _mark(conn, name, made=True)
     return name
 
 
@@ -207,7 +350,7 @@ def _sqlite_template(tmp_path_factory, kind: str) -> Path:
     shared = base.parent if WORKER else base
     template = shared / f"template-{kind}.db"
     empty = _sqlite_template(tmp_path_factory, "empty") if kind == "demo" else None
-    with open(shared / "templates.lock", "w") as lock:
+    with open(shared / f"template-{kind}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not template.exists():
             making = shared / f"making-{kind}.db"
@@ -228,9 +371,10 @@ def database_url(tmp_path_factory, name: str, demo: bool = False) -> str:
         url = postgresql_url(name)
         target = make_url(url).database
         template = _postgresql_template(kind)
-        with _postgresql_admin("dealercare-test-templates") as conn:
+        with _postgresql_admin(f"dealercare-test-template-{kind}") as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{target}" WITH (FORCE)'))
             conn.execute(text(f'CREATE DATABASE "{target}" TEMPLATE "{template}"'))
+            _mark(conn, target)
         return url
     path = tmp_path_factory.mktemp(name) / "test.db"
     shutil.copyfile(_sqlite_template(tmp_path_factory, kind), path)
@@ -245,6 +389,7 @@ def ensure_database(url: str) -> None:
         exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
         if exists.first() is None:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
+            _mark(conn, name)
     admin.dispose()
 
 

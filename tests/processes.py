@@ -137,20 +137,60 @@ def stop_all() -> None:
         _clean(marker, entry)
 
 
+def children() -> list[int]:
+    """This process's live child processes (under pytest-xdist's controller: its workers)."""
+    me = str(os.getpid())
+    stats = {int(e.name): _stat(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()}
+    return [pid for pid, stat in stats.items() if stat and stat[1] == me and stat[0] != "Z"]
+
+
+_SIGNALLED: list[int] = []
+# How long an interrupted controller waits for its workers to stop their servers (a bound for a
+# state: the wait ends as soon as they are stopped).
+STOP_SECONDS = 120
+
+
 def _interrupted(signum, frame):
+    """The first SIGTERM ends the run as Ctrl-C does; a second one while the finalizers stop the
+    servers (`timeout` signals the whole group and the controller passes it on too) is not
+    allowed to cut them short."""
+    if _SIGNALLED:
+        return
+    _SIGNALLED.append(signum)
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def stop_on_signals() -> None:
+def _controller_interrupted(signum, frame):
+    """pytest-xdist's controller passes SIGTERM on to its workers (each ends as on Ctrl-C and
+    its finalizers stop its servers) and waits until their servers are stopped before it ends
+    the run: xdist kills the workers it ends within seconds, their finalizers unrun. A second
+    SIGTERM ends it at once."""
+    if _SIGNALLED:
+        raise KeyboardInterrupt(f"signal {signum}")
+    workers = children()
+    _SIGNALLED.append(signum)
+    for pid in workers:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    for _ in range(STOP_SECONDS * 10):
+        running = [pid for pid in workers if started_at(pid) is not None]
+        if not any(RUNS.glob(f"{pid}-*.json") for pid in running):
+            break
+        time.sleep(0.1)
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def stop_on_signals(controller: bool = False) -> None:
     """SIGTERM ends the run as Ctrl-C does: the fixtures' finalizers run and stop the servers."""
-    signal.signal(signal.SIGTERM, _interrupted)
+    signal.signal(signal.SIGTERM, _controller_interrupted if controller else _interrupted)
 
 
 def pytest_configure(config):
     """A test run's hook (tests/conftest.py): servers an earlier, killed run of this checkout
     left are stopped first; SIGTERM ends this run as Ctrl-C does, finalizers and all."""
     clean_leftovers()
-    stop_on_signals()
+    controller = not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") != "no"
+    stop_on_signals(controller)
 
 
 def pytest_unconfigure(config):

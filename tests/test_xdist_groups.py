@@ -4,7 +4,7 @@ starts something (a server, an app, the fuzzer) runs in one worker, not once in 
 import re
 from pathlib import Path
 
-from tests.conftest import XDIST_MODULES, xdist_group
+from tests.conftest import LONG_FIRST, XDIST_GROUPS, XDIST_MODULES, long_first, xdist_group
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,3 +32,22 @@ def test_the_fault_gates_and_the_accessibility_walk_keep_together():
     walk = {xdist_group(f"tests/browser/{m}::t") for m in ("test_a11y.py", "test_budgets.py")}
     assert walk == {"a11y-walk"}
     assert xdist_group("tests/market/test_bids.py::test_z") is None
+
+
+def test_the_longest_work_goes_out_first_and_the_short_tests_last():
+    order = [
+        "tests/test_migrations.py::test_every_step_down_and_up_keeps_the_data[sqlite]",
+        "tests/scale/test_plans.py",
+        "a11y-walk",
+        "tests/gates/test_fuzz.py",
+        "faults",
+        "tests/browser/test_shell.py::test_x[375]",
+        "tests/market/test_bids.py::test_z",
+    ]
+    assert sorted(order, key=long_first) == order
+
+
+def test_the_long_first_list_names_what_exists():
+    groups = set(XDIST_GROUPS.values())
+    missing = [p for p in LONG_FIRST if p not in groups and not (ROOT / p).exists()]
+    assert not missing, f"LONG_FIRST in tests/conftest.py names what is gone: {missing}"

@@ -137,16 +137,41 @@ def eventually(page, check, what: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """The system Chromium, launched once for the session."""
+def browser(tmp_path_factory):
+    """The system Chromium, launched once for the session. Its profile and temporary files are
+    made in the run's own temporary folder (pytest removes the folders of old runs), so that a
+    run killed outright leaves none in /tmp."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    temp = str(tmp_path_factory.mktemp("chromium"))
+    with _environ(TMPDIR=temp):  # (the driver makes the profile folders)
+        playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, env={**os.environ, "TMPDIR": temp}
+        )
         try:
             yield chromium
         finally:
             chromium.close()
+    finally:
+        playwright.stop()
+
+
+@contextmanager
+def _environ(**values):
+    """Set environment variables for what starts meanwhile (Playwright's driver reads TMPDIR
+    once, when it starts); put back the previous values afterwards."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @pytest.fixture

@@ -8,11 +8,13 @@ Without redis-server or PostgreSQL's binaries the gates are skipped with one lin
 """
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from tests import processes
 from tests.faults import servers
 
 SECRET = "faults-gate-secret"
@@ -68,9 +70,12 @@ class Stack:
             self.pg.start()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def stack():
+    """Up while the gates of this folder run (they run in one worker, one after the other), then
+    stopped and their folder removed; recorded so that a killed run's next run removes it."""
     log_dir = Path(tempfile.mkdtemp(prefix="dc-faults-logs-"))
+    folder = processes.record("folder", 0, [log_dir])
     made = Stack(log_dir)
     try:  # a set-up that fails half-way stops what it started too
         made.redis.start()
@@ -80,6 +85,8 @@ def stack():
     finally:
         made.redis.stop()
         made.pg.destroy()
+        shutil.rmtree(log_dir, ignore_errors=True)
+        processes.forget(folder)
 
 
 @pytest.fixture
