@@ -22,6 +22,7 @@ import random
 import sys
 import time
 import uuid
+from array import array
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -109,6 +110,7 @@ def organisation(rng: random.Random) -> dict:
     from app.extensions import db
     from app.market.models import InstanceGroup
     from app.preparation.models import Station
+    from app.preparation.recon_models import ReconLimit
 
     instance = db.session.scalars(select(Instance).order_by(Instance.id)).first()
     activate(instance.id)
@@ -151,6 +153,12 @@ def organisation(rng: random.Random) -> dict:
         module: db.session.scalars(select(Station.id).where(Station.module == module)).all()
         for module in ("begcare", "newcare")
     }
+    rates = dict(db.session.execute(select(Station.id, Station.hourly_rate)).all())
+    limits = {}  # {module: {division id or None (the whole instance's): amount}}
+    for module, division_id, amount in db.session.execute(
+        select(ReconLimit.module, ReconLimit.division_id, ReconLimit.amount)
+    ):
+        limits.setdefault(module, {})[division_id] = amount
     activate(None)
     groups = db.session.scalars(
         select(InstanceGroup).execution_options(all_instances=True).order_by(InstanceGroup.id)
@@ -179,7 +187,7 @@ def organisation(rng: random.Random) -> dict:
         "instance": instance.id, "divisions": [d.id for d in divisions], "users": users,
         "stations": stations, "seller_group": sellers[0].id, "seller_user": seller.id,
         "buyers": [(g.id, g.currency, bidders[g.id]) for g in buyers if bidders[g.id]],
-        "storage": storage,
+        "storage": storage, "rates": rates, "limits": limits,
     }  # fmt: skip
 
 
@@ -232,25 +240,31 @@ def vehicles(
         history(),
     )
 
+    task_first = loader.next_id("item_station_task")
+    took = array("H")  # the minutes each task took (0: not done), for its cost lines
+
     def tasks():
+        task_id = task_first
         for item_id, module, state, created, _changed, _div, _row in items:
-            stations = org["stations"][module]
-            for j in range(round(2 * related) if stations else 0):
-                done = state >= 6
-                start = created + timedelta(hours=4 + j * 8)
+            plan = _task_plan(org, item_id, module, state, created, related)
+            for j, _at, station_id, status, start in plan:
+                user = rng.choice(users)
+                minutes = rng.randint(20, 180) if status == "done" else 0
+                took.append(minutes)
                 yield (
-                    inst, item_id, stations[(item_id + j) % len(stations)],
-                    "done" if done else ("active" if j == 0 else "pending"), j, 60,
-                    rng.choice(users), start if done or j == 0 else None,
-                    start + timedelta(minutes=rng.randint(20, 180)) if done else None,
+                    task_id, inst, item_id, station_id, status, j, 60, user,
+                    start if status != "pending" else None,
+                    start + timedelta(minutes=minutes) if minutes else None,
                 )  # fmt: skip
+                task_id += 1
 
     loader.copy(
         "item_station_task",
-        ("instance_id", "item_id", "station_id", "status", "ordering", "target_minutes",
+        ("id", "instance_id", "item_id", "station_id", "status", "ordering", "target_minutes",
          "assigned_user_id", "started_at", "finished_at"),
         tasks(),
     )  # fmt: skip
+    recon(loader, org, items, task_first, took, related, today)
     with_files = [row for row in items if rng.random() < related]
     file_first = loader.next_id("file_object")
     loader.copy(
@@ -278,6 +292,100 @@ def vehicles(
         ),
     )
     return archived
+
+
+def _task_plan(org: dict, item_id: int, module: str, state: int, created: datetime, related):
+    """(ordering, station's position, station, status, start) of a vehicle's tasks: done once
+    it left the stations (state 6 on), else the first active and the rest pending."""
+    stations = org["stations"][module]
+    for j in range(round(2 * related) if stations else 0):
+        status = "done" if state >= 6 else ("active" if j == 0 else "pending")
+        at = (item_id + j) % len(stations)
+        yield j, at, stations[at], status, created + timedelta(hours=4 + j * 8)
+
+
+def _cents(value: int) -> str:
+    return f"{value // 100}.{value % 100:02d}"
+
+
+def recon(loader: Loader, org: dict, items: list, task_first: int, took, related, today) -> None:
+    """Issue 33's cost lines of the tasks: an estimate on every task of a vehicle past its
+    arrival (labour: hours x the station's rate; parts or sublet as the station's work has,
+    app/preparation/recon_demo.WORK), the actual cost once a task is done (most near the
+    estimate, some well over it, now and then a part found during the work), and an approval
+    for each estimate above its division's limit: approved before the work started, or, for a
+    task not begun, waiting or (one in five) rejected. A random stream of its own, so the
+    other tables' rows are those of a run without cost lines."""
+    from app.preparation.recon_demo import WORK  # lazy: the app is imported once generate runs
+
+    inst, users = org["instance"], org["users"]
+    rng = random.Random(org["seed"] * 1000 + 33)
+    limits = org["limits"]
+    approvals = []
+
+    def rows():
+        task_id = task_first
+        for item_id, module, state, created, _changed, division_id, _row in items:
+            limit = limits.get(module, {})
+            limit = limit.get(division_id, limit.get(None))
+            plan = _task_plan(org, item_id, module, state, created, related)
+            for _j, at, station_id, status, start in plan:
+                minutes, task_id = took[task_id - task_first], task_id + 1
+                if state == 1:
+                    continue
+                rate_, (low, high), other = WORK[at % len(WORK)]
+                rate = int(org["rates"].get(station_id) or rate_)
+                hours = max(1, round(rng.uniform(low, high) * 2))  # half hours
+                parts = (
+                    rng.randrange(other[2], other[3]) * 100 if other and rng.random() < 0.7 else 0
+                )
+                estimate = hours * rate * 50 + parts  # cents
+                begun = min(start, today - timedelta(minutes=1))
+                asked = begun - timedelta(hours=rng.randint(2, 72))
+                user = rng.choice(users)
+                over = limit is not None and estimate > limit * 100
+                at = asked if over else begun
+                yield (task_id - 1, item_id, "estimate", "labour", "", _cents(hours * 50),
+                       _cents(rate * 100), _cents(hours * rate * 50), user, at)  # fmt: skip
+                if parts:
+                    yield (task_id - 1, item_id, "estimate", other[0], other[1], None, None,
+                           _cents(parts), user, at)  # fmt: skip
+                if over:
+                    decided = None if status == "pending" else begun - timedelta(hours=1)
+                    verdict = "approved" if decided else "pending"
+                    if verdict == "pending" and rng.random() < 0.2:
+                        verdict, decided = "rejected", asked + timedelta(hours=rng.randint(1, 30))
+                    approvals.append((
+                        inst, item_id, task_id - 1, _cents(estimate), verdict, user, asked,
+                        rng.choice(users) if decided else None, decided,
+                    ))  # fmt: skip
+                if not minutes:
+                    continue
+                # Most land near the estimate; a few run well over it.
+                factor = rng.choice((0.9, 1.0, 1.0, 1.1, 1.2, 1.6))
+                finished = start + timedelta(minutes=minutes)
+                spent = max(1, round(hours * factor))
+                yield (task_id - 1, item_id, "actual", "labour", "", _cents(spent * 50),
+                       _cents(rate * 100), _cents(spent * rate * 50), user, finished)  # fmt: skip
+                if parts:
+                    yield (task_id - 1, item_id, "actual", other[0], other[1], None, None,
+                           _cents(round(parts * factor / 100) * 100), user, finished)  # fmt: skip
+                if rng.random() < 0.08:
+                    yield (task_id - 1, item_id, "actual", "parts", "Extra reservdel", None, None,
+                           _cents(rng.randrange(200, 4000) * 100), user, finished)  # fmt: skip
+
+    loader.copy(
+        "recon_line",
+        ("instance_id", "task_id", "item_id", "phase", "kind", "description", "hours", "rate",
+         "amount", "created_by_id", "created_at"),
+        ((inst, *row) for row in rows()),
+    )  # fmt: skip
+    loader.copy(
+        "recon_approval",
+        ("instance_id", "item_id", "task_id", "amount", "status", "requested_by_id",
+         "requested_at", "decided_by_id", "decided_at"),
+        approvals,
+    )  # fmt: skip
 
 
 def market(loader: Loader, org: dict, archived: list, n: int, related: float, rng, today):
@@ -388,6 +496,7 @@ def generate(url: str, vehicles_count: int, related: float = 1.0, seed: int = 34
         if not demo_loaded and not load_demo_data():
             raise SystemExit("scale_data needs an empty database (it found the demo data)")
         org = organisation(rng)
+        org["seed"] = seed
         with psycopg.connect(libpq_url(url)) as conn:
             loader = Loader(conn, db.metadata)
             archived = vehicles(loader, org, vehicles_count, related, rng, midnight)
