@@ -17,6 +17,7 @@ import io
 import time
 
 from common import ROOT
+from scale import database_name
 from scale_data import sqlalchemy_url
 
 JOBS = (
@@ -177,7 +178,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     table = {}
     for size in sizes:
-        name = f"{args.prefix}_{size // 1000}k"
+        name = database_name(args.prefix, size)
         print(f"{size} vehicles ({name})", flush=True)
         table[size] = measure(f"{args.server}/{name}", args.rows)
         for step, r in table[size].items():

@@ -35,7 +35,7 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
-def wait_for(port: int, seconds: float = 60) -> None:
+def wait_for(port: int, seconds: float = 300) -> None:
     import http.client
 
     deadline = time.time() + seconds

@@ -10,7 +10,7 @@ records how long it waited: the longest wait per migration is how long that migr
 users' writes (and any reads it blocked) waiting. Prints a table; with --write it goes into
 bench/SCALE.md between <!-- migrations --> markers.
 
-    .venv/bin/python bench/scale_migrations.py --database h_scale_1000k --steps 8 --write
+    .venv/bin/python bench/scale_migrations.py --database h_scale_1m --steps 8 --write
 """
 
 import argparse
@@ -74,7 +74,7 @@ def revisions(steps: int) -> list[tuple[str, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--database", default="h_scale_1000k")
+    parser.add_argument("--database", default="h_scale_1m")
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
