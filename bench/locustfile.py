@@ -128,7 +128,7 @@ class Staff(Client):
         """A vehicle from a state list, as a user opens it; its page or None."""
         segment = random.choice(("incoming", "list", "showroom"))
         page = self._get(f"/begcare/items/{segment}", "state list").text
-        found = re.findall(rf'href="(/begcare/items/{segment}/\d+)"', page)
+        found = re.findall(rf'href="(/begcare/items/{segment}/\d+/[a-z-]+)"', page)
         return self._get(random.choice(found), "vehicle") if found else None
 
     @task(3)
