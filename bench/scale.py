@@ -110,12 +110,9 @@ def targets(url: str) -> tuple[dict, Bidder]:
     return paths, bidder
 
 
-def statements(url: str, paths: dict) -> dict[str, int]:
-    """Statements each page sends (its second request: caches as a served page has them);
-    a page that redirects (the vehicle page to its tab) is measured where it leads."""
+def seller_client(url: str):
+    """(app, test client signed in as the demo seller, engine) on the database at `url`."""
     import re
-
-    from sqlalchemy import event
 
     from app import create_app
     from app.extensions import db
@@ -127,7 +124,17 @@ def statements(url: str, paths: dict) -> dict[str, int]:
     form = {"email": "seller@demo.test", "password": "demo-pass-1", "csrf_token": token}
     assert client.post("/login", data=form).status_code == 302
     with app.app_context():
-        engine = db.engine
+        return app, client, db.engine
+
+
+def statements(url: str, paths: dict) -> dict[str, int]:
+    """Statements each page sends (its second request: caches as a served page has them);
+    a page that redirects (the vehicle page to its tab) is measured where it leads."""
+    from sqlalchemy import event
+
+    from app.extensions import db
+
+    app, client, engine = seller_client(url)
     counts = {}
     for name, path in paths.items():
         final = client.get(path, follow_redirects=True).request.path

@@ -79,6 +79,20 @@ def _items(scope: Scope, *, state: int | None = None, stock: bool = False):
     return stmt.order_by(None).with_only_columns(PreparationItem.id)
 
 
+def _in_scope(scope: Scope, item_id_column):
+    """The row's vehicle is one of the scope's, looked up by its key once per row (a correlated
+    subquery): widgets over a period start from its events through their (instance, to_state,
+    created_at) index. `IN (the scope's items)` was planned, over a year of events, as a hash
+    of every vehicle of the module (statistics.of_item, issue 34)."""
+    vehicle = (
+        _items(scope)
+        .where(PreparationItem.id == item_id_column)
+        .correlate_except(PreparationItem)
+        .limit(1)
+    )
+    return item_id_column == vehicle.scalar_subquery()
+
+
 def _counter_states(scope: Scope) -> dict[int, int]:
     """Items per state from the maintained counters: one grouped query over a few dozen rows."""
     rows = db.session.execute(
@@ -112,7 +126,7 @@ def _events_count(scope: Scope, to_state: int, since: datetime) -> int:
     conditions = [
         ItemStateEvent.to_state == to_state,
         ItemStateEvent.created_at >= since,
-        ItemStateEvent.item_id.in_(_items(scope)),
+        _in_scope(scope, ItemStateEvent.item_id),
     ]
     if to_state == FLOW:  # coming back from parked or showroom is not entering the flow
         conditions.append(or_(ItemStateEvent.from_state.is_(None), ItemStateEvent.from_state < 4))
@@ -172,7 +186,7 @@ def _lead_time(scope: Scope, since: datetime) -> float | None:
     conditions = [
         sold.c.to_state == SOLD,
         sold.c.created_at >= since,
-        sold.c.item_id.in_(_items(scope)),
+        _in_scope(scope, sold.c.item_id),
     ]
     if (instance_id := active_instance_id()) is not None:  # the index leads with the instance
         conditions.append(sold.c.instance_id == instance_id)
@@ -246,7 +260,7 @@ def chart_value(scope: Scope, metric: str, tick_span: str, today: date | None = 
     conditions = [
         ItemStateEvent.to_state == to_state,
         ItemStateEvent.created_at >= since,
-        ItemStateEvent.item_id.in_(_items(scope)),
+        _in_scope(scope, ItemStateEvent.item_id),
     ]
     if to_state == FLOW:
         conditions.append(or_(ItemStateEvent.from_state.is_(None), ItemStateEvent.from_state < 4))

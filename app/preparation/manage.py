@@ -20,7 +20,7 @@ from app.core.audit import AuditLog
 from app.core.models import Country, Division, Region, utcnow
 from app.core.tenancy import active_instance_id
 from app.extensions import db
-from app.preparation import files, locations, salespeople, service_due
+from app.preparation import files, locations, recon, salespeople, service_due
 from app.preparation.models import (
     FileObject,
     ItemComment,
@@ -278,7 +278,7 @@ class HistoryEntry:
     text: str
 
 
-def _task_text(action: str, details: dict) -> str:
+def _task_text(action: str, details: dict, currency: str = "") -> str:
     station = details.get("station") or ""
     texts = {
         "preparation.task.start": _("%(station)s started", station=station),
@@ -288,7 +288,7 @@ def _task_text(action: str, details: dict) -> str:
         "preparation.task.undo": _("%(station)s finish taken back", station=station),
     }
     if action.startswith("preparation.recon."):
-        return _recon_text(action, details, station)
+        return _recon_text(action, details, station, currency)
     return texts.get(action, action)
 
 
@@ -310,10 +310,13 @@ def _rule_text(details: dict) -> str:
     return _("Warning: %(text)s", text=details.get("text", ""))
 
 
-def _recon_text(action: str, details: dict, station: str) -> str:
-    """A cost line, an estimate put to the managers, or their decision (app/preparation/recon.py)."""
-    amount = details.get("amount", "")
-    if action in ("preparation.recon.line", "preparation.recon.remove"):
+def _recon_text(action: str, details: dict, station: str, currency: str) -> str:
+    """A cost line, an estimate put to the managers, or their decision (app/preparation/recon.py),
+    its amount as the vehicle page writes it: a line's with its decimals, an estimate's in whole
+    units, in the reader's language and the division's currency."""
+    line = action in ("preparation.recon.line", "preparation.recon.remove")
+    amount = f"{recon.money(details.get('amount'), whole=not line)} {currency}".strip()
+    if line:
         what = details.get("description") or ""
         if details.get("phase") == "estimate":
             text = _("%(station)s: estimate %(amount)s added", station=station, amount=amount)
@@ -373,6 +376,7 @@ def item_history(item: PreparationItem) -> list[HistoryEntry]:
             HistoryEntry(event.created_at, user.full_name if user else None, "state", text)
         )
     actor = aliased(User)
+    currency = None  # the division's, looked up at the first cost entry
     for log, user in db.session.execute(
         select(AuditLog, actor)
         .outerjoin(actor, actor.id == AuditLog.user_id)
@@ -398,7 +402,9 @@ def item_history(item: PreparationItem) -> list[HistoryEntry]:
             entries.append(HistoryEntry(log.created_at, rule, "rule", _rule_text(details)))
             continue
         else:
-            kind, text = "task", _task_text(log.action, details)
+            if currency is None and log.action.startswith("preparation.recon."):
+                currency = recon.currency_of(item.division_id) or ""
+            kind, text = "task", _task_text(log.action, details, currency or "")
         entries.append(HistoryEntry(log.created_at, user.full_name if user else None, kind, text))
     entries.sort(key=lambda e: e.when, reverse=True)
     return entries[:HISTORY_LIMIT]

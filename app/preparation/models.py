@@ -202,7 +202,11 @@ class ItemRuleMatch(InstanceScoped, db.Model):
 class ItemStateEvent(InstanceScoped, db.Model):
     """One state change: who moved which item from where to where, and when."""
 
-    __table_args__ = (Index("ix_state_event_item", "item_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_state_event_item", "item_id", "created_at"),
+        # A period's events (statistics.days_per_state).
+        Index("ix_state_event_instance_created", "instance_id", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("preparation_item.id", ondelete="CASCADE"))
@@ -345,6 +349,8 @@ class ItemStationTask(InstanceScoped, db.Model):
     __table_args__ = (
         Index("ix_task_item", "item_id", "ordering"),
         Index("ix_task_station_status", "station_id", "status"),
+        # The tasks finished in a period (statistics.minutes_per_station).
+        Index("ix_task_instance_finished", "instance_id", "finished_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -79,6 +79,11 @@ def parse_decimal(raw, field: str, high: Decimal) -> Decimal:
     return value.quantize(CENT, ROUND_HALF_UP)
 
 
+def money(value, whole: bool = False) -> str:
+    """An amount as the reader's language writes it: whole units, or with its two decimals."""
+    return decimal_format("#,##0" if whole else "#,##0.00")(Decimal(value or 0))
+
+
 def currency_of(division_id: int) -> str:
     """The currency of a division's country."""
     return db.session.scalar(

@@ -25,6 +25,8 @@ class ReconLine(InstanceScoped, db.Model):
     __table_args__ = (
         Index("ix_recon_line_item", "item_id", "phase"),
         Index("ix_recon_line_task", "task_id"),
+        # The actual lines of a period (recon_statistics._ended_since).
+        Index("ix_recon_line_created", "instance_id", "phase", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -1,7 +1,8 @@
 """Reconditioning cost statistics (issue 33): the average actual cost and overrun (actual less
 estimate) per vehicle by brand and model, by month, and per task by station, over the vehicles
 whose reconditioning ended in the last twelve months. Three grouped queries, whatever the
-number of vehicles: one per figure, each over a per-vehicle (or per-task) sum in SQL."""
+number of vehicles: one per figure, each over a per-vehicle (or per-task) sum in SQL that
+starts from the period's actual cost lines (`_ended_since`)."""
 
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -14,7 +15,14 @@ from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
 from app.preparation.recon import currencies
 from app.preparation.recon_models import ACTUAL, ESTIMATE, PENDING, ReconApproval, ReconLine
-from app.preparation.statistics import _as_date, _start_of, _utc_day, period_start
+from app.preparation.statistics import (
+    FIGURES,
+    _as_date,
+    _start_of,
+    _utc_day,
+    of_item,
+    period_start,
+)
 
 TOP_MODELS = 15
 
@@ -41,20 +49,50 @@ class ReconFigures:
     average_overrun: Decimal | None
 
 
-def _sums(key):
-    """Estimate and actual per `key` (an item or a task), with when its last actual was entered."""
-    actual = func.sum(case((ReconLine.phase == ACTUAL, ReconLine.amount), else_=0))
-    estimate = func.sum(case((ReconLine.phase == ESTIMATE, ReconLine.amount), else_=0))
-    ended = func.max(case((ReconLine.phase == ACTUAL, ReconLine.created_at)))
-    return (
-        select(
-            key.label("key"),
-            estimate.label("estimate"),
-            actual.label("actual"),
-            ended.label("ended"),
+def _ended_since(key: str, since, module: str, division_ids):
+    """Per item (`key` "item") or task ("task") of the module and divisions whose last actual
+    cost line was entered since `since`: its estimate and actual (and the item's brand, model
+    and when its last actual was entered; the task's station).
+
+    Bounded by the period, not the history (issue 34): the keys come from the period's actual
+    lines through ix_recon_line_created (instance, phase, created_at); each key's sums, its
+    last actual and its vehicle are looked up by key (ix_recon_line_item / ix_recon_line_task,
+    the vehicle's and the task's primary keys), a correlated subquery per key that the database
+    cannot turn into a read of every line and every vehicle of the module. A key with an actual
+    line since `since` is exactly one whose last actual is since then."""
+    line = ReconLine.__table__.alias("line")  # the key's lines, whenever entered
+    item = ReconLine.item_id
+    key_column = ReconLine.task_id if key == "task" else ReconLine.item_id
+    of_key = line.c.task_id if key == "task" else line.c.item_id
+
+    def lines(value, phase):
+        return (
+            select(value)
+            .where(of_key == key_column, line.c.phase == phase)
+            .correlate_except(line)
+            .scalar_subquery()
         )
-        .join(PreparationItem, PreparationItem.id == ReconLine.item_id)
-        .group_by(key)
+
+    columns = [
+        key_column.label("key"),
+        func.coalesce(lines(func.sum(line.c.amount), ESTIMATE), 0).label("estimate"),
+        func.coalesce(lines(func.sum(line.c.amount), ACTUAL), 0).label("actual"),
+    ]
+    if key == "task":
+        station = select(ItemStationTask.station_id).where(ItemStationTask.id == key_column)
+        columns.append(station.scalar_subquery().label("station_id"))
+    else:  # the months count a vehicle in the month of its last actual line
+        columns.append(lines(func.max(line.c.created_at), ACTUAL).label("ended"))
+        columns.append(of_item(PreparationItem.brand, item, module).label("brand"))
+        columns.append(of_item(PreparationItem.model, item, module).label("model"))
+    # Grouped, so that the database computes each key's look-ups once (a plain subquery would
+    # be merged into the query over it, repeating them in every expression that reads them).
+    return (
+        select(*columns)
+        .where(ReconLine.phase == ACTUAL, ReconLine.created_at >= since)
+        .group_by(key_column, item)
+        .having(of_item(PreparationItem.division_id, item, module).in_(list(division_ids)))
+        .subquery()
     )
 
 
@@ -83,38 +121,18 @@ def _aggregates(sums):
 def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
     """The figures of the statistics page's reconditioning sections."""
     since = period_start(utcnow().date())
-    scope = (
-        PreparationItem.module == module,
-        PreparationItem.division_id.in_(list(division_ids)),
-    )
-    per_item = (
-        _sums(ReconLine.item_id)
-        .where(*scope)
-        .having(
-            func.max(case((ReconLine.phase == ACTUAL, ReconLine.created_at))) >= _start_of(since)
-        )
-        .subquery()
-    )
-    model = PreparationItem.brand + " " + PreparationItem.model
+    per_item = _ended_since("item", _start_of(since), module, division_ids)
+    model = per_item.c.brand + " " + per_item.c.model
     models = _rows(
         select(model, *_aggregates(per_item))
-        .join(PreparationItem, PreparationItem.id == per_item.c.key)
-        .group_by(PreparationItem.brand, PreparationItem.model)
+        .group_by(per_item.c.brand, per_item.c.model)
         .order_by(func.count().desc(), model)
         .limit(TOP_MODELS)
     )
-    per_task = (
-        _sums(ReconLine.task_id)
-        .where(*scope)
-        .having(
-            func.max(case((ReconLine.phase == ACTUAL, ReconLine.created_at))) >= _start_of(since)
-        )
-        .subquery()
-    )
+    per_task = _ended_since("task", _start_of(since), module, division_ids)
     stations = _rows(
         select(Station.name, *_aggregates(per_task))
-        .join(ItemStationTask, ItemStationTask.id == per_task.c.key)
-        .join(Station, Station.id == ItemStationTask.station_id)
+        .join(Station, Station.id == per_task.c.station_id)
         .group_by(Station.id, Station.name, Station.ordering)
         .order_by(Station.ordering, Station.name)
     )
@@ -153,6 +171,23 @@ def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
     )  # fmt: skip
 
 
+def cached_figures(instance, module: str, division_ids: list[int]) -> ReconFigures:
+    """recon_figures, kept with the statistics' other figures (statistics.FIGURES, ten minutes)
+    until a vehicle is added or moved (the instance's counts version) or a cost line is entered
+    (the newest line's id, one look-up on the primary key). Their cost grows with the period's
+    cost lines (a group's year), so a page view should not pay it each time."""
+    newest = db.session.scalar(select(func.max(ReconLine.id)))
+    key = (
+        "recon", instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
+        utcnow().date(), newest,
+    )  # fmt: skip
+    found = FIGURES.get(key)
+    if found is None:
+        found = recon_figures(module, division_ids)
+        FIGURES.put(key, found)
+    return found
+
+
 def _average(total: Decimal, count: int) -> Decimal:
     return (Decimal(total) / count).quantize(Decimal(1)) if count else Decimal(0)
 
@@ -167,18 +202,17 @@ def widget_value(module: str, division_ids: list[int], href: str) -> dict:
     reconditioning, vehicles, average actual cost and overrun and how many ran over; and how
     many estimates wait for a manager now (two queries)."""
     since = _start_of(utcnow().date()) - timedelta(days=30)
-    scope = (
-        PreparationItem.module == module,
-        PreparationItem.division_id.in_(list(division_ids)),
-    )
-    ended = func.max(case((ReconLine.phase == ACTUAL, ReconLine.created_at)))
-    per_item = _sums(ReconLine.item_id).where(*scope).having(ended >= since).subquery()
+    per_item = _ended_since("item", since, module, division_ids)
     count, cost, overrun, over = db.session.execute(select(*_aggregates(per_item))).one()
     waiting = db.session.scalar(
         select(func.count())
         .select_from(ReconApproval)
         .join(PreparationItem, PreparationItem.id == ReconApproval.item_id)
-        .where(ReconApproval.status == PENDING, *scope)
+        .where(
+            ReconApproval.status == PENDING,
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(list(division_ids)),
+        )
     )
     return {
         "vehicles": count or 0,

@@ -45,7 +45,7 @@ class DecisionForm(FlaskForm):
 @bp.app_template_filter("recon_money")
 def recon_money(value, whole: bool = False) -> str:
     """An amount as the reader's language writes it: whole units, or with its two decimals."""
-    return decimal_format("#,##0" if whole else "#,##0.00")(Decimal(value or 0))
+    return recon.money(value, whole)
 
 
 @bp.app_template_filter("recon_days")

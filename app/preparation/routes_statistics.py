@@ -83,7 +83,7 @@ def module_statistics(module: str):
         ),
     }  # fmt: skip
     sold = sum(r.sold for r in sellers)
-    recon = recon_statistics.recon_figures(module, v.selected_division_ids)
+    recon = recon_statistics.cached_figures(v.instance, module, v.selected_division_ids)
     charts |= _recon_charts(recon)
     return render_template(
         "preparation/statistics/index.html",

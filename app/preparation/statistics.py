@@ -3,9 +3,11 @@ sales per salesperson.
 
 Each figure is one grouped query over the state events, the station tasks or the items of the
 chosen divisions (never one query per item); the grouping into weeks and months and the labels
-are made here from per-day counts. On 100,000 vehicles with a year of history the four queries
-take the better part of a second, so `figures()` keeps the result per instance, module and
-divisions until the instance's vehicles change (its counts version) or ten minutes pass.
+are made here from per-day counts. The figures of a period read that period's rows through
+their time index and reach each row's vehicle by its key (`of_item`), so their cost grows with
+the period's activity, not with the years of history (issue 34). `figures()` keeps the result
+per instance, module and divisions until the instance's vehicles change (its counts version) or
+ten minutes pass.
 """
 
 from collections import defaultdict
@@ -72,6 +74,21 @@ def _start_of(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=utcnow().tzinfo)
 
 
+def of_item(column, item_id, module: str):
+    """`column` of the vehicle `item_id` when that vehicle is the (instance's) module's, else
+    NULL: a correlated subquery that looks the vehicle up by its key, once per row. The
+    statistics start from a period's rows (events, tasks, cost lines) read through their time
+    index and reach their vehicles this way. A join (or IN, EXISTS) in its place is planned,
+    over a year of rows, as a hash of every vehicle of the module: a whole read of
+    preparation_item that grows with the years kept (issue 34, tests/scale/test_plans.py)."""
+    return (
+        select(column)
+        .where(PreparationItem.id == item_id, PreparationItem.module == module)
+        .correlate_except(PreparationItem)
+        .scalar_subquery()
+    )
+
+
 # --- throughput ------------------------------------------------------------------------------
 
 
@@ -108,10 +125,8 @@ def throughput(module: str, division_ids: list[int], today: date | None = None) 
     kind = case((entering, "entered"), else_="sold").label("kind")
     rows = db.session.execute(
         select(kind, day, func.count())
-        .join(PreparationItem, PreparationItem.id == ItemStateEvent.item_id)
         .where(
-            PreparationItem.module == module,
-            PreparationItem.division_id.in_(division_ids),
+            of_item(PreparationItem.division_id, ItemStateEvent.item_id, module).in_(division_ids),
             ItemStateEvent.created_at >= _start_of(since),
             entering | (ItemStateEvent.to_state == SOLD),
         )
@@ -172,29 +187,27 @@ def days_per_state(
     have ended, from consecutive state events of the same item; in `count_days`' days (working
     days: one row per stay read, as stock days are)."""
     since = _start_of(period_start(today or utcnow().date()))
-    # The plain table (not the scoped entity): the database can then read the events in the
-    # order of their (item, time) index; the join to the instance-scoped items keeps the scope.
-    events = ItemStateEvent.__table__
+    # The period's events of the instance by their time index, each stay ended by the item's
+    # next event; the vehicle's division looked up by its key. The window partitions by item,
+    # so keeping only the chosen divisions' stays after it gives the stays of their events.
     following = (
-        func.lead(events.c.created_at)
-        .over(partition_by=events.c.item_id, order_by=events.c.created_at)
+        func.lead(ItemStateEvent.created_at)
+        .over(partition_by=ItemStateEvent.item_id, order_by=ItemStateEvent.created_at)
         .label("left_at")
     )
     stays = (
         select(
-            events.c.to_state.label("state"),
-            events.c.created_at,
+            ItemStateEvent.to_state.label("state"),
+            ItemStateEvent.created_at,
             following,
-            PreparationItem.division_id,
+            of_item(PreparationItem.division_id, ItemStateEvent.item_id, module).label(
+                "division_id"
+            ),
         )
-        .join(PreparationItem, PreparationItem.id == events.c.item_id)
-        .where(
-            PreparationItem.module == module,
-            PreparationItem.division_id.in_(division_ids),
-            events.c.created_at >= since,
-        )
+        .where(ItemStateEvent.created_at >= since)
         .subquery()
     )
+    ended_in_scope = (stays.c.left_at.is_not(None), stays.c.division_id.in_(division_ids))
     if count_days is calendar_days:
         rows = db.session.execute(
             select(
@@ -202,7 +215,7 @@ def days_per_state(
                 func.count(),
                 func.avg(cast(_days_between(stays.c.left_at, stays.c.created_at), Float)),
             )
-            .where(stays.c.left_at.is_not(None))
+            .where(*ended_in_scope)
             .group_by(stays.c.state)
         ).all()
         found = {state: (n, avg) for state, n, avg in rows}
@@ -214,7 +227,7 @@ def days_per_state(
                 type_coerce(stays.c.created_at, UTCDateTime),
                 type_coerce(stays.c.left_at, UTCDateTime),
                 stays.c.division_id,
-            ).where(stays.c.left_at.is_not(None))
+            ).where(*ended_in_scope)
         ):
             ended[state].append((began, left, division_id))
         found = {s: (len(r), average_days(count_days, r)) for s, r in ended.items()}
@@ -262,11 +275,9 @@ def minutes_per_station(
     rows = db.session.execute(
         select(Station.id, Station.name, Station.target_minutes, func.count(), func.avg(minutes))
         .join(ItemStationTask, ItemStationTask.station_id == Station.id)
-        .join(PreparationItem, PreparationItem.id == ItemStationTask.item_id)
         .where(
             Station.module == module,
-            PreparationItem.module == module,
-            PreparationItem.division_id.in_(division_ids),
+            of_item(PreparationItem.division_id, ItemStationTask.item_id, module).in_(division_ids),
             ItemStationTask.status == "done",
             ItemStationTask.started_at.is_not(None),
             ItemStationTask.finished_at >= since,
@@ -301,15 +312,19 @@ def stock_days(
     in the delivery flow count too): a distribution in buckets and the average. The days are
     `count_days`' (calendar or working days, app.core.workdays), one row per vehicle read."""
     now = now or utcnow()
-    # add_item writes one event without a from-state per item. The plain table (not the scoped
-    # entity) lets the database look the event up by item; the item itself is instance-scoped.
+    # add_item writes one event without a from-state per item, looked up by item (the plain
+    # table, correlated: one index look-up per vehicle in stock; a join was planned as a hash of
+    # every event); the item itself is instance-scoped.
     first = ItemStateEvent.__table__.alias("first_event")
-    entered = func.coalesce(first.c.created_at, PreparationItem.created_at)
+    first_at = (
+        select(func.min(first.c.created_at))
+        .where(first.c.item_id == PreparationItem.id, first.c.from_state.is_(None))
+        .correlate_except(first)
+        .scalar_subquery()
+    )
+    entered = func.coalesce(first_at, PreparationItem.created_at)
     rows = db.session.execute(
-        select(PreparationItem.division_id, type_coerce(entered, UTCDateTime))
-        .select_from(PreparationItem)
-        .outerjoin(first, and_(first.c.item_id == PreparationItem.id, first.c.from_state.is_(None)))
-        .where(
+        select(PreparationItem.division_id, type_coerce(entered, UTCDateTime)).where(
             PreparationItem.module == module,
             PreparationItem.division_id.in_(division_ids),
             PreparationItem.state.in_(IN_STOCK + UNTIL_DELIVERED if until_delivered else IN_STOCK),
@@ -349,18 +364,22 @@ def sales_by_salesperson(
     """The vehicles sold (moved to state 7) in the last twelve months per salesperson, the
     most first, those without one last: the same sales the throughput counts."""
     since = _start_of(period_start(today or utcnow().date()))
-    rows = db.session.execute(
-        select(PreparationItem.salesperson_id, SettingRow.name, func.count())
-        .select_from(ItemStateEvent)
-        .join(PreparationItem, PreparationItem.id == ItemStateEvent.item_id)
-        .outerjoin(SettingRow, SettingRow.id == PreparationItem.salesperson_id)
+    seller = of_item(PreparationItem.salesperson_id, ItemStateEvent.item_id, module)
+    # Grouped before the names are joined: each sale's seller is looked up once.
+    sales = (
+        select(seller.label("seller"), func.count().label("sold"))
         .where(
-            PreparationItem.module == module,
-            PreparationItem.division_id.in_(division_ids),
+            of_item(PreparationItem.division_id, ItemStateEvent.item_id, module).in_(division_ids),
             ItemStateEvent.created_at >= since,
             ItemStateEvent.to_state == SOLD,
         )
-        .group_by(PreparationItem.salesperson_id, SettingRow.name)
+        .group_by(seller)
+        .subquery()
+    )
+    rows = db.session.execute(
+        select(sales.c.seller, SettingRow.name, sales.c.sold)
+        .select_from(sales)
+        .outerjoin(SettingRow, SettingRow.id == sales.c.seller)
     ).all()
     found = [SalespersonSales(i, name, n) for i, name, n in rows]
     return sorted(found, key=lambda r: (r.seller_id is None, -r.sold, (r.name or "").lower()))

@@ -70,6 +70,10 @@ def expected(analysis) -> dict:
         wide, wide_count = _average(analysis, banded=False)
         if wide_count > count:
             amount, count, basis = wide, wide_count, "model"
+    # Which of the car's figures the band is drawn around: both, only one, or none given.
+    band = {(True, True): "both", (True, False): "year", (False, True): "mileage"}.get(
+        (analysis.model_year is not None, analysis.mileage is not None)
+    )
     override = (analysis.basic or {}).get(KEY) or None
     own = None
     if analysis.item_id is not None:
@@ -85,6 +89,7 @@ def expected(analysis) -> dict:
         "computed": amount,
         "vehicles": count,
         "basis": basis,
+        "band": band,
         "override": Decimal(override["amount"]) if override else None,
         "overrideAt": override.get("at") if override else None,
         "overrideBy": override.get("by") if override else None,
@@ -112,20 +117,48 @@ def set_override(analysis, raw: str | None, user) -> None:
 
 
 def basis_text(found: dict) -> str:
+    """What the figure rests on, naming exactly the band it was drawn in: the car's model year
+    and mileage, or only the one of them that is given."""
+    num, band = found["vehicles"], found.get("band", "both")
+    km = f"{MILEAGE_BAND:,}".replace(",", " ")
+    if found["basis"] == "band" and band == "year":
+        return _(
+            "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
+            "within %(years)s model years, of any mileage (this car's is not given).",
+            num=num, years=YEARS_BAND,
+        )  # fmt: skip
+    if found["basis"] == "band" and band == "mileage":
+        return _(
+            "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
+            "within %(km)s km, of any model year (this car's is not given).",
+            num=num, km=km,
+        )  # fmt: skip
     if found["basis"] == "band":
         return _(
             "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
             "within %(years)s model years and %(km)s km.",
-            num=found["vehicles"], years=YEARS_BAND, km=f"{MILEAGE_BAND:,}".replace(",", " "),
+            num=num, years=YEARS_BAND, km=km,
         )  # fmt: skip
     if found["basis"] == "any":
         return _(
             "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
             "of any age and mileage (this car's are not given).",
-            num=found["vehicles"],
+            num=num,
+        )
+    if band == "year":
+        return _(
+            "Average actual reconditioning cost of %(num)s finished vehicles of this model "
+            "(too few of a similar model year).",
+            num=num,
+        )
+    if band == "mileage":
+        return _(
+            "Average actual reconditioning cost of %(num)s finished vehicles of this model "
+            "(too few of a similar mileage).",
+            num=num,
         )
     return _(
         "Average actual reconditioning cost of %(num)s finished vehicles of this model "
         "(too few of a similar age and mileage).",
-        num=found["vehicles"],
+        num=num,
     )

@@ -65,6 +65,21 @@ export function dismissAlert(id) {
   }
 }
 
+/**
+ * Show the alerts a form's answer brought (`fresh`, as for pushAlert) in place of the success
+ * alerts shown before: a run of quick actions answered in place on one page (the station's
+ * phone page, lib/in-place.js) shows the latest outcome, not a growing stack of earlier ones.
+ * Warnings and errors stay until they are closed. Returns the new alerts' ids.
+ */
+export function replaceSuccessAlerts(fresh, extra = {}) {
+  const remaining = alerts.filter((alert) => alert.type !== 'success');
+  if (remaining.length !== alerts.length) {
+    alerts = remaining;
+    emit();
+  }
+  return fresh.map((alert) => pushAlert({ ...alert, ...extra }));
+}
+
 /** Remove every alert. */
 export function clearAlerts() {
   if (alerts.length) {

@@ -1,11 +1,12 @@
 // Forms that answer in place (issue 37, point 13). A server-rendered form marked
 // data-in-place="REGION [OTHER…]" posts with fetch; the page its redirect leads to is fetched the
 // same way (the session's flash is read there), and only the elements with those ids are swapped
-// for the new page's, with its alerts pushed to the stack. The browser keeps the page: no styles,
-// scripts, menus or dialogs load again. Without JavaScript, or should the answer not hold the
-// region, the form posts as a full page load as before.
+// for the new page's, with its alerts in place of the success alerts shown before (not a stack
+// of every earlier outcome). The browser keeps the page: no styles, scripts, menus or dialogs
+// load again. Without JavaScript, or should the answer not hold the region, the form posts as a
+// full page load as before.
 
-import { pushAlert } from './alerts.js';
+import { replaceSuccessAlerts } from './alerts.js';
 
 /** Fired on the document (bubbling to the window) once a region is new. */
 export const IN_PLACE_EVENT = 'cc:in-place';
@@ -53,7 +54,7 @@ async function answerInPlace(form, submitter, region, others) {
   }
   if (response.url && response.url !== location.href) history.replaceState(null, '', response.url);
   if (doc.title) document.title = doc.title;
-  for (const alert of flashedAlerts(doc)) pushAlert({ ...alert, reveal: false });
+  replaceSuccessAlerts(flashedAlerts(doc), { reveal: false }); // the latest outcome, not a stack
   focusAfter(fresh, key);
   // It bubbles to the window, where the menu refreshes its counts (islands/menu-tree).
   document.dispatchEvent(new CustomEvent(IN_PLACE_EVENT, { bubbles: true, detail: { region: fresh } }));

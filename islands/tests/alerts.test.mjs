@@ -7,6 +7,7 @@ import {
   dismissAlert,
   getAlerts,
   pushAlert,
+  replaceSuccessAlerts,
   subscribe,
 } from '../lib/alerts.js';
 
@@ -52,5 +53,28 @@ test('an alert reveals the stack unless it came by itself (a poll)', () => {
   assert.deepEqual(
     getAlerts().map((alert) => alert.reveal),
     [true, false],
+  );
+});
+
+test('an answer in place shows its outcome instead of the earlier successes, errors stay', () => {
+  pushAlert({ type: 'success', message: 'The cost is added to Tvätt.' });
+  pushAlert({ type: 'danger', message: 'Enter a number greater than 0' });
+  pushAlert({ type: 'success', message: 'The cost is added to Tvätt.' });
+  const ids = replaceSuccessAlerts([{ type: 'success', message: 'Tvätt started for ABC123.' }], {
+    reveal: false,
+  });
+  assert.deepEqual(
+    getAlerts().map((alert) => [alert.type, alert.message]),
+    [
+      ['danger', 'Enter a number greater than 0'],
+      ['success', 'Tvätt started for ABC123.'],
+    ],
+  );
+  assert.equal(ids.length, 1);
+  assert.equal(getAlerts().at(-1).reveal, false);
+  replaceSuccessAlerts([]);
+  assert.deepEqual(
+    getAlerts().map((alert) => alert.type),
+    ['danger'],
   );
 });

@@ -3,6 +3,7 @@ an estimate above the division's limit waits for, who may decide it, and the veh
 
 import re
 from decimal import Decimal
+from html import unescape
 
 from sqlalchemy import select
 
@@ -15,8 +16,8 @@ from app.mail.models import EmailMessage
 from app.preparation.models import ItemStationTask, PreparationItem
 from app.preparation.queries import over_estimate_items
 from app.preparation.recon_models import ReconApproval, ReconLine
-from app.preparation.statistics import _start_of, period_start
-from tests.helpers import page_text
+from app.preparation.statistics import FIGURES, _start_of, period_start
+from tests.helpers import page_text, sign_in
 from tests.preparation.manage_helpers import (
     alerts,
     demo_item,
@@ -24,6 +25,7 @@ from tests.preparation.manage_helpers import (
     in_seller_instance,
     tasks_of,
 )
+from tests.shell.conftest import demo_user
 
 STATION_PAGE = "/begcare/station/vehicles"
 
@@ -149,7 +151,7 @@ def test_reject_needs_a_reason_and_shows_in_the_history(as_demo):
             reject, data={"csrf_token": token, "comment": "För dyrt"}, follow_redirects=True
         )
     )
-    assert "estimate of 17252.00 rejected: För dyrt" in html  # the vehicle's history
+    assert "estimate of 17,252 SEK rejected: För dyrt" in html  # the vehicle's history
 
 
 def test_a_new_estimate_over_the_limit_asks_the_managers_by_mail(as_demo):
@@ -220,6 +222,7 @@ def test_overview_shows_the_cost_and_filters_the_vehicles_over_their_estimate(as
 
 
 def test_statistics_show_the_average_cost_and_overrun_from_the_cost_lines(as_demo):
+    FIGURES.clear()  # kept figures of an earlier (rolled back) test
     client, _ = as_demo("seller")
     instance_id = in_seller_instance()
     since = _start_of(period_start(utcnow().date()))
@@ -242,3 +245,41 @@ def test_statistics_show_the_average_cost_and_overrun_from_the_cost_lines(as_dem
     assert re.sub(r"\D", "", re.search(r"data-recon-vehicles>([^<]+)<", html).group(1)) == str(
         len(ended)
     )
+
+
+def test_the_statistics_count_a_new_cost_line_at_once(as_demo):
+    """The cost figures are kept between views, but not past a new cost line."""
+    FIGURES.clear()
+    client, token = as_demo("seller")
+
+    def shown() -> str:
+        html = client.get("/begcare/statistics").get_data(as_text=True)
+        return re.search(r"data-recon-average>([^<]+)<", html).group(1)
+
+    before = shown()
+    assert shown() == before
+    item = demo_item(6)  # showroom: its reconditioning is over
+    task = tasks_of(item)[-1]
+    db.session.add(
+        ReconLine(
+            instance_id=item.instance_id, item_id=item.id, task_id=task.id, phase="actual",
+            kind="sublet", amount=Decimal(900000), created_at=utcnow(),
+        )
+    )  # fmt: skip
+    db.session.flush()
+    assert shown() != before
+
+
+def test_the_history_writes_cost_amounts_as_money_in_the_readers_language(as_demo):
+    client, token = as_demo("station")
+    item, task = active_wash_task()
+    add_cost(client, token, item, task, "parts", "18563", "Lack")
+    seller = demo_user("seller@demo.test")
+    for language, written in (("en-GB", "18,563.00 SEK"), ("sv-SE", "18\xa0563,00 SEK")):
+        seller.options = {**(seller.options or {}), "language": language}
+        db.session.flush()
+        sign_in(client, seller)
+        html = client.get(f"/begcare/{item.id}", follow_redirects=True).get_data(as_text=True)
+        history = re.search(r'id="history".*?</(ol|ul|table)>', html, re.S).group(0)
+        assert written in unescape(history), (language, history[:600])
+        assert "18563.00" not in history

@@ -4,6 +4,7 @@ it rests on, in the page and the print view; the buyer's override kept beside it
 
 import re
 from decimal import Decimal
+from html import unescape
 
 from app.core.tenancy import activate
 from app.extensions import db
@@ -79,6 +80,32 @@ def test_without_the_cars_age_and_mileage_no_band_is_claimed(signed_in, world):
     text = section(client.get(f"/purchase-analysis/{world.analysis.id}").get_data(as_text=True))
     assert "of any age and mileage" in text and "within 2 model years" not in text
     assert "12 000" in text
+
+
+def test_with_only_the_model_year_or_only_the_mileage_it_names_the_band_it_rests_on(
+    signed_in, world
+):
+    client, _ = signed_in
+    with_costs(world, [10000, 12000, 14000])
+    year, mileage = world.analysis.model_year, world.analysis.mileage
+    world.analysis.mileage = None
+    db.session.flush()
+    text = unescape(section(client.get(f"/purchase-analysis/{world.analysis.id}").text))
+    assert "within 2 model years, of any mileage (this car's is not given)" in text
+    assert " km" not in text.partition("Vehicles it rests on")[2] and "12 000" in text
+
+    world.analysis.model_year, world.analysis.mileage = None, mileage
+    db.session.flush()
+    text = unescape(section(client.get(f"/purchase-analysis/{world.analysis.id}").text))
+    assert "within 30 000 km, of any model year (this car's is not given)" in text
+    assert "model years" not in text
+
+    world.analysis.model_year, world.analysis.mileage = year, None
+    for item in world.sold[:3]:
+        item.model_year = 2012  # far from the analysed car's: too few in the band
+    db.session.flush()
+    text = unescape(section(client.get(f"/purchase-analysis/{world.analysis.id}").text))
+    assert "(too few of a similar model year)" in text and "mileage)" not in text
 
 
 def test_the_buyers_override_is_kept_beside_the_computed_value(signed_in, world):
