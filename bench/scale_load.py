@@ -137,7 +137,8 @@ def write(args, rows, errors_seen, workers, master, elapsed) -> None:
         f"(gunicorn.conf.py), one RQ worker, PostgreSQL ({args.database}) and Redis.\n\n"
         f"    {command}\n\n" + "\n".join(lines)
         + f"\n\nFailures: {failures or 'none'}.\n\n"
-        f"RSS of each gunicorn worker at the end: {rss} MB (the master {master:.0f} MB).\n"
+        f"RSS of each gunicorn worker at the end: {rss} MB"
+        + (f" (the master {master:.0f} MB).\n" if master else ".\n")
         + marker
     )  # fmt: skip
     path = ROOT / "bench" / "SCALE.md"
