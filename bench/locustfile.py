@@ -1,45 +1,76 @@
-"""Issue 34: a mixed load of user journeys (not one URL) with Locust, against gunicorn serving a
-database filled by bench/scale_data.py. Not run here (Locust is not installed on this machine
-nor in requirements.lock); to run it:
+"""Issue 34: a mixed load of user journeys (not one URL) with Locust (a dev dependency in
+requirements.lock), against gunicorn at the production set-up (gunicorn.conf.py: 2 sync workers
+per core) serving a database filled by bench/scale_data.py, with Redis. bench/scale_load.py
+starts the server, runs this file headless and writes the result into bench/SCALE.md:
 
-    .venv/bin/pip install locust
-    SCALE_DATABASE_URL=postgresql://dealercare:dealercare@127.0.0.1:5432/h_scale_100k \\
-        .venv/bin/locust -f bench/locustfile.py --host http://127.0.0.1:5934 --headless \\
-        --users 350 --spawn-rate 10 --run-time 10m --csv bench/locust
+    .venv/bin/python bench/scale_load.py --database h_scale_100k --minutes 10
 
-(with the app served as bench/scale.py serves it, e.g. `DATABASE_URL=... gunicorn -w 4
---bind 127.0.0.1:5934 wsgi:app`). Staff (300 of the 350 users, the scale data's
-staff000..299@scale.test and the demo seller) sign in, open the overview, a state list, a
-vehicle, the dashboard, and move a vehicle now and then, with think times of 3-10 s; bidders
-(50) bid on the adverts that close soonest, a bid every 1-3 s. Locust's report gives the
-throughput, p95 per step (each request is named by its step) and the errors.
+Staff (300 of the 350 users: the scale data's staff010..299@scale.test and the demo seller)
+sign in, open the overview, a state list, a vehicle from it, search a regno, the dashboard with
+the menu counts, and now and then move a vehicle along one of its state buttons, with think
+times of 3-10 s. Bidders (50) bid every 1-3 s on the adverts that close first; at the start of
+the run (test_start) the --bid-adverts soonest-closing open adverts are set to close
+SCALE_CLOSE_MINUTES into it, so the run goes through a closing time (late bids move the end by
+the soft close; a bidder whose advert closed moves on to the next). Each simulated user is a
+client address of its own (127.1.x.y in X-Forwarded-For, gunicorn behind TRUSTED_PROXIES=1), as
+the public rate limit counts per address. Each request is named by its journey step.
 """
 
+import itertools
 import os
 import random
 import re
 import uuid
 
 import psycopg
-from locust import HttpUser, between, task
+from locust import HttpUser, between, events, task
 
 STAFF = 300
-_BIDS: list[tuple[str, str, str]] = []
+VEHICLES = int(os.environ.get("SCALE_VEHICLES", "100000"))
+CLOSE_MINUTES = float(os.environ.get("SCALE_CLOSE_MINUTES", "4"))
+BID_ADVERTS = int(os.environ.get("SCALE_BID_ADVERTS", "8"))
+_ADDRESSES = itertools.count(1)
+_OPEN_LINKS = """SELECT g.hash, a.hash, l.hash FROM market_link l JOIN advert a ON a.id = l.advert_id
+ JOIN instance_group g ON g.id = l.group_id
+ WHERE a.status = 'published' AND l.kind = 'bid' AND a.ends_at > now()
+ AND a.id = ANY(%s) ORDER BY a.ends_at, l.id"""
+_ADVERTS: list[int] = []
 
 
-def bid_links() -> list[tuple[str, str, str]]:
-    """(group hash, advert hash, link hash) of the bidders' links on the open adverts."""
-    if not _BIDS:
-        url = os.environ["SCALE_DATABASE_URL"].replace("+psycopg", "")
-        with psycopg.connect(url) as conn:
-            _BIDS.extend(
-                conn.execute(
-                    "SELECT g.hash, a.hash, l.hash FROM market_link l JOIN advert a ON a.id = l.advert_id"
-                    " JOIN instance_group g ON g.id = l.group_id WHERE a.status = 'published'"
-                    " AND l.kind = 'bid' ORDER BY a.ends_at LIMIT 100"
-                ).fetchall()
+def _database() -> str:
+    return os.environ["SCALE_DATABASE_URL"].replace("+psycopg", "")
+
+
+@events.test_start.add_listener
+def closing_time(environment, **_kwargs):
+    """The soonest-closing open adverts close CLOSE_MINUTES into the run (the bench's own
+    database: a closing time inside a short run, whatever the hour)."""
+    with psycopg.connect(_database()) as conn:
+        ids = [
+            row[0]
+            for row in conn.execute(
+                "SELECT a.id FROM advert a WHERE a.status = 'published' AND a.ends_at > now()"
+                " AND EXISTS (SELECT 1 FROM market_link l WHERE l.advert_id = a.id"
+                " AND l.kind = 'bid') ORDER BY a.ends_at, a.id LIMIT %s",
+                (BID_ADVERTS * 2,),
             )
-    return _BIDS
+        ]
+        first, later = ids[:BID_ADVERTS], ids[BID_ADVERTS:]
+        conn.execute(
+            "UPDATE advert SET ends_at = now() + make_interval(secs => %s) WHERE id = ANY(%s)",
+            (CLOSE_MINUTES * 60, first),
+        )
+        conn.execute(  # the next ones close later in the run, for the bidders to move on to
+            "UPDATE advert SET ends_at = now() + make_interval(secs => %s) WHERE id = ANY(%s)",
+            (CLOSE_MINUTES * 120, later),
+        )
+    _ADVERTS[:] = ids
+
+
+def open_links() -> list[tuple[str, str, str]]:
+    """(group hash, advert hash, link hash) of the bidders' links on the adverts still open."""
+    with psycopg.connect(_database()) as conn:
+        return conn.execute(_OPEN_LINKS, (_ADVERTS,)).fetchall()
 
 
 def csrf(html: str) -> str:
@@ -49,64 +80,112 @@ def csrf(html: str) -> str:
     return found.group(1)
 
 
-class Staff(HttpUser):
+class Client(HttpUser):
+    abstract = True
+
+    def on_start(self):
+        n = next(_ADDRESSES)
+        self.client.headers["X-Forwarded-For"] = f"127.1.{n // 250}.{n % 250 + 1}"
+
+
+class Staff(Client):
     weight = 6  # 300 of 350
     wait_time = between(3, 10)
 
     def on_start(self):
+        super().on_start()
         n = random.randrange(STAFF)
         email = f"staff{n:03d}@scale.test" if n >= 10 else "seller@demo.test"
         page = self.client.get("/login", name="sign in: form").text
-        self.client.post(
+        with self.client.post(
             "/login", {"email": email, "password": "demo-pass-1", "csrf_token": csrf(page)},
-            name="sign in: post",
-        )  # fmt: skip
+            name="sign in: post", catch_response=True,
+        ) as answer:  # fmt: skip
+            if "/login" in answer.url:
+                answer.failure(f"{email} not signed in")
+
+    def _get(self, path: str, name: str):
+        with self.client.get(path, name=name, catch_response=True) as answer:
+            if "/login" in answer.url:
+                answer.failure("signed out")
+            return answer
 
     @task(4)
     def overview(self):
-        self.client.get("/begcare/overview?division=all", name="overview")
+        self._get("/begcare/overview?division=all", "overview")
 
     @task(3)
     def state_list(self):
         segment = random.choice(("incoming", "list", "parked", "showroom", "sold"))
-        self.client.get(f"/begcare/items/{segment}", name="state list")
+        self._get(f"/begcare/items/{segment}", "state list")
+
+    @task(2)
+    def search(self):
+        regno = f"SC{random.randrange(VEHICLES):07d}"
+        self._get(f"/begcare/overview?division=all&searchphrase={regno}", "search")
+
+    def _vehicle(self):
+        """A vehicle from a state list, as a user opens it; its page or None."""
+        segment = random.choice(("incoming", "list", "showroom"))
+        page = self._get(f"/begcare/items/{segment}", "state list").text
+        found = re.findall(rf'href="(/begcare/items/{segment}/\d+/[a-z-]+)"', page)
+        return self._get(random.choice(found), "vehicle") if found else None
 
     @task(3)
     def vehicle(self):
-        regno = f"SC{random.randrange(100_000):07d}"
-        self.client.get(f"/begcare/overview?division=all&searchphrase={regno}", name="vehicle")
+        self._vehicle()
 
     @task(2)
     def dashboard(self):
-        self.client.get("/begcare/dashboard", name="dashboard")
-        self.client.get("/api/me/menu-counts", name="menu counts")
+        self._get("/begcare/dashboard", "dashboard")
+        self._get("/api/me/menu-counts", "menu counts")
 
     @task(1)
     def move(self):
-        page = self.client.get("/begcare/items/list", name="state list")
-        found = re.search(r"/begcare/items/list/(\d+)", page.text)
-        if found:
-            self.client.post(
-                f"/begcare/items/{found.group(1)}/move",
-                {"to_state": "5", "csrf_token": csrf(page.text)}, name="state move",
-            )  # fmt: skip
+        page = self._vehicle()
+        if page is None:
+            return
+        choices = []
+        for block in re.findall(
+            r'<form method="post" action="[^"]+/move".*?</form>', page.text, re.S
+        ):
+            action = re.search(r'action="([^"]+)"', block).group(1)
+            to_state = re.search(r'name="to_state" value="(\d+)"', block).group(1)
+            if to_state != "9" and "salesperson_id" not in block:  # no archive, no sale
+                choices.append((action, to_state))
+        if choices:
+            action, to_state = random.choice(choices)
+            with self.client.post(
+                action, {"to_state": to_state, "csrf_token": csrf(page.text)},
+                name="state move", catch_response=True,
+            ) as answer:  # fmt: skip
+                if "alert-danger" in answer.text or "/login" in answer.url:
+                    answer.failure("move refused")
 
 
-class Bidder(HttpUser):
+class Bidder(Client):
     weight = 1  # 50 of 350
     wait_time = between(1, 3)
 
     def on_start(self):
-        self.group, self.advert, self.link = random.choice(bid_links())
-        page = self.client.get(
-            f"/market-bid/bid/{self.group}/{self.advert}/{self.link}", name="bid page"
-        )
+        super().on_start()
+        self._open()
+
+    def _open(self):
+        links = open_links()
+        self.link = random.choice(links[:BID_ADVERTS * 2]) if links else None  # fmt: skip
+        if self.link is None:
+            return
+        group, advert, link = self.link
+        page = self.client.get(f"/market-bid/bid/{group}/{advert}/{link}", name="bid page")
         self.headers = {"X-CSRFToken": csrf(page.text), "Content-Type": "application/json"}
-        self.amount = 0
+        self.amount = 1000  # too low: the answer tells the next minimum
 
     @task
     def bid(self):
-        path = f"/api/_public/market-bid/{self.group}/{self.advert}/{self.link}"
+        if self.link is None:
+            return
+        path = "/api/_public/market-bid/" + "/".join(self.link)
         with self.client.post(
             path, json={"bid": self.amount, "requestKey": uuid.uuid4().hex}, headers=self.headers,
             name="bid", catch_response=True,
@@ -119,3 +198,6 @@ class Bidder(HttpUser):
             self.amount = body.get("nextBid") or self.amount + 1000
             if answer.status_code == 422 and body.get("error") == "BID_TOO_LOW":
                 answer.success()  # another bidder was first: the next minimum is in the answer
+            elif answer.status_code == 422 and body.get("error") == "BIDDING_CLOSED":
+                answer.success()  # the advert closed: on to the next one that is open
+                self._open()

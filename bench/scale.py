@@ -43,6 +43,13 @@ PAGES = {
 Bidder = namedtuple("Bidder", "group_hash advert_hash link_hash currency")
 
 
+def database_name(prefix: str, size: int) -> str:
+    """A size's database: h_scale_10k, h_scale_100k, h_scale_1m."""
+    if size % 1_000_000 == 0:
+        return f"{prefix}_{size // 1_000_000}m"
+    return f"{prefix}_{size // 1000}k"
+
+
 def make_database(server: str, name: str, vehicles: int) -> str:
     """An empty database `name` on `server`, filled by the generator; returns its URL."""
     import psycopg
@@ -257,7 +264,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     table, loads = {}, {}
     for size in sizes:
-        name = f"{args.prefix}_{size // 1000}k"
+        name = database_name(args.prefix, size)
         started = time.perf_counter()
         url = f"{args.server}/{name}" if args.reuse else make_database(args.server, name, size)
         if not args.reuse:

@@ -18,7 +18,7 @@ check-up tasks: when a vehicle is due, its preparation gets the check-up tasks a
 Services only flush; the caller commits. docs/decisions.md, "Service schedules".
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from flask_babel import lazy_gettext as _l
@@ -130,7 +130,24 @@ def is_due(item: PreparationItem, schedule: Schedule | None, today: date) -> boo
     return by_km or by_months
 
 
-def _station_for(item: PreparationItem) -> Station | None:
+@dataclass
+class Night:
+    """What the nightly run reads once for all vehicles instead of once per vehicle: each
+    schedule's check-up tasks, the candidates' check-up task rows, the station per module and
+    division (a night's statements grow with the due vehicles that get tasks, not with the
+    vehicles evaluated; bench/scale_jobs.py)."""
+
+    tasks: dict[int, list[GlobalSettingRow]]
+    given: dict[int, list]
+    stations: dict[tuple[str, int], Station | None] = field(default_factory=dict)
+
+
+def _station_for(item: PreparationItem, night: Night | None = None) -> Station | None:
+    if night is not None:
+        key = (item.module, item.division_id)
+        if key not in night.stations:
+            night.stations[key] = _station_for(item)
+        return night.stations[key]
     return db.session.scalars(
         select(Station)
         .where(
@@ -142,14 +159,22 @@ def _station_for(item: PreparationItem) -> Station | None:
     ).first()
 
 
-def _given(item: PreparationItem) -> set[int]:
+def _checkup_rows(items):
+    """The check-up task rows (item id first) of `items`: a vehicle's id, or a subquery of ids."""
+    return db.session.execute(
+        select(
+            ItemStationTask.item_id,
+            ItemStationTask.checkup_task_id,
+            ItemStationTask.status,
+            ItemStationTask.finished_at,
+        ).where(ItemStationTask.item_id.in_(items), ItemStationTask.checkup_task_id.is_not(None))
+    ).all()
+
+
+def _given(item: PreparationItem, night: Night | None = None) -> set[int]:
     """The check-up tasks the vehicle has for this service: open, or done since it."""
     since = since_date(item)
-    rows = db.session.execute(
-        select(
-            ItemStationTask.checkup_task_id, ItemStationTask.status, ItemStationTask.finished_at
-        ).where(ItemStationTask.item_id == item.id, ItemStationTask.checkup_task_id.is_not(None))
-    ).all()
+    rows = night.given.get(item.id, ()) if night is not None else _checkup_rows([item.id])
     return {
         r.checkup_task_id
         for r in rows
@@ -158,10 +183,13 @@ def _given(item: PreparationItem) -> set[int]:
 
 
 def evaluate(
-    item: PreparationItem, today: date | None = None, known: dict[str, Schedule] | None = None
+    item: PreparationItem,
+    today: date | None = None,
+    known: dict[str, Schedule] | None = None,
+    night: Night | None = None,
 ) -> int:
     """Set the vehicle's `service_due` and give a due vehicle the check-up tasks it lacks;
-    how many tasks were added."""
+    how many tasks were added. `night`: what evaluate_instance read once for all."""
     today = today or _day(utcnow())
     schedule = (schedules() if known is None else known).get(_brand(item.brand))
     due = is_due(item, schedule, today)
@@ -169,8 +197,9 @@ def evaluate(
         item.service_due = due
     if not due:
         return 0
-    wanted = [t for t in checkup_tasks(schedule.id) if t.id not in _given(item)]
-    station = _station_for(item) if wanted else None
+    offered = night.tasks[schedule.id] if night is not None else checkup_tasks(schedule.id)
+    wanted = [t for t in offered if t.id not in _given(item, night)] if offered else []
+    station = _station_for(item, night) if wanted else None
     if station is None:
         return 0
     last = db.session.scalar(
@@ -237,14 +266,16 @@ def evaluate_instance(today: date | None = None) -> tuple[int, int]:
         if _brand(item.brand) not in known:
             item.service_due = False
     if brands:
-        candidates = db.session.scalars(
-            select(PreparationItem).where(
-                PreparationItem.state.not_in((LEADS, ARCHIVED)),
-                db.func.lower(PreparationItem.brand).in_(brands),
-            )
+        in_stock = (
+            PreparationItem.state.not_in((LEADS, ARCHIVED)),
+            db.func.lower(PreparationItem.brand).in_(brands),
         )
-        for item in candidates:
-            added += evaluate(item, today, known)
+        given: dict[int, list] = {}
+        for row in _checkup_rows(select(PreparationItem.id).where(*in_stock)):
+            given.setdefault(row.item_id, []).append(row)
+        night = Night({s.id: checkup_tasks(s.id) for s in known.values()}, given)
+        for item in db.session.scalars(select(PreparationItem).where(*in_stock)):
+            added += evaluate(item, today, known, night)
             due += item.service_due
     db.session.flush()
     return due, added

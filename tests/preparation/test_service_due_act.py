@@ -16,6 +16,7 @@ from app.schedule.jobs import evaluate_service_due
 from app.schedule.table import SCHEDULE
 from tests.helpers import page_text
 from tests.preparation.manage_helpers import (
+    QueryCounter,
     alerts,
     demo_user,
     fresh_shell_caches,  # noqa: F401 - autouse
@@ -201,3 +202,26 @@ def test_a_vehicle_added_past_its_interval_is_due_at_once(as_demo):
         select(PreparationItem).where(PreparationItem.regno == "SRV123")
     ).one()
     assert added.service_due is True and len(checkups(added)) == 3
+
+
+def test_the_night_reads_the_check_up_tasks_once_not_once_per_vehicle(as_demo):
+    """The nightly job's statements do not grow with the vehicles it evaluates (issue 34: on a
+    dealer group's million vehicles it read four rows' worth per due vehicle)."""
+    client, token = as_demo("admin")
+    row = schedule()
+    form = {
+        "csrf_token": token, "name": row.name, "x_brand": "volvo", "x_interval_km": "1",
+        "x_interval_months": "", "active": "y",
+    }  # fmt: skip
+    assert (
+        client.post(f"/admin/global/service-schedule/{row.id}/edit", data=form).status_code == 302
+    )
+    db.session.expire_all()
+    first = evaluate_service_due()  # every Volvo in stock with a mileage is due: tasks given
+    due = sum(d for d, _added in first.values())
+    assert due >= 5
+    db.session.expire_all()
+    with QueryCounter() as sent:
+        again = evaluate_service_due()
+    assert again == {i: (d, 0) for i, (d, _added) in first.items()}  # nothing given twice
+    assert sent.count < due
