@@ -3,7 +3,7 @@
 slot (the locale of the instance's first country); the name as written stays the last fall-back.
 
 Revision ID: f1b7d4a9c2e6
-Revises: e6a1c3f9d2b8
+Revises: 7c1e4a9b2d60
 """
 
 import json
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "f1b7d4a9c2e6"
-down_revision = "e6a1c3f9d2b8"
+down_revision = "7c1e4a9b2d60"
 branch_labels = None
 depends_on = None
 

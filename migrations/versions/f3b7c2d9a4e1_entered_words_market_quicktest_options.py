@@ -6,14 +6,14 @@ country); a choice's options go there one on each line. Stored answers keep nami
 first written, so existing quick tests and analyses read as before.
 
 Revision ID: f3b7c2d9a4e1
-Revises: e6a1c3f9d2b8
+Revises: a8c2e5f7b9d1
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "f3b7c2d9a4e1"
-down_revision = "e6a1c3f9d2b8"
+down_revision = "a8c2e5f7b9d1"
 branch_labels = None
 depends_on = None
 
