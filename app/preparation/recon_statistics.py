@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from sqlalchemy import case, func, select
 
+from app.core.i18n import current_locale
 from app.core.localized import for_reader
 from app.core.models import utcnow
 from app.extensions import db
@@ -187,6 +188,7 @@ def cached_figures(instance, module: str, division_ids: list[int]) -> ReconFigur
     key = (
         "recon", instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
         utcnow().date(), newest,
+        current_locale(),  # the stations' names are the reader's
     )  # fmt: skip
     found = FIGURES.get(key)
     if found is None:
