@@ -21,7 +21,14 @@ from app.admin.crud.screen import (
     kept_while_referred,
     page_title,
 )
-from app.admin.crud.views import SCREENS, ConfirmForm, register, screen_url
+from app.admin.crud.views import (
+    SCREENS,
+    ConfirmForm,
+    fill_errors,
+    register,
+    render_screen,
+    screen_url,
+)
 
 __all__ = [
     "SCREENS",
@@ -32,6 +39,7 @@ __all__ = [
     "admin_only",
     "admin_or_division_admin",
     "counts_by",
+    "fill_errors",
     "guard",
     "history",
     "is_text",
@@ -40,6 +48,7 @@ __all__ = [
     "plain",
     "record_change",
     "register",
+    "render_screen",
     "screen_url",
     "snapshot",
 ]
