@@ -26,6 +26,7 @@ from app.admin.crud.views import (
     ConfirmForm,
     fill_errors,
     register,
+    render_page,
     render_screen,
     screen_url,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "plain",
     "record_change",
     "register",
+    "render_page",
     "render_screen",
     "screen_url",
     "snapshot",

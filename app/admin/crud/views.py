@@ -8,7 +8,7 @@ from flask_wtf import FlaskForm
 from sqlalchemy import func, inspect, select
 
 from app.admin.crud.audit import OPS, history, record_change, snapshot
-from app.admin.crud.screen import FormRefused, Screen
+from app.admin.crud.screen import FormRefused, Screen, page_title
 from app.auth.models import User
 from app.auth.viewer import Viewer
 from app.extensions import db
@@ -84,6 +84,20 @@ def list_view(screen: Screen, parent_id: int | None = None):
         can_change=screen.write(v),
         can_change_row=lambda row: screen.may_write_row(v, row),
         add_label=_subpage(screen, None),
+    )
+
+
+def render_page(path: str, template: str, status: int = 200, **ctx):
+    """A page of the admin area that is not a screen's (the import, the reports, the
+    configuration), titled by its menu entry (`template`: below admin/ unless a path)."""
+    return (
+        render_template(
+            template if "/" in template else f"admin/{template}",
+            screen_title=page_title(path),
+            list_url=f"/admin/{path}",
+            **ctx,
+        ),
+        status,
     )
 
 
