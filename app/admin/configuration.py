@@ -10,13 +10,13 @@ purchase analysis. A module option is on by default unless its entry ends with i
 save drops the keys of these sections that no entry has (the retired pool and flow).
 """
 
-from flask import flash, redirect, render_template, request
+from flask import flash, redirect, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField
 
-from app.admin.crud import admin_only, guard, page_title
+from app.admin.crud import admin_only, guard, render_page
 from app.core import audit
 from app.core.models import Instance
 from app.core.modules import MODULE_NAMES
@@ -129,11 +129,6 @@ def view():
             db.session.commit()
             flash(_("Saved."), "success")
             return redirect(URL)
-    return render_template(
-        "admin/configuration.html",
-        screen_title=page_title(PATH),
-        form=form,
-        sections=list(sections()),
-        can_change=admin_only(v),
-        list_url=URL,
+    return render_page(
+        PATH, "configuration.html", form=form, sections=list(sections()), can_change=admin_only(v)
     )

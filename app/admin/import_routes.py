@@ -2,7 +2,7 @@
 
 import threading
 
-from flask import abort, current_app, flash, jsonify, redirect, render_template, request
+from flask import abort, current_app, flash, jsonify, redirect, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
@@ -11,7 +11,7 @@ from flask_wtf.file import FileField, FileRequired
 from sqlalchemy import select
 from wtforms import SelectField
 
-from app.admin.crud import admin_only, guard, page_title
+from app.admin.crud import admin_only, guard, render_page
 from app.admin.imports import FileRefused, check_rows, progress, read_rows
 from app.admin.models import ImportRun
 from app.core import jobs
@@ -35,12 +35,6 @@ class UploadForm(FlaskForm):
         render_kw={"accept": ".csv,.xlsx"},
     )
     module = SelectField(_l("Module"))
-
-
-def _render(template: str, status: int = 200, **ctx):
-    return render_template(
-        f"admin/{template}", screen_title=page_title(PATH), list_url=URL, **ctx
-    ), status
 
 
 def register(bp) -> None:
@@ -76,10 +70,10 @@ def upload():
                 db.session.add(run)
                 db.session.commit()
                 return redirect(f"{URL}/{run.id}")
-        return _render(
-            "import.html", 422, form=form, refusal=refusal, runs=_recent(), can_change=True
+        return render_page(
+            PATH, "import.html", 422, form=form, refusal=refusal, runs=_recent(), can_change=True
         )
-    return _render("import.html", form=form, runs=_recent(), can_change=admin_only(v))
+    return render_page(PATH, "import.html", form=form, runs=_recent(), can_change=admin_only(v))
 
 
 def _recent() -> list[ImportRun]:
@@ -93,7 +87,8 @@ def _run(run_id: int) -> ImportRun:
 def show_run(run_id: int):
     v = guard(PATH)
     run = _run(run_id)
-    return _render(
+    return render_page(
+        PATH,
         "import_run.html",
         run=run,
         state=progress(run),

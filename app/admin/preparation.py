@@ -112,17 +112,25 @@ def _save_station_group(module: str):
     return save
 
 
-def _stations_stay(group: StationGroup) -> list[str]:
-    count = S.group_station_counts(group.module).get(group.id, 0)
-    if not count:
-        return []
-    return [
-        ngettext(
-            "Its %(num)s station stays, without a group.",
-            "Its %(num)s stations stay, without a group.",
-            count,
-        )
-    ]
+def _if_counted(counts_of, sentence):
+    """A delete's consequence: `sentence` of how many rows of the module refer to the row
+    (`counts_of(module)`: {row id: count}); nothing when none does."""
+
+    def consequences(row) -> list[str]:
+        count = counts_of(row.module).get(row.id, 0)
+        return [sentence(count)] if count else []
+
+    return consequences
+
+
+_stations_stay = _if_counted(
+    S.group_station_counts,
+    lambda n: ngettext(
+        "Its %(num)s station stays, without a group.",
+        "Its %(num)s stations stay, without a group.",
+        n,
+    ),
+)
 
 
 def station_groups(module: str) -> Screen:
@@ -403,17 +411,14 @@ def _package_snapshot(package: StationPackage) -> dict:
     }
 
 
-def _vehicles_keep(package: StationPackage) -> list[str]:
-    count = S.package_item_counts(package.module).get(package.id, 0)
-    if not count:
-        return []
-    return [
-        ngettext(
-            "%(num)s vehicle has this package; its station tasks stay as they are.",
-            "%(num)s vehicles have this package; their station tasks stay as they are.",
-            count,
-        )
-    ]
+_vehicles_keep = _if_counted(
+    S.package_item_counts,
+    lambda n: ngettext(
+        "%(num)s vehicle has this package; its station tasks stay as they are.",
+        "%(num)s vehicles have this package; their station tasks stay as they are.",
+        n,
+    ),
+)
 
 
 def station_packages(module: str) -> Screen:

@@ -4,14 +4,14 @@ auth header's value is a secret: stored, shown masked, never sent back to the br
 
 import re
 
-from flask import render_template, request
+from flask import request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import PasswordField, SelectField
 from wtforms.validators import InputRequired, Length, Optional, ValidationError
 
-from app.admin.crud import Column, guard
+from app.admin.crud import Column, render_screen
 from app.admin.fields import flag, long_text, text
 from app.admin.settings import kind_screen, load_named, save_named
 from app.core.messages import KEYS
@@ -164,7 +164,7 @@ PROVIDERS = kind_screen(
 def test_page(row_id: int):
     """Call the provider with a sample (fresh, not from the cache) and show the mapped answer or
     what went wrong; GET shows the sample form."""
-    v = guard(PATH, PROVIDERS.write)
+    v = PROVIDERS.guard(write=True)
     row = PROVIDERS.get(v, row_id)
     provider = svc.Provider.of(row)
     sample = {k: (request.form.get(k, "") if request.method == "POST" else SAMPLE[k])[:100]
@@ -175,11 +175,11 @@ def test_page(row_id: int):
             answer = svc.call(provider, sample, fresh=True)
         except svc.ProviderError as exc:
             error = str(exc)
-    return render_template(
-        "admin/provider_test.html",
-        screen_title=PROVIDERS.title(),
+    return render_screen(
+        PROVIDERS,
+        "provider_test.html",
+        422 if error else 200,
         subpage=row.name,
-        list_url=PROVIDERS.url,
         provider=provider,
         kind_label=svc.KINDS[provider.kind],
         labels=svc.FIELDS[provider.kind],
@@ -187,7 +187,7 @@ def test_page(row_id: int):
         answer=answer,
         error=error,
         url=svc.fill_url(provider.url, sample),
-    ), (422 if error else 200)
+    )
 
 
 def register_test(bp) -> None:

@@ -7,7 +7,7 @@ which writes text a spreadsheet program would take for a formula as text."""
 import io
 from datetime import UTC, datetime, time, timedelta
 
-from flask import Response, abort, current_app, jsonify, redirect, render_template, request
+from flask import Response, abort, current_app, jsonify, redirect, request
 from flask_babel import force_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from wtforms import DateField, SelectField, ValidationError
 from wtforms.validators import InputRequired
 
-from app.admin.crud import guard, page_title
+from app.admin.crud import guard, render_page
 from app.admin.import_routes import _run_in_thread
 from app.admin.imports import failing_run, run_to_work_on
 from app.admin.models import ExportRun
@@ -235,10 +235,9 @@ def show_export(run_id: int):
         response = jsonify(state)
         response.headers["Cache-Control"] = "no-store"
         return response
-    return render_template(
-        "admin/export_run.html", screen_title=page_title(PATH), list_url=URL, run=run,
-        state=state, subpage=str(REPORTS[run.report][0]),
-    )  # fmt: skip
+    return render_page(
+        PATH, "export_run.html", run=run, state=state, subpage=str(REPORTS[run.report][0])
+    )
 
 
 def download_export(run_id: int):
@@ -265,13 +264,9 @@ def view():
     form.format.choices = [("csv", "CSV"), ("xlsx", "XLSX")]
     if not any(name in request.args for name in ("report", "start", "end", "format")):
         # Opened from the menu (perhaps with ?lang=): the empty form, no errors yet.
-        return render_template(
-            "admin/reports.html", screen_title=page_title(PATH), form=form, list_url=URL
-        )
+        return render_page(PATH, "reports.html", form=form)
     if not form.validate():
-        return render_template(
-            "admin/reports.html", screen_title=page_title(PATH), form=form, list_url=URL
-        ), 422
+        return render_page(PATH, "reports.html", 422, form=form)
     _title, model, columns = REPORTS[form.report.data]
     start, end = _period(form.start.data, form.end.data)
     audit.record(

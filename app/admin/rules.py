@@ -4,7 +4,7 @@ module's states, the instance's tags and the divisions' parking locations; the a
 that counts and lists the vehicles a rule would affect today, before it is switched on; and
 the order in which rules act and which wins."""
 
-from flask import abort, render_template
+from flask import abort
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
@@ -12,8 +12,14 @@ from sqlalchemy import func, select
 from wtforms import BooleanField, IntegerField, SelectField, StringField
 from wtforms.validators import Length, NumberRange, Optional
 
-from app.admin.crud import Column, FormRefused, Screen, admin_or_division_admin
-from app.admin.crud.audit import OPS
+from app.admin.crud import (
+    Column,
+    FormRefused,
+    Screen,
+    admin_or_division_admin,
+    fill_errors,
+    render_screen,
+)
 from app.admin.fields import flag, long_text, text
 from app.admin.settings import (
     Extra,
@@ -315,24 +321,12 @@ INTERACTION_SCREENS = [interaction_screen(m) for m in ("begcare", "newcare")]
 # --- try -------------------------------------------------------------------------------------
 
 
-def _render_try(screen: Screen, module: str, form, row, outcome, status=200):
-    return (
-        render_template(
-            screen.form_template,
-            screen=screen,
-            screen_title=screen.title(),
-            list_url=screen.list_url(),
-            base_url=screen.base_url(),
-            parent_id=None,
-            ops=OPS,
-            form=form,
-            row=row,
-            trial=outcome,
-            module=module,
-            subpage=_("Try %(name)s", name=row.name if row else (form.name.data or _("rule"))),
-        ),
-        status,
-    )
+def _render_try(screen: Screen, module: str, form, row, outcome, status=200, refusal=None):
+    return render_screen(
+        screen, screen.form_template, status, form=form, row=row, trial=outcome, module=module,
+        refusal=refusal,
+        subpage=_("Try %(name)s", name=row.name if row else (form.name.data or _("rule"))),
+    )  # fmt: skip
 
 
 def try_form(module: str):
@@ -348,9 +342,7 @@ def try_form(module: str):
     try:
         data = _read(form)
     except FormRefused as refused:
-        for name, message in refused.errors.items():
-            getattr(form, name).errors = [message]
-        return _render_try(screen, module, form, None, None, 422)
+        return _render_try(screen, module, form, None, None, 422, fill_errors(form, refused))
     probe = SettingRow(
         kind=f"{module}.rule", data=data, division_id=form.division_id.data,
         instance_id=v.instance.id, name=form.name.data or "",

@@ -3,7 +3,7 @@ endpoint's delivery log (every delivery with its status, attempts and response t
 "send again". The signing secret is shown on the endpoint's log page, for its receiver to check
 the signatures with."""
 
-from flask import abort, redirect, render_template
+from flask import abort, redirect
 from flask_babel import format_datetime
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
@@ -11,7 +11,7 @@ from flask_wtf import FlaskForm
 from markupsafe import Markup, escape
 from sqlalchemy import select
 
-from app.admin.crud import Column, FormRefused, Screen
+from app.admin.crud import Column, FormRefused, Screen, render_screen
 from app.admin.fields import flag, many, text
 from app.auth.viewer import Viewer
 from app.automation.engine import EVENT_NAMES
@@ -97,11 +97,10 @@ def deliveries(endpoint_id: int):
         .order_by(WebhookDelivery.id.desc())
         .limit(100)
     ).all()
-    return render_template(
-        "admin/webhook_deliveries.html",
-        screen_title=WEBHOOKS.title(),
+    return render_screen(
+        WEBHOOKS,
+        "webhook_deliveries.html",
         subpage=endpoint.name,
-        list_url=WEBHOOKS.url,
         endpoint=endpoint,
         deliveries=rows,
         can_change=WEBHOOKS.may_write(v),

@@ -133,6 +133,14 @@ def test_a_rule_without_a_condition_is_refused_with_the_form_kept(as_demo):
     assert "Choose or enter a value for this condition." in text
     assert 'value="Nothing"' in answer.get_data(as_text=True)
 
+    tried = post(client, token, "/admin/begcare/rules/try", name="Nothing", division_id="",
+                 c_mileage_op="gt", c_mileage="")  # fmt: skip
+    assert tried.status_code == 422
+    html = tried.get_data(as_text=True)
+    assert "Choose or enter a value for this condition." in page_text(tried)
+    assert 'value="Nothing"' in html and 'aria-invalid="true"' in html
+    assert "Would affect" not in html
+
 
 def test_a_vehicle_moved_is_checked_at_once_and_the_first_rule_wins(as_demo):
     gothenburg = division("Nordbil Göteborg")

@@ -21,7 +21,15 @@ from app.admin.crud.screen import (
     kept_while_referred,
     page_title,
 )
-from app.admin.crud.views import SCREENS, ConfirmForm, register, screen_url
+from app.admin.crud.views import (
+    SCREENS,
+    ConfirmForm,
+    fill_errors,
+    register,
+    render_page,
+    render_screen,
+    screen_url,
+)
 
 __all__ = [
     "SCREENS",
@@ -32,6 +40,7 @@ __all__ = [
     "admin_only",
     "admin_or_division_admin",
     "counts_by",
+    "fill_errors",
     "guard",
     "history",
     "is_text",
@@ -40,6 +49,8 @@ __all__ = [
     "plain",
     "record_change",
     "register",
+    "render_page",
+    "render_screen",
     "screen_url",
     "snapshot",
 ]

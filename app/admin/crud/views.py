@@ -8,7 +8,7 @@ from flask_wtf import FlaskForm
 from sqlalchemy import func, inspect, select
 
 from app.admin.crud.audit import OPS, history, record_change, snapshot
-from app.admin.crud.screen import FormRefused, Screen
+from app.admin.crud.screen import FormRefused, Screen, page_title
 from app.auth.models import User
 from app.auth.viewer import Viewer
 from app.extensions import db
@@ -39,7 +39,8 @@ def _changeable(screen: Screen, v: Viewer, row_id: int, parent_id: int | None = 
     return row
 
 
-def _render(screen: Screen, template: str, status: int = 200, parent_id=None, **ctx):
+def render_screen(screen: Screen, template: str, status: int = 200, parent_id=None, **ctx):
+    """A page of the screen (`template`: below admin/ unless a path), with what every one has."""
     return (
         render_template(
             template if "/" in template else f"admin/{template}",
@@ -69,7 +70,7 @@ def list_view(screen: Screen, parent_id: int | None = None):
         db.session.scalars(stmt.order_by(*order).limit(PER_PAGE).offset((page - 1) * PER_PAGE))
     )
     pages = max(1, ceil(total / PER_PAGE))
-    return _render(
+    return render_screen(
         screen,
         screen.list_template,
         parent_id=parent_id,
@@ -86,7 +87,22 @@ def list_view(screen: Screen, parent_id: int | None = None):
     )
 
 
-def _fill_errors(form, refused: FormRefused) -> str | None:
+def render_page(path: str, template: str, status: int = 200, **ctx):
+    """A page of the admin area that is not a screen's (the import, the reports, the
+    configuration), titled by its menu entry (`template`: below admin/ unless a path)."""
+    return (
+        render_template(
+            template if "/" in template else f"admin/{template}",
+            screen_title=page_title(path),
+            list_url=f"/admin/{path}",
+            **ctx,
+        ),
+        status,
+    )
+
+
+def fill_errors(form, refused: FormRefused) -> str | None:
+    """Put a refusal's messages on their fields; the message for the whole form, or None."""
     for name, text in refused.errors.items():
         target = getattr(form, name, None)
         if target is not None:
@@ -112,7 +128,7 @@ def form_view(screen: Screen, row_id: int | None = None, parent_id: int | None =
     if request.method == "POST" and request.form.get("redraw"):
         # A button that only redraws the form as filled in (a preset applied, the codes shown),
         # so that it works without JavaScript: nothing is saved.
-        return _render(
+        return render_screen(
             screen, screen.form_template, parent_id=parent_id, form=form, row=row,
             subpage=_subpage(screen, row),
         )  # fmt: skip
@@ -139,7 +155,7 @@ def form_view(screen: Screen, row_id: int | None = None, parent_id: int | None =
                     if screen.after_save is not None:
                         screen.after_save(target, created, v)
             except FormRefused as refused:
-                refusal = _fill_errors(form, refused)
+                refusal = fill_errors(form, refused)
             else:
                 db.session.commit()
                 page = screen.respond(target, created) if screen.respond else None
@@ -147,7 +163,7 @@ def form_view(screen: Screen, row_id: int | None = None, parent_id: int | None =
                     return page
                 flash(_("Saved."), "success")
                 return redirect(screen.list_url(parent_id))
-        return _render(
+        return render_screen(
             screen,
             screen.form_template,
             422,
@@ -157,7 +173,7 @@ def form_view(screen: Screen, row_id: int | None = None, parent_id: int | None =
             refusal=refusal,
             subpage=_subpage(screen, row),
         )
-    return _render(
+    return render_screen(
         screen, screen.form_template, parent_id=parent_id, form=form, row=row,
         subpage=_subpage(screen, row),
     )  # fmt: skip
@@ -195,7 +211,7 @@ def delete_view(screen: Screen, row_id: int, parent_id: int | None = None):
         db.session.commit()
         flash(_("Done."), "success")
         return redirect(screen.list_url(parent_id))
-    return _render(
+    return render_screen(
         screen,
         "delete.html",
         409 if blocked and request.method == "POST" else 200,
@@ -213,7 +229,7 @@ def history_view(screen: Screen, row_id: int, parent_id: int | None = None):
     v = _viewer_for(screen, parent_id=parent_id)
     row = screen.get(v, row_id, parent_id)
     entries = history(screen, row_id)
-    return _render(
+    return render_screen(
         screen,
         "history.html",
         parent_id=parent_id,
@@ -227,7 +243,7 @@ def history_view(screen: Screen, row_id: int, parent_id: int | None = None):
 def preview_view(screen: Screen, row_id: int):
     v = _viewer_for(screen)
     row = screen.get(v, row_id)
-    return _render(
+    return render_screen(
         screen,
         "preview.html",
         row=row,
