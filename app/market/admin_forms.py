@@ -134,6 +134,11 @@ class RateField(_TypedField):
         return format(Decimal(value).normalize(), "f")
 
 
+def _optional_number(label, low: int, high: int, hint) -> WholeNumberField:
+    """A whole number from `low` to `high` that may be left empty (the setting's default)."""
+    return WholeNumberField(label, validators=[Optional()], low=low, high=high, description=hint)
+
+
 class SettingsForm(FlaskForm):
     """Exchange rates from the group's currency, the default bid step and the terms."""
 
@@ -148,22 +153,20 @@ class SettingsForm(FlaskForm):
         description=_l("New adverts start with this step between bids. Each advert can change it."),
     )
     # The reserve's defaults (app.market.reserve).
-    reserve_percent = WholeNumberField(
+    reserve_percent = _optional_number(
         _l("Default reserve, percent above the start price"),
-        validators=[Optional()],
-        low=1,
-        high=500,
-        description=_l(
+        1,
+        500,
+        _l(
             "New adverts get a hidden reserve this much above their start price unless the "
             "advert says otherwise. Empty: no reserve by default."
         ),
     )
-    decision_hours = WholeNumberField(
+    decision_hours = _optional_number(
         _l("Hours to answer a provisional sale"),
-        validators=[Optional()],
-        low=1,
-        high=336,
-        description=_l(
+        1,
+        336,
+        _l(
             "When bidding ends under the reserve you have this long to accept, decline or "
             "counter; the bidder then has as long to answer a counteroffer. Unanswered, the "
             "advert ends unsold. Empty: 48 hours."
@@ -183,22 +186,20 @@ class SettingsForm(FlaskForm):
             "You never see a maximum. Each advert can change it."
         ),
     )
-    soft_close_seconds = WholeNumberField(
+    soft_close_seconds = _optional_number(
         _l("Soft close (seconds)"),
-        validators=[Optional()],
-        low=0,
-        high=SOFT_CLOSE_MAX,
-        description=_l(
+        0,
+        SOFT_CLOSE_MAX,
+        _l(
             "A bid this close to the end moves the end this far after the bid; 0 turns it off. "
             "Each advert can change it."
         ),
     )
-    rate_max_age_days = WholeNumberField(
+    rate_max_age_days = _optional_number(
         _l("Warn about exchange rates older than (days)"),
-        validators=[Optional()],
-        low=1,
-        high=365,
-        description=_l("The advert form warns you before publishing with an older rate."),
+        1,
+        365,
+        _l("The advert form warns you before publishing with an older rate."),
     )
 
     def __init__(self, currency: str, *args, **kwargs) -> None:
