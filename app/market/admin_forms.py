@@ -50,30 +50,51 @@ def _grouped(n: int, high: int) -> str:
     return f"{n:,}".replace(",", " ") if high >= 10_000 else str(n)
 
 
-class WholeNumberField(Field):
-    """A whole number typed as people type them ("12 500" too), or None when left empty;
-    anything else is refused with a translated message and shown again as typed."""
+class _TypedField(Field):
+    """A number typed in a text box: shown again as typed when refused, None when left empty.
+    `parse` turns the text without its spaces into the value, or raises ValueError with the
+    message for the user."""
 
     widget = TextInput()
 
-    def __init__(self, label=None, validators=None, low: int = 0, high: int = MAX_AMOUNT, **kw):
-        render_kw = {"inputmode": "numeric", "autocomplete": "off", **kw.pop("render_kw", {})}
+    def __init__(self, label=None, validators=None, render_kw=None, **kw):
         super().__init__(label, validators, render_kw=render_kw, **kw)
-        self.low, self.high = low, high
         self.raw: str | None = None
+
+    def parse(self, text: str):
+        raise NotImplementedError
+
+    def show(self, value) -> str:
+        return str(value)
 
     def process_formdata(self, valuelist) -> None:
         if not valuelist:
             return
         self.raw = valuelist[0]
         text = "".join(self.raw.split()).replace("\u202f", "")
-        if not text:
-            self.data = None
-            return
+        self.data = None
+        if text:
+            self.data = self.parse(text)
+
+    def _value(self) -> str:
+        if self.raw is not None:
+            return self.raw
+        return "" if self.data is None else self.show(self.data)
+
+
+class WholeNumberField(_TypedField):
+    """A whole number typed as people type them ("12 500" too), or None when left empty;
+    anything else is refused with a translated message and shown again as typed."""
+
+    def __init__(self, label=None, validators=None, low: int = 0, high: int = MAX_AMOUNT, **kw):
+        render_kw = {"inputmode": "numeric", "autocomplete": "off", **kw.pop("render_kw", {})}
+        super().__init__(label, validators, render_kw=render_kw, **kw)
+        self.low, self.high = low, high
+
+    def parse(self, text: str) -> int:
         if not is_int(text, low=-(10**12), high=10**12):  # the strict rule; range: below
-            self.data = None
             raise ValueError(_l("Enter a whole number."))
-        self.data = int(text)
+        return int(text)
 
     def pre_validate(self, form) -> None:
         if self.data is not None and not self.low <= self.data <= self.high:
@@ -85,36 +106,21 @@ class WholeNumberField(Field):
                 )
             )
 
-    def _value(self) -> str:
-        if self.raw is not None:
-            return self.raw
-        return "" if self.data is None else str(self.data)
 
-
-class RateField(Field):
+class RateField(_TypedField):
     """An exchange rate: a positive decimal with at most six decimals ("1,024" too), or None
     when emptied (which removes the rate)."""
-
-    widget = TextInput()
 
     def __init__(self, label=None, validators=None, **kw):
         render_kw = {"inputmode": "decimal", "autocomplete": "off", "maxlength": 20}
         super().__init__(label, validators, render_kw=render_kw, **kw)
-        self.raw: str | None = None
 
-    def process_formdata(self, valuelist) -> None:
-        if not valuelist:
-            return
-        self.raw = valuelist[0]
-        text = "".join(self.raw.split()).replace(",", ".")
-        if not text:
-            self.data = None
-            return
+    def parse(self, text: str) -> Decimal:
+        text = text.replace(",", ".")
         message = _l("Enter a number above zero with at most six decimals, such as 1.024.")
         try:
             value = Decimal(text)
         except InvalidOperation:
-            self.data = None
             raise ValueError(message) from None
         if not value.is_finite() or value <= 0 or value >= RATE_MAX:
             raise ValueError(message)
@@ -122,12 +128,15 @@ class RateField(Field):
             Decimal(1).scaleb(-RATE_DECIMALS)
         ):
             raise ValueError(message)
-        self.data = value.quantize(Decimal(1).scaleb(-RATE_DECIMALS)).normalize()
+        return value.quantize(Decimal(1).scaleb(-RATE_DECIMALS)).normalize()
 
-    def _value(self) -> str:
-        if self.raw is not None:
-            return self.raw
-        return "" if self.data is None else format(Decimal(self.data).normalize(), "f")
+    def show(self, value) -> str:
+        return format(Decimal(value).normalize(), "f")
+
+
+def _optional_number(label, low: int, high: int, hint) -> WholeNumberField:
+    """A whole number from `low` to `high` that may be left empty (the setting's default)."""
+    return WholeNumberField(label, validators=[Optional()], low=low, high=high, description=hint)
 
 
 class SettingsForm(FlaskForm):
@@ -144,22 +153,20 @@ class SettingsForm(FlaskForm):
         description=_l("New adverts start with this step between bids. Each advert can change it."),
     )
     # The reserve's defaults (app.market.reserve).
-    reserve_percent = WholeNumberField(
+    reserve_percent = _optional_number(
         _l("Default reserve, percent above the start price"),
-        validators=[Optional()],
-        low=1,
-        high=500,
-        description=_l(
+        1,
+        500,
+        _l(
             "New adverts get a hidden reserve this much above their start price unless the "
             "advert says otherwise. Empty: no reserve by default."
         ),
     )
-    decision_hours = WholeNumberField(
+    decision_hours = _optional_number(
         _l("Hours to answer a provisional sale"),
-        validators=[Optional()],
-        low=1,
-        high=336,
-        description=_l(
+        1,
+        336,
+        _l(
             "When bidding ends under the reserve you have this long to accept, decline or "
             "counter; the bidder then has as long to answer a counteroffer. Unanswered, the "
             "advert ends unsold. Empty: 48 hours."
@@ -179,22 +186,20 @@ class SettingsForm(FlaskForm):
             "You never see a maximum. Each advert can change it."
         ),
     )
-    soft_close_seconds = WholeNumberField(
+    soft_close_seconds = _optional_number(
         _l("Soft close (seconds)"),
-        validators=[Optional()],
-        low=0,
-        high=SOFT_CLOSE_MAX,
-        description=_l(
+        0,
+        SOFT_CLOSE_MAX,
+        _l(
             "A bid this close to the end moves the end this far after the bid; 0 turns it off. "
             "Each advert can change it."
         ),
     )
-    rate_max_age_days = WholeNumberField(
+    rate_max_age_days = _optional_number(
         _l("Warn about exchange rates older than (days)"),
-        validators=[Optional()],
-        low=1,
-        high=365,
-        description=_l("The advert form warns you before publishing with an older rate."),
+        1,
+        365,
+        _l("The advert form warns you before publishing with an older rate."),
     )
 
     def __init__(self, currency: str, *args, **kwargs) -> None:
