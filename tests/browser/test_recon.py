@@ -1,6 +1,7 @@
 """Reconditioning cost in a real browser, on a phone (375 px) in Swedish: the station user adds
-an actual cost to the task at work from its card, and Start of a vehicle whose estimate waits
-for a manager is refused with the reason. What the test adds is removed after."""
+actual costs to the task at work from its card (one success message at a time, not a stack),
+and Start of a vehicle whose estimate waits for a manager is refused with the reason. What the
+test adds is removed after."""
 
 import re
 
@@ -35,6 +36,7 @@ def test_a_station_user_enters_an_actual_cost_and_cannot_start_a_waiting_estimat
     new_page, lines_kept
 ):
     page = new_page(locale="sv-SE", viewport=PHONE)
+    page.clock.install()  # the success alerts' own closing is held below
     page.goto("/login")
     page.locator("input[type=email]").fill("station@demo.test")
     page.locator("input[type=password]").fill("demo-pass-1")
@@ -54,6 +56,18 @@ def test_a_station_user_enters_an_actual_cost_and_cannot_start_a_waiting_estimat
     card.locator("details.recon-task > summary").click()
     expect(card.get_by_text("Fälgtvätt")).to_be_visible()
     expect(card.get_by_text("325,00 SEK")).to_be_visible()  # 0,5 h × 650
+
+    # A second cost answered in place: its outcome replaces the first's, no stack of them.
+    # (Time held: the first would otherwise close by itself after 8 s, which proves nothing.)
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    form = card.locator("form.recon-form")
+    form.get_by_label("Slag").select_option("parts")
+    form.get_by_label("Belopp, eller timmar för arbete").fill("120")
+    form.get_by_label("Vad").fill("Vax")
+    form.get_by_role("button", name="Lägg till kostnad").click()
+    card = page.locator(".station-card.is-active").first
+    expect(card.locator(".recon-line-amount", has_text="120,00 SEK")).to_have_count(1)
+    expect(page.locator(".alert-success")).to_have_count(1)
 
     waiting = page.locator(".station-card", has=page.locator("[data-approval=pending]")).first
     expect(waiting.get_by_text("Väntar på godkännande")).to_be_visible()
