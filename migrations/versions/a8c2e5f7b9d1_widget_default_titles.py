@@ -38,42 +38,41 @@ PRESETS = {
 BY_TITLE = {title: key for key, titles in PRESETS.items() for title in titles}
 
 
-def upgrade():
-    bind = op.get_bind()
+def _widgets():
+    """The widgets' table and its (id, title, options) rows."""
     widgets = sa.table(
         "dashboard_widget",
         sa.column("id", sa.Integer),
         sa.column("title", sa.String),
         sa.column("options", sa.JSON),
     )
-    rows = bind.execute(sa.select(widgets.c.id, widgets.c.title, widgets.c.options)).all()
+    rows = op.get_bind().execute(sa.select(widgets.c.id, widgets.c.title, widgets.c.options))
+    return widgets, [
+        (row_id, title, json.loads(options) if isinstance(options, str) else dict(options or {}))
+        for row_id, title, options in rows.all()
+    ]
+
+
+def upgrade():
+    widgets, rows = _widgets()
     for widget_id, title, options in rows:
         key = BY_TITLE.get((title or "").strip())
         if key is None:
             continue
-        options = json.loads(options) if isinstance(options, str) else dict(options or {})
         if key:
             options["preset"] = key
-        bind.execute(
+        op.get_bind().execute(
             widgets.update().where(widgets.c.id == widget_id).values(title="", options=options)
         )
 
 
 def downgrade():
     """The preset's English title back into the widgets that name one (the rest stay untitled)."""
-    bind = op.get_bind()
-    widgets = sa.table(
-        "dashboard_widget",
-        sa.column("id", sa.Integer),
-        sa.column("title", sa.String),
-        sa.column("options", sa.JSON),
-    )
-    rows = bind.execute(sa.select(widgets.c.id, widgets.c.title, widgets.c.options)).all()
+    widgets, rows = _widgets()
     for widget_id, title, options in rows:
-        options = json.loads(options) if isinstance(options, str) else dict(options or {})
         key = options.pop("preset", None)
         if key in PRESETS and not title:
-            bind.execute(
+            op.get_bind().execute(
                 widgets.update()
                 .where(widgets.c.id == widget_id)
                 .values(title=PRESETS[key][0], options=options)

@@ -118,17 +118,17 @@ def test_a_station_user_starts_and_finishes_a_vehicle_from_a_phone(
     card = page.locator(f'.station-card[data-item-id="{item_id}"]')
     expect(card.get_by_role("heading", name=regno)).to_be_visible()
     expect(card.get_by_text("Waiting", exact=True)).to_be_visible()
-    start = card.get_by_role("button", name=f"Start task: Tvätt, {regno}")
+    start = card.get_by_role("button", name=f"Start task: Wash, {regno}")
     box = start.bounding_box()
     assert box["width"] >= 250 and box["height"] >= 44  # a thumb-sized target
     assert page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scroll
     snap(page, "browser-station-queue", widths=("375",))
 
     start.click()
-    expect(page.get_by_role("status").get_by_text(f"Tvätt started for {regno}.")).to_be_visible()
+    expect(page.get_by_role("status").get_by_text(f"Wash started for {regno}.")).to_be_visible()
     expect(card.get_by_text("In progress", exact=True)).to_be_visible()
-    card.get_by_role("button", name=f"Finish: Tvätt, {regno}").click()
-    expect(page.get_by_role("status").get_by_text(f"Tvätt finished for {regno}.")).to_be_visible()
+    card.get_by_role("button", name=f"Finish: Wash, {regno}").click()
+    expect(page.get_by_role("status").get_by_text(f"Wash finished for {regno}.")).to_be_visible()
     expect(page.locator(f'.station-card[data-item-id="{item_id}"]')).to_have_count(0)
 
     page.get_by_role("link", name="My profile").first.click()
@@ -160,7 +160,7 @@ def test_the_seller_works_the_vehicles_page(page, live_server, waiting_vehicle, 
     page.goto(f"/begcare/{item_id}")
     expect(page).to_have_url(re.compile(rf"/begcare/items/list/{item_id}/stations-manage$"))
     row = page.locator(f'tr[data-task-id="{wash_id}"]')
-    row.get_by_role("button", name=f"Start task: Tvätt, {regno}").click()
+    row.get_by_role("button", name=f"Start task: Wash, {regno}").click()
     expect(page.locator(f'tr[data-task-id="{wash_id}"]')).to_have_attribute("data-status", "active")
 
     files = page.get_by_role("region", name="Files")
@@ -186,6 +186,6 @@ def test_the_seller_works_the_vehicles_page(page, live_server, waiting_vehicle, 
     expect(comments.get_by_text("Sara Lindqvist")).to_be_visible()
 
     history = page.get_by_role("region", name="History")
-    expect(history.get_by_text("Tvätt started").first).to_be_visible()
+    expect(history.get_by_text("Wash started").first).to_be_visible()
     expect(history.get_by_text("File added: Besiktningsprotokoll")).to_be_visible()
     snap(page, "browser-manage")
