@@ -12,7 +12,7 @@ from app.extensions import db
 from app.mail.models import EmailMessage
 from app.market.models import Advert, MarketLink
 from tests.helpers import page_text
-from tests.market._adverts import demo_login
+from tests.market._adverts import demo_login, make_advert, nordbil
 from tests.market.test_adverts import LIST, form_values, hrefs
 
 SWEDISH = "En ägare. Fullständig servicehistorik."
@@ -93,3 +93,13 @@ def test_bad_input_keeps_the_translations_and_saves_nothing(as_demo):
     refused = client.post("/market/advert/add", data=long)
     assert refused.status_code == 422
     assert "At most 5000 characters: Suomi" in page_text(refused)
+
+
+def test_a_drafts_form_shows_its_translations(as_demo):
+    client, _ = as_demo("seller")
+    draft = make_advert(nordbil(), "draft", description=SWEDISH,
+                        description_texts={"sv-SE": SWEDISH, "nb-NO": NORWEGIAN})  # fmt: skip
+    html = client.get(f"/market/adverts/{draft.id}/edit").get_data(as_text=True)
+    assert f"{SWEDISH}</textarea>" in html and f">{NORWEGIAN}</textarea>" in html
+    assert '<details class="texts-field-more" open>' in html
+    assert 'name="description_texts-sv-SE"' not in html
