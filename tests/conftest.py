@@ -389,7 +389,7 @@ def ensure_database(url: str) -> None:
         exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name})
         if exists.first() is None:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
-            _mark(conn, name)
+        _mark(conn, name)  # (this run's now, to drop when it ends)
     admin.dispose()
 
 

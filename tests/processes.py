@@ -174,7 +174,7 @@ def _controller_interrupted(signum, frame):
             os.kill(pid, signal.SIGTERM)
     for _ in range(STOP_SECONDS * 10):
         running = [pid for pid in workers if started_at(pid) is not None]
-        if not any(RUNS.glob(f"{pid}-*.json") for pid in running):
+        if not [marker for pid in running for marker in RUNS.glob(f"{pid}-*.json")]:
             break
         time.sleep(0.1)
     raise KeyboardInterrupt(f"signal {signum}")

@@ -2,6 +2,7 @@
 (SIGTERM, as `timeout` sends it) or its set-up fails, and, when it was killed outright, at the
 start of the next run, which stops only what the killed run recorded (tests/processes.py)."""
 
+import json
 import os
 import shutil
 import signal
@@ -25,6 +26,7 @@ pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="no red
 # A test run of its own (with the hooks tests/conftest.py takes from tests/processes.py) whose session fixture starts a private Redis
 # and writes its port, then its test waits to be interrupted.
 RUN = """
+import os
 import time
 from pathlib import Path
 
@@ -40,6 +42,7 @@ HERE = Path(__file__).parent
 def redis():
     server = PrivateRedis(HERE)
     server.start()
+    (HERE / "pid").write_text(str(os.getpid()))
     (HERE / "port").write_text(str(server.port))
     if {leak}:
         raise RuntimeError("the set-up fails after the server started")
@@ -68,11 +71,11 @@ def answers(port: int) -> bool:
         client.close()
 
 
-def start_run(folder: Path, leak: bool = False) -> tuple[subprocess.Popen, int]:
+def start_run(folder: Path, leak: bool = False, *options: str) -> tuple[subprocess.Popen, int]:
     (folder / "conftest.py").write_text(textwrap.dedent(RUN.format(leak=leak)))
     (folder / "test_run.py").write_text(TEST)
     run = subprocess.Popen(  # noqa: S603 - our own test run
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder)],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, str(folder)],
         cwd=folder,
         env={**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         stdout=subprocess.PIPE,
@@ -103,6 +106,19 @@ def test_a_run_ended_by_sigterm_stops_its_servers(run_folder):
     output = run.communicate()[0]
     assert not answers(port), output
     assert not markers_of(run.pid)
+
+
+def test_a_sigterm_to_the_xdist_controller_alone_stops_its_workers_servers(run_folder):
+    """`kill <pid>` of `make test`'s pytest: its workers end as on Ctrl-C and stop their servers
+    before it ends (xdist itself would kill them with their finalizers unrun)."""
+    run, port = start_run(run_folder, False, "-p", "xdist.plugin", "-n", "1")
+    worker = int((run_folder / "pid").read_text())
+    assert worker != run.pid and answers(port) and markers_of(worker)
+    run.send_signal(signal.SIGTERM)
+    output = run.communicate()[0]
+    assert not answers(port), output
+    assert not markers_of(worker), output
+    assert processes.started_at(worker) is None, output
 
 
 def test_a_run_whose_set_up_fails_stops_the_server_it_started(run_folder):
@@ -142,3 +158,25 @@ def test_the_next_run_stops_what_a_killed_run_left_and_nothing_else(run_folder):
 
 def _pid(marker: Path) -> int:
     return int(marker.name.split("-")[1].removesuffix(".json"))
+
+
+def test_a_database_is_dropped_as_a_killed_runs_by_its_marker_only():
+    """tests/conftest.py marks each database a run makes; the next run drops those of a run of
+    this host whose owner is gone, and nothing else (another run's, a database not a run's)."""
+    from tests import conftest
+
+    mine = json.loads(conftest._marker())
+    finished = subprocess.Popen(["true"])  # noqa: S607 - a process id that is gone
+    finished.wait()
+    killed = {**mine, conftest.MARKER: "an-earlier-run", "owner": finished.pid}
+    running = {**mine, conftest.MARKER: "a-run-going-on"}  # owned by this run's owner, alive
+    elsewhere = {**killed, "host": f"not-{mine['host']}"}
+
+    def left(marker) -> bool:
+        run = conftest._run_of(json.dumps(marker) if isinstance(marker, dict) else marker)
+        return run is not None and conftest._left_by_a_killed_run(run)
+
+    assert left(killed)
+    assert not left(running) and not left(elsewhere) and not left(mine)
+    assert not left("default administrative connection database") and not left(None)
+    assert conftest._run_of(json.dumps(mine))["id"] == conftest._RUN["id"]
