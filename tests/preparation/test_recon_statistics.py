@@ -71,7 +71,7 @@ def test_figures_per_model_station_and_month_are_the_cost_lines_counted_one_by_o
         by_station.setdefault(tasks[task_id].station_id, []).append(s)
     ordered = sorted(by_station, key=lambda i: (stations[i].ordering, stations[i].name))
     assert [(r.label, r.count, r.average_cost, r.over_estimate) for r in figures.stations] == [
-        (stations[i].name, len(by_station[i]), average(s[1] for s in by_station[i]),
+        (stations[i].shown_name, len(by_station[i]), average(s[1] for s in by_station[i]),
          sum(1 for s in by_station[i] if s[1] > s[0]))
         for i in ordered
     ]  # fmt: skip
