@@ -59,8 +59,8 @@ def _period(since, module: str, division_ids):
     further table is read by those keys, each row once: the vehicle by its primary key, its
     lines through ix_recon_line_item, its tasks' stations by the tasks' keys. The keys are
     MATERIALIZED CTEs read with `IN`, which PostgreSQL plans as index look-ups per key, not as
-    a hash of the whole table (as it plans a join or a correlated subquery of the same rows:
-    a read of every line, issue 34's plan test). A vehicle with an actual line since `since`
+    a hash of the whole table (as it plans a plain join of the same rows: a read of every
+    line, which issue 34's plan test fails). A vehicle with an actual line since `since`
     is exactly one whose last actual is since then. Before: a correlated subquery per sum and
     per key, the vehicles' sums computed twice and the tasks' once more, three statements
     (bench/SCALE.md, "Reconditioning statistics")."""
