@@ -57,7 +57,7 @@ def _period(since, module: str, division_ids):
     Bounded by the period, not the history (issue 34): the vehicles' keys come from the
     period's actual lines through ix_recon_line_created (instance, phase, created_at); each
     further table is read by those keys, each row once: the vehicle by its primary key, its
-    lines through ix_recon_line_item, its tasks' stations by the tasks' keys. The keys are
+    lines through ix_recon_line_item, its tasks' stations through ix_task_item. The keys are
     MATERIALIZED CTEs read with `IN`, which PostgreSQL plans as index look-ups per key, not as
     a hash of the whole table (as it plans a plain join of the same rows: a read of every
     line, which issue 34's plan test fails). A vehicle with an actual line since `since`
@@ -106,10 +106,11 @@ def _period(since, module: str, division_ids):
         .join(vehicles, vehicles.c.id == per_item.c.key)
         .cte("recon_items")
     )
-    stations = (
-        select(ItemStationTask.id, ItemStationTask.station_id)
-        .where(ItemStationTask.item_id.in_(select(vehicles.c.id)))
-        .subquery()
+    stations = keys(  # by vehicle (ix_task_item): fewer look-ups than one per task
+        select(ItemStationTask.id, ItemStationTask.station_id).where(
+            ItemStationTask.item_id.in_(select(vehicles.c.id))
+        ),
+        "recon_stations",
     )
     per_task = (
         select(lines.c.task_id.label("key"), *sums)
