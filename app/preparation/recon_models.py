@@ -25,7 +25,7 @@ class ReconLine(InstanceScoped, db.Model):
     __table_args__ = (
         Index("ix_recon_line_item", "item_id", "phase"),
         Index("ix_recon_line_task", "task_id"),
-        # The actual lines of a period (recon_statistics._ended_since).
+        # The actual lines of a period (recon_statistics._period).
         Index("ix_recon_line_created", "instance_id", "phase", "created_at"),
     )
 

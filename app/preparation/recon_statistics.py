@@ -1,17 +1,16 @@
 """Reconditioning cost statistics (issue 33): the average actual cost and overrun (actual less
 estimate) per vehicle by brand and model, by month, and per task by station, over the vehicles
-whose reconditioning ended in the last twelve months. Three grouped queries, whatever the
-number of vehicles: one per figure, each over a per-vehicle (or per-task) sum in SQL that
-starts from the period's actual cost lines (`_ended_since`)."""
+whose reconditioning ended in the last twelve months. One statement, whatever the number of
+vehicles: the period's vehicles and their cost lines are read once (`_period`), summed per
+vehicle and per task, and grouped per model, station and day."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 
-from sqlalchemy import case, func, select
+from sqlalchemy import String, case, cast, func, literal, null, select, union_all
 
 from app.core.i18n import current_locale
-from app.core.localized import for_reader
 from app.core.models import utcnow
 from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
@@ -22,7 +21,6 @@ from app.preparation.statistics import (
     _as_date,
     _start_of,
     _utc_day,
-    of_item,
     period_start,
 )
 
@@ -51,59 +49,85 @@ class ReconFigures:
     average_overrun: Decimal | None
 
 
-def _ended_since(key: str, since, module: str, division_ids):
-    """Per item (`key` "item") or task ("task") of the module and divisions whose last actual
-    cost line was entered since `since`: its estimate and actual (and the item's brand, model
-    and when its last actual was entered; the task's station).
+def _period(since, module: str, division_ids):
+    """(items, tasks): two CTEs over the vehicles of the module and divisions with an actual
+    cost line entered since `since`. Per item: its estimate and actual (all its lines,
+    whenever entered), when its last actual was entered (`ended`), its brand and model; per
+    task with an actual line since `since`: its estimate, actual and station.
 
-    Bounded by the period, not the history (issue 34): the keys come from the period's actual
-    lines through ix_recon_line_created (instance, phase, created_at); each key's sums, its
-    last actual and its vehicle are looked up by key (ix_recon_line_item / ix_recon_line_task,
-    the vehicle's and the task's primary keys), a correlated subquery per key that the database
-    cannot turn into a read of every line and every vehicle of the module. A key with an actual
-    line since `since` is exactly one whose last actual is since then."""
-    line = ReconLine.__table__.alias("line")  # the key's lines, whenever entered
-    item = ReconLine.item_id
-    key_column = ReconLine.task_id if key == "task" else ReconLine.item_id
-    of_key = line.c.task_id if key == "task" else line.c.item_id
+    Bounded by the period, not the history (issue 34): the vehicles' keys come from the
+    period's actual lines through ix_recon_line_created (instance, phase, created_at); each
+    further table is read by those keys, each row once: the vehicle by its primary key, its
+    lines through ix_recon_line_item, its tasks' stations through ix_task_item. The keys are
+    MATERIALIZED CTEs read with `IN`, which PostgreSQL plans as index look-ups per key, not as
+    a hash of the whole table (as it plans a plain join of the same rows: a read of every
+    line, which issue 34's plan test fails). A vehicle with an actual line since `since`
+    is exactly one whose last actual is since then. Before: a correlated subquery per sum and
+    per key, the vehicles' sums computed twice and the tasks' once more, three statements
+    (bench/SCALE.md, "Reconditioning statistics")."""
 
-    def lines(value, phase):
-        return (
-            select(value)
-            .where(of_key == key_column, line.c.phase == phase)
-            .correlate_except(line)
-            .scalar_subquery()
-        )
+    def keys(query, name):
+        return query.cte(name).prefix_with("MATERIALIZED", dialect="postgresql")
 
-    columns = [
-        key_column.label("key"),
-        func.coalesce(lines(func.sum(line.c.amount), ESTIMATE), 0).label("estimate"),
-        func.coalesce(lines(func.sum(line.c.amount), ACTUAL), 0).label("actual"),
-    ]
-    if key == "task":
-        station = select(ItemStationTask.station_id).where(ItemStationTask.id == key_column)
-        columns.append(station.scalar_subquery().label("station_id"))
-    else:  # the months count a vehicle in the month of its last actual line
-        columns.append(lines(func.max(line.c.created_at), ACTUAL).label("ended"))
-        columns.append(of_item(PreparationItem.brand, item, module).label("brand"))
-        columns.append(of_item(PreparationItem.model, item, module).label("model"))
-    # Grouped, so that the database computes each key's look-ups once (a plain subquery would
-    # be merged into the query over it, repeating them in every expression that reads them).
-    return (
-        select(*columns)
+    period = keys(
+        select(ReconLine.item_id.label("key"))
         .where(ReconLine.phase == ACTUAL, ReconLine.created_at >= since)
-        .group_by(key_column, item)
-        .having(of_item(PreparationItem.division_id, item, module).in_(list(division_ids)))
+        .group_by(ReconLine.item_id),
+        "recon_period",
+    )
+    vehicles = keys(
+        select(PreparationItem.id, PreparationItem.brand, PreparationItem.model).where(
+            PreparationItem.id.in_(select(period.c.key)),
+            PreparationItem.module == module,
+            PreparationItem.division_id.in_(division_ids),
+        ),
+        "recon_vehicles",
+    )
+    line = ReconLine.__table__.alias("line")  # the vehicles' lines, whenever entered
+    lines = keys(
+        select(line.c.item_id, line.c.task_id, line.c.phase, line.c.amount, line.c.created_at)
+        .where(line.c.item_id.in_(select(vehicles.c.id))),
+        "recon_lines",
+    )  # fmt: skip
+    actual = lines.c.phase == ACTUAL
+    last_actual = func.max(case((actual, lines.c.created_at)))
+    sums = (
+        func.coalesce(func.sum(case((lines.c.phase == ESTIMATE, lines.c.amount))), 0).label(
+            "estimate"
+        ),
+        func.coalesce(func.sum(case((actual, lines.c.amount))), 0).label("actual"),
+    )
+    per_item = (
+        select(lines.c.item_id.label("key"), *sums, last_actual.label("ended"))
+        .group_by(lines.c.item_id)
         .subquery()
     )
+    items = (
+        select(per_item, vehicles.c.brand, vehicles.c.model)
+        .join(vehicles, vehicles.c.id == per_item.c.key)
+        .cte("recon_items")
+    )
+    stations = keys(  # by vehicle (ix_task_item): fewer look-ups than one per task
+        select(ItemStationTask.id, ItemStationTask.station_id).where(
+            ItemStationTask.item_id.in_(select(vehicles.c.id))
+        ),
+        "recon_stations",
+    )
+    per_task = (
+        select(lines.c.task_id.label("key"), *sums)
+        .group_by(lines.c.task_id)
+        .having(last_actual >= since)
+        .subquery()
+    )
+    tasks = (
+        select(per_task, stations.c.station_id)
+        .join(stations, stations.c.id == per_task.c.key)
+        .cte("recon_tasks")
+    )
+    return items, tasks
 
 
-def _rows(query, named: bool = False) -> list[CostRow]:
-    """The rows of (label, count, cost, overrun, over); `named`: (name, its texts per language,
-    count, ...), labelled in the reader's language."""
-    rows = db.session.execute(query).all()
-    if named:
-        rows = [(for_reader(texts, name), *rest) for name, texts, *rest in rows]
+def _rows(found) -> list[CostRow]:
     return [
         CostRow(
             label,
@@ -112,7 +136,7 @@ def _rows(query, named: bool = False) -> list[CostRow]:
             Decimal(overrun or 0).quantize(Decimal(1)),
             over or 0,
         )  # fmt: skip
-        for label, count, cost, overrun, over in rows
+        for label, count, cost, overrun, over in found
     ]
 
 
@@ -126,37 +150,53 @@ def _aggregates(sums):
 
 
 def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
-    """The figures of the statistics page's reconditioning sections."""
+    """The figures of the statistics page's reconditioning sections, in one statement: the
+    period's items and tasks (`_period`) are each summed once, in a CTE, and the three
+    groupings (models, stations, days) read them, their rows told apart by `kind`; the models'
+    and stations' order is the database's (`rank`)."""
     since = period_start(utcnow().date())
-    per_item = _ended_since("item", _start_of(since), module, division_ids)
-    model = per_item.c.brand + " " + per_item.c.model
-    models = _rows(
-        select(model, *_aggregates(per_item))
-        .group_by(per_item.c.brand, per_item.c.model)
-        .order_by(func.count().desc(), model)
-        .limit(TOP_MODELS)
-    )
-    per_task = _ended_since("task", _start_of(since), module, division_ids)
-    stations = _rows(  # name_texts is the grouped station's own (grouped by the primary key)
-        select(Station.name, Station.name_texts, *_aggregates(per_task))
-        .join(Station, Station.id == per_task.c.station_id)
+    items, tasks = _period(_start_of(since), module, list(division_ids))
+    model = items.c.brand + " " + items.c.model
+    models = select(
+        literal("model").label("kind"),
+        model.label("label"),
+        *_aggregates(items),
+        func.row_number().over(order_by=(func.count().desc(), model)).label("rank"),
+    ).group_by(items.c.brand, items.c.model)
+    stations = (
+        select(
+            literal("station"),
+            cast(Station.id, String),  # named below, in the reader's language
+            *_aggregates(tasks),
+            func.row_number().over(order_by=(Station.ordering, Station.name)),
+        )
+        .join(Station, Station.id == tasks.c.station_id)
         .group_by(Station.id, Station.name, Station.ordering)
-        .order_by(Station.ordering, Station.name),
-        named=True,
     )
     # The day in a subquery of its own, so that PostgreSQL groups by the very column it selects.
     dated = select(
-        _utc_day(per_item.c.ended).label("day"), per_item.c.actual, per_item.c.estimate
+        _utc_day(items.c.ended).label("day"), items.c.actual, items.c.estimate
     ).subquery()
-    days = db.session.execute(
-        select(
-            dated.c.day,
-            func.count(),
-            func.sum(dated.c.actual),
-            func.sum(dated.c.actual - dated.c.estimate),
-            func.sum(case((dated.c.actual > dated.c.estimate, 1), else_=0)),
-        ).group_by(dated.c.day)
-    ).all()
+    days = select(
+        literal("day"),
+        cast(dated.c.day, String),
+        func.count(),
+        func.sum(dated.c.actual),
+        func.sum(dated.c.actual - dated.c.estimate),
+        func.sum(case((dated.c.actual > dated.c.estimate, 1), else_=0)),
+        null(),
+    ).group_by(dated.c.day)
+    rows = db.session.execute(union_all(models, stations, days)).all()
+    ranked = sorted((r for r in rows if r.kind != "day"), key=lambda r: r.rank)
+    models_rows = _rows(r[1:6] for r in ranked if r.kind == "model")[:TOP_MODELS]
+    station_rows = _rows(r[1:6] for r in ranked if r.kind == "station")
+    if station_rows:
+        found = db.session.scalars(
+            select(Station).where(Station.id.in_([int(r.label) for r in station_rows]))
+        )
+        names = {str(station.id): station.shown_name for station in found}
+        station_rows = [replace(r, label=names.get(r.label, r.label)) for r in station_rows]
+    days = [r[1:6] for r in rows if r.kind == "day"]
     months = [_add_months(since, n) for n in range(12)]
     totals = {m: [0, Decimal(0), Decimal(0), 0] for m in months}
     for day, count, cost, overrun, over in days:
@@ -173,7 +213,7 @@ def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
     ]
     vehicles = sum(r.count for r in month_rows)
     return ReconFigures(
-        models, stations, months, month_rows, vehicles,
+        models_rows, station_rows, months, month_rows, vehicles,
         _average(sum((t[1] for t in totals.values()), Decimal(0)), vehicles) if vehicles else None,
         _average(sum((t[2] for t in totals.values()), Decimal(0)), vehicles) if vehicles else None,
     )  # fmt: skip
@@ -211,8 +251,8 @@ def widget_value(module: str, division_ids: list[int], href: str) -> dict:
     reconditioning, vehicles, average actual cost and overrun and how many ran over; and how
     many estimates wait for a manager now (two queries)."""
     since = _start_of(utcnow().date()) - timedelta(days=30)
-    per_item = _ended_since("item", since, module, division_ids)
-    count, cost, overrun, over = db.session.execute(select(*_aggregates(per_item))).one()
+    items, _tasks = _period(since, module, list(division_ids))
+    count, cost, overrun, over = db.session.execute(select(*_aggregates(items))).one()
     waiting = db.session.scalar(
         select(func.count())
         .select_from(ReconApproval)
