@@ -20,6 +20,7 @@ import statistics
 import time
 from collections import namedtuple
 from datetime import UTC, datetime
+from pathlib import Path
 
 from common import ROOT, gunicorn, load, sign_in
 from market_bids import _json, open_bid_page
@@ -260,6 +261,11 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="the sizes' databases are filled")
     parser.add_argument("--seconds", type=float, default=3.0, help="per page")
     parser.add_argument("--port", type=int, default=5934)
+    parser.add_argument(
+        "--results",
+        help="a JSON file the sizes' results are added to; the table shows every size in it "
+        "(sizes measured in separate runs, e.g. 1M once it is loaded)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     table, loads = {}, {}
@@ -271,14 +277,26 @@ def main() -> None:
             loads[size] = time.perf_counter() - started
         print(f"{size} vehicles ({name})", flush=True)
         table[size] = measure(url, args.port, args.seconds)
-    command = ".venv/bin/python bench/scale.py " + " ".join(
-        f"--{k}={v}" for k, v in vars(args).items() if k not in ("server", "reuse") and v
+    command = (
+        ".venv/bin/python bench/scale.py "
+        + " ".join(
+            f"--{k}={v}" for k, v in vars(args).items() if k not in ("server", "reuse") and v
+        )
+        + (" --reuse" if args.reuse else "")
     )
+    if args.results:
+        path = Path(args.results)
+        saved = json.loads(path.read_text()) if path.exists() else {}
+        saved.update({str(size): {"results": table[size], "command": command} for size in sizes})
+        path.write_text(json.dumps(saved, indent=1))
+        sizes = sorted(int(size) for size in saved)
+        table = {int(size): entry["results"] for size, entry in saved.items()}
+        command = "\n    ".join(dict.fromkeys(saved[str(size)]["command"] for size in sizes))
     write(
         ROOT / "bench" / "SCALE.md",
         sizes,
         table,
-        command + (" --reuse" if args.reuse else ""),
+        command,
         loads,
     )
 

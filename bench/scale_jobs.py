@@ -70,7 +70,7 @@ def timed(engine, work) -> dict:
     return {"seconds": seconds, "statements": sent.count, "result": result}
 
 
-def measure(url: str, rows: int) -> dict[str, dict]:
+def measure(url: str, rows: int, only: set[str] | None = None) -> dict[str, dict]:
     import importlib
 
     from sqlalchemy import delete, func, select
@@ -102,12 +102,17 @@ def measure(url: str, rows: int) -> dict[str, dict]:
         ).all()
         content = csv_file(rows, divisions)
         for name, target in JOBS:  # before the import: the jobs read the generated vehicles
+            if only and name not in only:
+                continue
             module, _, func_name = target.partition(":")
             job = getattr(importlib.import_module(module), func_name)
             for run_number in ("first", "again"):
                 out[f"{name} ({run_number})"] = timed(engine, job)
                 db.session.commit()
                 activate(None)
+        if only and "import" not in only:
+            db.engine.dispose()
+            return out
         activate(instance)
         last = db.session.scalar(select(func.max(PreparationItem.id)).execution_options(**every))
         checked = {}
@@ -174,13 +179,15 @@ def main() -> None:
     parser.add_argument("--prefix", default="h_scale")
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--only", help="comma-separated: job names of JOBS and/or 'import'")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     table = {}
     for size in sizes:
         name = database_name(args.prefix, size)
         print(f"{size} vehicles ({name})", flush=True)
-        table[size] = measure(f"{args.server}/{name}", args.rows)
+        only = set(args.only.split(",")) if args.only else None
+        table[size] = measure(f"{args.server}/{name}", args.rows, only)
         for step, r in table[size].items():
             print(f"  {step:28s} {r['seconds']:8.2f} s {r['statements']:7d} statements  {r['result']}", flush=True)  # fmt: skip
     if not args.no_write:

@@ -72,15 +72,37 @@ def revisions(steps: int) -> list[tuple[str, str]]:
     return found
 
 
+def upgrade_probed(url: str, directory: str, rev: str) -> tuple[float, float, str]:
+    """`flask db upgrade +1` with the prober running: (seconds, longest wait, its table)."""
+    from flask_migrate import upgrade
+
+    prober = Prober(url)
+    prober.start()
+    time.sleep(0.2)
+    started = time.perf_counter()
+    upgrade(directory=directory, revision="+1")
+    took = time.perf_counter() - started
+    prober.stop = True
+    prober.join()
+    print(f"up {rev} {took:.2f} s, longest lock wait {prober.longest:.2f} s "
+          f"({prober.where}, {prober.rounds} rounds)", flush=True)  # fmt: skip
+    return took, prober.longest, prober.where
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--database", default="h_scale_1m")
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument(
+        "--pending",
+        action="store_true",
+        help="only apply the migrations the database lacks, one at a time, timed and probed",
+    )
     args = parser.parse_args()
     url = f"{SERVER}/{args.database}"
     os.environ["DATABASE_URL"] = sqlalchemy_url(url)
-    from flask_migrate import downgrade, upgrade
+    from flask_migrate import downgrade
 
     from app import create_app
     from app.extensions import db
@@ -90,23 +112,28 @@ def main() -> None:
     timings: dict[str, dict] = {rev: {"doc": doc} for rev, doc in chain}
     directory = str(ROOT / "migrations")
     with app.app_context():
+        if args.pending:
+            from alembic.migration import MigrationContext
+
+            with db.engine.connect() as conn:
+                current = MigrationContext.configure(conn).get_current_revision()
+            pending = [rev for rev, _doc in chain]
+            pending = pending[: pending.index(current)] if current in pending else []
+            for rev in reversed(pending):
+                timings[rev]["up"], timings[rev]["wait"], timings[rev]["table"] = upgrade_probed(
+                    url, directory, rev
+                )
+            db.engine.dispose()
+            return
         for rev, _doc in chain:  # newest first
             started = time.perf_counter()
             downgrade(directory=directory, revision="-1")
             timings[rev]["down"] = time.perf_counter() - started
             print(f"down {rev} {timings[rev]['down']:.2f} s", flush=True)
         for rev, _doc in reversed(chain):
-            prober = Prober(url)
-            prober.start()
-            time.sleep(0.2)
-            started = time.perf_counter()
-            upgrade(directory=directory, revision="+1")
-            timings[rev]["up"] = time.perf_counter() - started
-            prober.stop = True
-            prober.join()
-            timings[rev]["wait"], timings[rev]["table"] = prober.longest, prober.where
-            print(f"up {rev} {timings[rev]['up']:.2f} s, longest lock wait "
-                  f"{prober.longest:.2f} s ({prober.where}, {prober.rounds} rounds)", flush=True)  # fmt: skip
+            timings[rev]["up"], timings[rev]["wait"], timings[rev]["table"] = upgrade_probed(
+                url, directory, rev
+            )
         db.engine.dispose()
     if args.write:
         write(args, chain, timings)

@@ -102,6 +102,10 @@ class PreparationItem(InstanceScoped, TimestampMixin, VehicleColumns, db.Model):
         # Who sold it (app/preparation/salespeople.py): the statistics' and the lists' filter
         # and the "sold by N vehicles" of a seller user's delete.
         Index("ix_item_salesperson", "salesperson_id"),
+        # The vehicles that refer to another as their hub or central vehicle: a vehicle's
+        # delete clears them (ON DELETE SET NULL) by these, not by reading every vehicle.
+        Index("ix_item_hub_item", "hub_item_id"),
+        Index("ix_item_central_item", "central_item_id"),
         # Search phrase, brand, model and series: a trigram index on PostgreSQL (pg_trgm).
         Index(
             "ix_item_search_text",
@@ -240,7 +244,10 @@ class CustomList(InstanceScoped, TimestampMixin, db.Model):
 
 
 class CustomListItem(InstanceScoped, db.Model):
-    __table_args__ = (UniqueConstraint("custom_list_id", "item_id"),)
+    __table_args__ = (
+        UniqueConstraint("custom_list_id", "item_id"),
+        Index("ix_custom_list_item_item", "item_id"),  # a vehicle's delete cascades by it
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     custom_list_id: Mapped[int] = mapped_column(ForeignKey("custom_list.id", ondelete="CASCADE"))
@@ -447,7 +454,10 @@ class ItemCommentImage(InstanceScoped, CommentImage, db.Model):
 class CustomListSeen(InstanceScoped, db.Model):
     """A user has seen an item of a custom list (spec 02: unseen items are highlighted)."""
 
-    __table_args__ = (UniqueConstraint("custom_list_id", "item_id", "user_id"),)
+    __table_args__ = (
+        UniqueConstraint("custom_list_id", "item_id", "user_id"),
+        Index("ix_custom_list_seen_item", "item_id"),  # a vehicle's delete cascades by it
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     custom_list_id: Mapped[int] = mapped_column(ForeignKey("custom_list.id", ondelete="CASCADE"))

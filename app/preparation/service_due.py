@@ -133,12 +133,13 @@ def is_due(item: PreparationItem, schedule: Schedule | None, today: date) -> boo
 @dataclass
 class Night:
     """What the nightly run reads once for all vehicles instead of once per vehicle: each
-    schedule's check-up tasks, the candidates' check-up task rows, the station per module and
-    division (a night's statements grow with the due vehicles that get tasks, not with the
-    vehicles evaluated; bench/scale_jobs.py)."""
+    schedule's check-up tasks, the candidates' check-up task rows and highest task orderings,
+    the station per module and division; the tasks and audit rows it gives are flushed once at
+    the end. A night's statements do not grow with the vehicles (bench/scale_jobs.py)."""
 
     tasks: dict[int, list[GlobalSettingRow]]
     given: dict[int, list]
+    last: dict[int, int]  # item id -> its highest task ordering
     stations: dict[tuple[str, int], Station | None] = field(default_factory=dict)
 
 
@@ -202,11 +203,12 @@ def evaluate(
     station = _station_for(item, night) if wanted else None
     if station is None:
         return 0
-    last = db.session.scalar(
-        select(ItemStationTask.ordering)
-        .where(ItemStationTask.item_id == item.id)
-        .order_by(ItemStationTask.ordering.desc())
-        .limit(1)
+    last = (
+        night.last.get(item.id)
+        if night is not None
+        else db.session.scalar(
+            select(db.func.max(ItemStationTask.ordering)).where(ItemStationTask.item_id == item.id)
+        )
     )
     for n, task in enumerate(wanted, start=(last or 0) + 1):
         db.session.add(
@@ -220,7 +222,8 @@ def evaluate(
         "preparation.item.service_due", division_id=item.division_id, item_id=item.id,
         schedule_id=schedule.id, tasks=[t.id for t in wanted],
     )  # fmt: skip
-    db.session.flush()
+    if night is None:  # the nightly run flushes once at its end
+        db.session.flush()
     return len(wanted)
 
 
@@ -270,10 +273,16 @@ def evaluate_instance(today: date | None = None) -> tuple[int, int]:
             PreparationItem.state.not_in((LEADS, ARCHIVED)),
             db.func.lower(PreparationItem.brand).in_(brands),
         )
+        ids = select(PreparationItem.id).where(*in_stock)
         given: dict[int, list] = {}
-        for row in _checkup_rows(select(PreparationItem.id).where(*in_stock)):
+        for row in _checkup_rows(ids):
             given.setdefault(row.item_id, []).append(row)
-        night = Night({s.id: checkup_tasks(s.id) for s in known.values()}, given)
+        last = db.session.execute(
+            select(ItemStationTask.item_id, db.func.max(ItemStationTask.ordering))
+            .where(ItemStationTask.item_id.in_(ids))
+            .group_by(ItemStationTask.item_id)
+        ).all()
+        night = Night({s.id: checkup_tasks(s.id) for s in known.values()}, given, dict(last))
         for item in db.session.scalars(select(PreparationItem).where(*in_stock)):
             added += evaluate(item, today, known, night)
             due += item.service_due

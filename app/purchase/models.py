@@ -79,6 +79,7 @@ class PurchaseAnalysis(InstanceScoped, TimestampMixin, VehicleColumns, db.Model)
     __table_args__ = (
         Index("ix_purchase_analysis_regno", "instance_id", "regno"),
         Index("ix_purchase_analysis_status", "instance_id", "status"),
+        Index("ix_purchase_analysis_item", "item_id"),  # a vehicle's delete clears it by this
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 
 from flask import has_request_context
 from sqlalchemy import and_, func, select
+from sqlalchemy.orm import aliased
 
 from app.auth.viewer import viewer
 from app.core.localized import for_reader
@@ -76,15 +77,15 @@ def tallies(start: datetime, end: datetime) -> dict[int, Tally]:
     result: dict[int, Tally] = defaultdict(Tally)
     E, V = ItemStateEvent, PreparationItem
     in_period = and_(E.created_at >= start, E.created_at < end)
-    first_event = (
-        select(E.item_id, func.min(E.created_at).label("first_at")).group_by(E.item_id).subquery()
-    )
+    # The vehicle's first event, looked up per vehicle of the period by its index
+    # (ix_state_event_item), not the first event of every vehicle ever (issue 34).
+    first = aliased(ItemStateEvent)
+    first_at = select(func.min(first.created_at)).where(first.item_id == V.id).scalar_subquery()
     showroom = (
-        select(V.id, V.division_id, func.min(E.created_at), first_event.c.first_at, V.created_at)
+        select(V.id, V.division_id, func.min(E.created_at), first_at, V.created_at)
         .join(E, E.item_id == V.id)
-        .join(first_event, first_event.c.item_id == V.id, isouter=True)
         .where(E.to_state == SHOWROOM, in_period)
-        .group_by(V.id, V.division_id, first_event.c.first_at, V.created_at)
+        .group_by(V.id, V.division_id, V.created_at)
     )
     for _id, division_id, reached, first_at, created in db.session.execute(
         showroom.execution_options(**ALL)
