@@ -5,7 +5,7 @@ once per deleted vehicle: removing 10,000 imported vehicles of a 10k data set to
 1M hours. Built concurrently on PostgreSQL: no lock on the tables while they build.
 
 Revision ID: 5e2b8d4f1a93
-Revises: 7c1e4a9b2d60
+Revises: f3b7c2d9a4e1
 Create Date: 2026-12-06 08:10:00
 
 """
@@ -13,7 +13,7 @@ Create Date: 2026-12-06 08:10:00
 from alembic import op
 
 revision = "5e2b8d4f1a93"
-down_revision = "7c1e4a9b2d60"
+down_revision = "f3b7c2d9a4e1"
 branch_labels = None
 depends_on = None
 
