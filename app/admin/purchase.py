@@ -25,7 +25,13 @@ from wtforms.validators import NumberRange, Optional
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import FIELD_TYPE_LABELS, choice, flag, text
 from app.core.localized import EACH_LANGUAGE as EACH
-from app.core.localized import TextsField, check_option_texts, option_lines
+from app.core.localized import (
+    TextsField,
+    check_option_texts,
+    name_texts_field,
+    option_lines,
+    search_names,
+)
 from app.purchase.models import FIELD_TYPES, Calculator, PurchaseDynamicField, PurchasePriority
 
 MODULE = "purchaseAnalysis"
@@ -45,6 +51,7 @@ def _ordering():
 
 class PriorityForm(FlaskForm):
     name = text(_l("Name"), 80)
+    name_texts = name_texts_field(80)
     ordering = _ordering()
 
 
@@ -103,6 +110,7 @@ def _save_field(row: PurchaseDynamicField, form, v) -> None:
 
 def _save_priority(row: PurchasePriority, form, v) -> None:
     row.name, row.ordering = " ".join(form.name.data.split()), form.ordering.data or 0
+    row.name_texts = form.name_texts.data or {}
 
 
 PRIORITIES = Screen(
@@ -111,7 +119,8 @@ PRIORITIES = Screen(
     module=MODULE,
     model=PurchasePriority,
     form=PriorityForm,
-    columns=(Column(_l("Name"), "name"), Column(_l("Order"), "ordering", "num")),
+    columns=(Column(_l("Name"), lambda p: p.shown_name), Column(_l("Order"), "ordering", "num")),
+    search_with=search_names(PurchasePriority),
     order_by=(PurchasePriority.ordering, PurchasePriority.id),
     save=_save_priority,
 )

@@ -74,6 +74,12 @@ def _texts(words: str) -> dict:
     return swedish_and(words, FIELD_TEXTS[words])
 
 
+PRIORITY_TEXTS = {  # the demo's priorities, written in Swedish (nb, fi, da, en, de, nl)
+    "Brådskande": ("Haster", "Kiireellinen", "Haster", "Urgent", "Dringend", "Dringend"),
+    "Normal": ("Normal", "Normaali", "Normal", "Normal", "Normal", "Normaal"),
+    "Låg": ("Lav", "Matala", "Lav", "Low", "Niedrig", "Laag"),
+}
+
 CALCULATOR_ROWS = [
     {"title": "Rekonditionering", "operator": "-", "value": 12000, "unit": "currency"},
     {"title": "Nya däck", "operator": "-", "value": 6500, "unit": "currency"},
@@ -131,8 +137,8 @@ def seed_purchase_analyses(ctx: dict) -> None:
         db.session.add(field)
         fields.append(field)
     priorities = [
-        PurchasePriority(name=name, ordering=n)
-        for n, name in enumerate(("Brådskande", "Normal", "Låg"))
+        PurchasePriority(name=name, name_texts=swedish_and(name, others), ordering=n)
+        for n, (name, others) in enumerate(PRIORITY_TEXTS.items())
     ]
     db.session.add_all(priorities)
     calculator = Calculator(

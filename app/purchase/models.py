@@ -19,6 +19,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.auth.models import User
+from app.core.localized import Named
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
 from app.preparation.models import AttachedFile, CommentImage, VehicleColumns
@@ -53,8 +54,9 @@ class PurchaseDynamicField(InstanceScoped, db.Model):
     ordering: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class PurchasePriority(InstanceScoped, db.Model):
-    """A priority an analysis can carry (urgent, normal, ...), in the admin's order."""
+class PurchasePriority(Named, InstanceScoped, db.Model):
+    """A priority an analysis can carry (urgent, normal, ...), in the admin's order; its name
+    per language (`Named`)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80))

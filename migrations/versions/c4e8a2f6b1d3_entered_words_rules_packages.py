@@ -1,9 +1,10 @@
 """Entered words per language (issue 37), {locale tag: text}: a rule's warning (the rule keeps
 its texts in its data as "warning_texts"; the vehicles it holds for carry them in
-item_rule_match.text_texts, as they carry the warning as written) and a station package's name
-(station_package.name_texts, app.core.localized.Named); a booking calendar location's name
-(its data's "name_texts", as an action's button keeps "label_texts"). Each existing text goes into
-its instance's language's slot (the locale of the instance's first country).
+item_rule_match.text_texts, as they carry the warning as written); the names of station
+packages and purchase priorities (name_texts, app.core.localized.Named); a booking calendar
+location's name (its data's "name_texts", as an action's button keeps "label_texts"). Each
+existing text goes into its instance's language's slot (the locale of the instance's first
+country).
 
 Revision ID: c4e8a2f6b1d3
 Revises: f3b7c2d9a4e1
@@ -21,6 +22,7 @@ depends_on = None
 COLUMNS = {
     "item_rule_match": (("text_texts", "text"),),
     "station_package": (("name_texts", "name"),),
+    "purchase_priority": (("name_texts", "name"),),
 }
 
 

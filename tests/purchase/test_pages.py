@@ -318,6 +318,26 @@ def test_an_admin_adds_a_calculator_and_bad_rows_are_refused(client, world, othe
     )
 
 
+def test_a_prioritys_name_is_kept_in_each_language_and_read_in_the_readers(client, world):
+    admin = make_user(
+        world.instance, roles=["ROLE_ADMIN"], modules=["purchaseAnalysis"], all_divisions=True
+    )
+    token = sign_in(client, admin)
+    path = "/admin/purchase-analysis/purchase-analyses-priorities"
+    assert "Name in each language" in page_text(client.get(f"{path}/new"))
+    texts = {"name_texts-de-DE": "Dringend", "name_texts-sv-SE": "Brådskande"}
+    data = {"csrf_token": token, "name": "Brådskande", "ordering": "1", **texts}
+    assert client.post(f"{path}/new", data=data).status_code == 302
+    priority = db.session.scalars(
+        select(PurchasePriority).where(PurchasePriority.name == "Brådskande")
+    ).one()
+    assert priority.name_texts == {"de-DE": "Dringend", "sv-SE": "Brådskande"}
+    german = page_text(client.get(f"{path}?lang=de-DE"))
+    assert "Dringend" in german and "Brådskande" not in german
+    form = page_text(client.get("/purchase-analysis/create?lang=de-DE"))
+    assert ">Dringend</option>" in form
+
+
 def test_an_admin_adds_a_priority_and_a_field(client, world):
     admin = make_user(
         world.instance, roles=["ROLE_ADMIN"], modules=["purchaseAnalysis"], all_divisions=True
