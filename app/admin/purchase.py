@@ -29,6 +29,7 @@ from app.core.localized import (
     TextsField,
     check_option_texts,
     name_texts_field,
+    option_labels,
     option_lines,
     search_names,
 )
@@ -183,6 +184,7 @@ class CalculatorRowForm(Form):
 
 class CalculatorForm(FlaskForm):
     title = text(_l("Title"))
+    title_texts = TextsField(_l("Title in each language"), max_length=100, description=EACH)
     preset_description = text(_l("Preset description"), 200, required=False)
     preset_percent = DecimalField(
         _l("Default value in percent"),
@@ -194,10 +196,22 @@ class CalculatorForm(FlaskForm):
         FormField(CalculatorRowForm), _l("Rows"), min_entries=CALCULATOR_ROWS,
         max_entries=CALCULATOR_ROWS,
     )  # fmt: skip
+    row_titles_texts = TextsField(
+        _l("Row titles in each language"), max_length=5000, multiline=True,
+        description=_l("One row's title on each line, in the rows' order above. Each user reads them in their language."),
+    )  # fmt: skip
+
+    def row_titles(self) -> list[str]:
+        return [" ".join(e["title"].data.split()) for e in self.rows.entries if (e["title"].data or "").strip()]  # fmt: skip
+
+    def validate_row_titles_texts(self, field) -> None:
+        check_option_texts(field, self.row_titles())
 
 
 def _load_calculator(form: CalculatorForm, row: Calculator) -> None:
     form.title.data, form.preset_description.data = row.title, row.preset_description
+    form.title_texts.data = dict(row.title_texts or {})
+    form.row_titles_texts.data = dict(row.row_titles_texts or {})
     form.preset_percent.data = row.preset_percent
     for entry, saved in zip(form.rows.entries, row.rows or [], strict=False):
         for name in ("title", "operator", "unit"):
@@ -219,13 +233,16 @@ def _save_calculator(row: Calculator, form: CalculatorForm, v) -> None:
     if not rows:
         raise FormRefused(_("Add at least one row."))
     row.title, row.rows = form.title.data, rows
+    row.title_texts = form.title_texts.data or {}
+    row.row_titles_texts = form.row_titles_texts.data or {}
     row.preset_description = form.preset_description.data or ""
     row.preset_percent = form.preset_percent.data or Decimal(0)
 
 
 def _calculation(calculator: Calculator) -> str:
+    titles = option_labels([r["title"] for r in calculator.rows], calculator.row_titles_texts)
     return ", ".join(
-        f"{r['operator']} {r['title']} ({r['value']}{' %' if r['unit'] == 'percent' else ''})"
+        f"{r['operator']} {titles[r['title']]} ({r['value']}{' %' if r['unit'] == 'percent' else ''})"
         for r in calculator.rows
     )
 
@@ -236,7 +253,7 @@ CALCULATORS = Screen(
     model=Calculator,
     form=CalculatorForm,
     columns=(
-        Column(_l("Title"), "title"),
+        Column(_l("Title"), lambda c: c.shown_title),
         Column(_l("Rows"), _calculation),
         Column(_l("Preset"), lambda c: f"{c.preset_description} {c.preset_percent} %".strip()),
     ),

@@ -43,8 +43,8 @@ WORDS = [
     ("Prisöversyn", "Prisgjennomgang", "Hintatarkistus", "Prisgennemgang", "Price review",
      "Preisprüfung", "Prijsherziening"),
     # booking calendar locations
-    ("Utställningshallen", "Utstillingshallen", "Näyttelyhalli", "Udstillingshallen", "Showroom",
-     "Ausstellungsraum", "Showroom"),
+    ("Utställningshallen", "Utstillingshallen", "Näyttely", "Showroom", "Showroom", "Ausstellung",
+     "Showroom"),
     # station packages (named in English by the demo)
     ("Standard", "Standard", "Perus", "Standard", "Standard", "Standard", "Standaard"),
     ("Full rekond", "Full klargjøring", "Täysi kunnostus", "Fuld klargøring",

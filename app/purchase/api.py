@@ -119,7 +119,7 @@ def full_payload(analysis: PurchaseAnalysis, milage_unit: str | None = None) -> 
         ],  # fmt: skip
         "pricePredictions": analysis.price_predictions or [],
         "formattedProperties": analysis.basic or {},
-        "latestCalculation": analysis.latest_calculation,
+        "latestCalculation": svc.latest_calculation(analysis),
         "item": {"id": analysis.item_id} if analysis.item_id else None,
     }
 

@@ -305,6 +305,21 @@ def test_an_admin_adds_a_calculator_and_bad_rows_are_refused(client, world, othe
     assert good.status_code == 302
     saved = db.session.scalars(select(Calculator).where(Calculator.title == "Quick")).one()
     assert saved.rows == [{"title": "Tyres", "operator": "-", "value": 6000.0, "unit": "currency"}]
+    row = {"rows-0-title": "Tyres", "rows-0-value": "6000", "rows-0-operator": "-",
+           "rows-0-unit": "currency"}  # fmt: skip
+    edit = f"/admin/general/calculators/{saved.id}/edit"
+    wrong = client.post(edit, data={**base, **row, "row_titles_texts-de-DE": "Reifen\nMarge"})
+    assert wrong.status_code == 422 and "Write 1 options" in page_text(wrong)
+    right = {**base, **row, "row_titles_texts-de-DE": "Reifen", "title_texts-de-DE": "Schnell"}
+    assert client.post(edit, data=right).status_code == 302
+    db.session.expire_all()
+    saved = db.session.get(Calculator, saved.id)
+    assert (saved.title_texts, saved.row_titles_texts) == (
+        {"de-DE": "Schnell"},
+        {"de-DE": "Reifen"},
+    )
+    listed = page_text(client.get("/admin/general/calculators?lang=de-DE"))
+    assert "Schnell" in listed and "- Reifen (6000.0)" in listed
     # another instance's row: 404 to edit or delete
     assert (
         client.post(
