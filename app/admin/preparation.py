@@ -386,6 +386,7 @@ def _steps(package: StationPackage, extra: dict):
 
 def _load_package(form, package: StationPackage) -> None:
     form.name.data, form.division_id.data = package.name, package.division_id
+    form.name_texts.data = dict(package.name_texts or {})
     ids = [step.station_id for step in package.steps]
     while len(form.steps.entries) < len(ids):
         form.steps.append_entry()
@@ -398,6 +399,7 @@ def _save_package(module: str):
         name, station_ids = form.name.data.strip(), form.station_ids
         _check(S.check_package, module, package.id, name, station_ids, whole=("steps",))
         package.module, package.name, package.division_id = module, name, form.division_id.data
+        package.name_texts = form.name_texts.data or {}
         S.set_steps(package, station_ids)
 
     return save
@@ -427,7 +429,7 @@ def station_packages(module: str) -> Screen:
         noun=_l("station package"),
         form=StationPackageForm,
         columns=(
-            Column(_l("Name"), "name"),
+            Column(_l("Name"), lambda p: p.shown_name),
             Column(_l("Stations in order"), _steps, "", True),
             Column(_l("Vehicles"), lambda p, e: e["vehicles"].get(p.id, 0), "num", True),
             _owner(),
@@ -435,7 +437,7 @@ def station_packages(module: str) -> Screen:
         intro=_l(
             "A station package is the route of stations a vehicle takes, in order. A vehicle given a package gets one task per station."
         ),
-        search=("name",),
+        search_with=search_names(StationPackage),
         order_by=(func.lower(StationPackage.name), StationPackage.id),
         load=_load_package,
         save=_save_package(module),

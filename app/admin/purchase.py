@@ -25,7 +25,14 @@ from wtforms.validators import NumberRange, Optional
 from app.admin.crud import Column, FormRefused, Screen
 from app.admin.fields import FIELD_TYPE_LABELS, choice, flag, text
 from app.core.localized import EACH_LANGUAGE as EACH
-from app.core.localized import TextsField, check_option_texts, option_lines
+from app.core.localized import (
+    TextsField,
+    check_option_texts,
+    name_texts_field,
+    option_labels,
+    option_lines,
+    search_names,
+)
 from app.purchase.models import FIELD_TYPES, Calculator, PurchaseDynamicField, PurchasePriority
 
 MODULE = "purchaseAnalysis"
@@ -45,6 +52,7 @@ def _ordering():
 
 class PriorityForm(FlaskForm):
     name = text(_l("Name"), 80)
+    name_texts = name_texts_field(80)
     ordering = _ordering()
 
 
@@ -103,6 +111,7 @@ def _save_field(row: PurchaseDynamicField, form, v) -> None:
 
 def _save_priority(row: PurchasePriority, form, v) -> None:
     row.name, row.ordering = " ".join(form.name.data.split()), form.ordering.data or 0
+    row.name_texts = form.name_texts.data or {}
 
 
 PRIORITIES = Screen(
@@ -111,7 +120,8 @@ PRIORITIES = Screen(
     module=MODULE,
     model=PurchasePriority,
     form=PriorityForm,
-    columns=(Column(_l("Name"), "name"), Column(_l("Order"), "ordering", "num")),
+    columns=(Column(_l("Name"), lambda p: p.shown_name), Column(_l("Order"), "ordering", "num")),
+    search_with=search_names(PurchasePriority),
     order_by=(PurchasePriority.ordering, PurchasePriority.id),
     save=_save_priority,
 )
@@ -174,6 +184,7 @@ class CalculatorRowForm(Form):
 
 class CalculatorForm(FlaskForm):
     title = text(_l("Title"))
+    title_texts = TextsField(_l("Title in each language"), max_length=100, description=EACH)
     preset_description = text(_l("Preset description"), 200, required=False)
     preset_percent = DecimalField(
         _l("Default value in percent"),
@@ -185,10 +196,22 @@ class CalculatorForm(FlaskForm):
         FormField(CalculatorRowForm), _l("Rows"), min_entries=CALCULATOR_ROWS,
         max_entries=CALCULATOR_ROWS,
     )  # fmt: skip
+    row_titles_texts = TextsField(
+        _l("Row titles in each language"), max_length=5000, multiline=True,
+        description=_l("One row's title on each line, in the rows' order above. Each user reads them in their language."),
+    )  # fmt: skip
+
+    def row_titles(self) -> list[str]:
+        return [" ".join(e["title"].data.split()) for e in self.rows.entries if (e["title"].data or "").strip()]  # fmt: skip
+
+    def validate_row_titles_texts(self, field) -> None:
+        check_option_texts(field, self.row_titles())
 
 
 def _load_calculator(form: CalculatorForm, row: Calculator) -> None:
     form.title.data, form.preset_description.data = row.title, row.preset_description
+    form.title_texts.data = dict(row.title_texts or {})
+    form.row_titles_texts.data = dict(row.row_titles_texts or {})
     form.preset_percent.data = row.preset_percent
     for entry, saved in zip(form.rows.entries, row.rows or [], strict=False):
         for name in ("title", "operator", "unit"):
@@ -210,13 +233,16 @@ def _save_calculator(row: Calculator, form: CalculatorForm, v) -> None:
     if not rows:
         raise FormRefused(_("Add at least one row."))
     row.title, row.rows = form.title.data, rows
+    row.title_texts = form.title_texts.data or {}
+    row.row_titles_texts = form.row_titles_texts.data or {}
     row.preset_description = form.preset_description.data or ""
     row.preset_percent = form.preset_percent.data or Decimal(0)
 
 
 def _calculation(calculator: Calculator) -> str:
+    titles = option_labels([r["title"] for r in calculator.rows], calculator.row_titles_texts)
     return ", ".join(
-        f"{r['operator']} {r['title']} ({r['value']}{' %' if r['unit'] == 'percent' else ''})"
+        f"{r['operator']} {titles[r['title']]} ({r['value']}{' %' if r['unit'] == 'percent' else ''})"
         for r in calculator.rows
     )
 
@@ -227,7 +253,7 @@ CALCULATORS = Screen(
     model=Calculator,
     form=CalculatorForm,
     columns=(
-        Column(_l("Title"), "title"),
+        Column(_l("Title"), lambda c: c.shown_title),
         Column(_l("Rows"), _calculation),
         Column(_l("Preset"), lambda c: f"{c.preset_description} {c.preset_percent} %".strip()),
     ),

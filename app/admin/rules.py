@@ -34,6 +34,7 @@ from app.auth.viewer import Viewer
 from app.automation import rules as engine
 from app.core import roles as R
 from app.core.division_settings import instance_divisions, may_change
+from app.core.localized import EACH_LANGUAGE, TextsField, for_reader
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id
 from app.core.settings import SettingRow, Tag
@@ -96,6 +97,9 @@ def _rule_form() -> type[FlaskForm]:
             validators=[Optional(), Length(max=120, message=KEYS["FIELD_TOO_LONG"])],
             render_kw={"maxlength": 120},
             description=_l("A label with this text beside the vehicle in the overview and the state lists while the rule applies."),
+        ),
+        warning_texts=TextsField(
+            _l("Warning in each language"), max_length=120, description=EACH_LANGUAGE
         ),
         tag=SelectField(_l("Add the tag"), validate_choice=False),
         move=SelectField(_l("Move to the state"), validate_choice=False),
@@ -166,6 +170,7 @@ def _load(form, row: SettingRow) -> None:
             getattr(form, f"c_{cond['field']}_op").data = cond.get("op")
             getattr(form, f"c_{cond['field']}").data = cond.get("value")
     form.warning.data = data.get("warning") or ""
+    form.warning_texts.data = dict(data.get("warning_texts") or {})
     form.tag.data = str(data.get("tag") or "")
     form.move.data = data.get("move") or ""
     form.notify.data = data.get("notify") or ""
@@ -208,6 +213,7 @@ def _read(form) -> dict:
     return {
         "conditions": conditions,
         "warning": (form.warning.data or "").strip(),
+        "warning_texts": form.warning_texts.data or {},
         "tag": form.tag.data or "",
         "move": form.move.data or "",
         "notify": form.notify.data or "",
@@ -254,7 +260,8 @@ def _value_text(cond: dict) -> str:
 def _actions(row: SettingRow) -> str:
     data, parts = row.data or {}, []
     if data.get("warning"):
-        parts.append(_("warning “%(text)s”", text=data["warning"]))
+        text = for_reader(data.get("warning_texts"), data["warning"])
+        parts.append(_("warning “%(text)s”", text=text))
     if data.get("tag"):
         tag = db.session.get(Tag, int(data["tag"])) if str(data["tag"]).isdigit() else None
         parts.append(_("tag %(name)s", name=tag.shown_name if tag else "–"))
@@ -280,7 +287,7 @@ def rule_screen(module: str) -> Screen:
         prepare=_prepare(module),
         load=_load,
         save=_save,
-        after_save=lambda row, created, v: engine.rules_changed(row.instance_id),
+        after_save=lambda row, created, v: engine.rules_changed(row.instance_id, row),
         after_delete=lambda row, v: engine.rules_changed(row.instance_id),
         row_links=((_l("Try"), lambda row: f"/admin/{module}/rules/{row.id}/try"),),
         form_template="admin/rule_form.html",

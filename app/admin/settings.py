@@ -22,7 +22,7 @@ from app.core.division_settings import (
     own_division_ids,
     owner_choices,
 )
-from app.core.localized import TextsField
+from app.core.localized import NAME_TEXTS_HINT, TextsField, for_reader
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id
 from app.core.settings import GlobalSettingRow, SettingRow
@@ -214,7 +214,8 @@ def setting_screen(
     `own_divisions`: every writer only of the divisions they see). `delete_blocked`: (row) ->
     why the row stays (it is in use), or None; `more`: further Screen fields (columns added)."""
     more = dict(more or {})
-    columns = [Column(_l("Name"), "name")]
+    # a kind whose rows have a name per language (an Extra "name_texts") lists the reader's
+    columns = [Column(_l("Name"), lambda r: for_reader((r.data or {}).get("name_texts"), r.name))]
     columns += [Column(e.label, e.shown) for e in extras[:2]]
     if divisional:
         columns.append(Column(_l("Division"), division_name))
@@ -286,7 +287,8 @@ SETTING_SCREENS = [
         "general/booking-calendar-locations", "booking_location", _l("booking calendar location"),
         _l("The places a booking calendar books: a delivery bay, a workshop, a showroom."),
         (Extra("calendar", _l("Booking calendar"), "choice", calendars.calendar_choices),
-         Extra("address", _l("Address"))),
+         Extra("address", _l("Address")),
+         Extra("name_texts", _l("Name in each language"), "texts", hint=NAME_TEXTS_HINT)),
     ),
     setting_screen(
         "general/actions", "action", _l("action"),

@@ -59,7 +59,8 @@ def seed_rule(ctx: dict) -> None:
             instance_id=first.id, kind="begcare.rule", name="Parkerad mer än 21 dagar",
             description="Bilar som stått parkerade länge får en prisöversyn.",
             division_id=gothenburg.id, active=True,
-            data={"conditions": conditions, "warning": "Dags för prisöversyn", "tag": str(tag.id),
+            data={"conditions": conditions, "warning": "Dags för prisöversyn",
+                  "warning_texts": name_texts("Dags för prisöversyn"), "tag": str(tag.id),
                   "move": "", "notify": "ROLE_USER_DIVISION_ADMIN", "event": ""},
         )
     )  # fmt: skip

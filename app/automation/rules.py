@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import and_, delete, exists, func, not_, or_, select
+from sqlalchemy import and_, delete, exists, func, not_, or_, select, update
 
 from app.auth.models import Membership, User, user_divisions
 from app.auth.services import active_members
@@ -218,6 +218,16 @@ def _evaluate(instance_id: int, module: str, item_ids) -> int:
     return actions
 
 
+def warning_of(rule: SettingRow) -> tuple[str, dict]:
+    """The rule's warning as written and in each language ({locale tag: text}, the admin's
+    "Warning in each language"); the lists show the reader's (app.core.localized)."""
+    data = rule.data or {}
+    texts = {
+        tag: str(text)[:120] for tag, text in (data.get("warning_texts") or {}).items() if text
+    }
+    return (data.get("warning") or "").strip()[:120], texts
+
+
 def _marks(rule: SettingRow, item_ids) -> dict[int, ItemRuleMatch]:
     stmt = select(ItemRuleMatch).where(ItemRuleMatch.rule_id == rule.id)
     if item_ids is not None:
@@ -228,10 +238,13 @@ def _marks(rule: SettingRow, item_ids) -> dict[int, ItemRuleMatch]:
 def _act(rule: SettingRow, module: str, item: PreparationItem, moved: set[int]) -> int:
     """The rule has come to hold for the vehicle: mark it and do what the rule says."""
     data = rule.data or {}
-    warning = (data.get("warning") or "").strip()[:120]
+    warning, texts = warning_of(rule)
     db.session.add(
-        ItemRuleMatch(instance_id=item.instance_id, item_id=item.id, rule_id=rule.id, text=warning)
-    )
+        ItemRuleMatch(
+            instance_id=item.instance_id, item_id=item.id, rule_id=rule.id, text=warning,
+            text_texts=texts,
+        )
+    )  # fmt: skip
     done = 0
     tag_id = _number(data.get("tag"))
     if tag_id is not None and _tag(rule, item, tag_id):
@@ -263,7 +276,7 @@ def _act(rule: SettingRow, module: str, item: PreparationItem, moved: set[int]) 
         )  # fmt: skip
         done += 1
     if warning:
-        _history(rule, item, "warning", text=warning)
+        _history(rule, item, "warning", text=warning, text_texts=texts)
     return done
 
 
@@ -318,10 +331,18 @@ def recipients(instance_id: int, division_id: int, target: str) -> list[int]:
     return found
 
 
-def rules_changed(instance_id: int) -> None:
+def rules_changed(instance_id: int, saved: SettingRow | None = None) -> None:
     """After a rule is saved or deleted: an inactive rule's marks go (its warnings with them),
-    and the instance remembers whether any active rule warns, so that the lists read no
-    warnings while none does (Instance.options["ruleWarnings"])."""
+    a `saved` rule's marks show its warning as it reads now, and the instance remembers whether
+    any active rule warns, so that the lists read no warnings while none does
+    (Instance.options["ruleWarnings"])."""
+    if saved is not None and saved.id is not None:
+        warning, texts = warning_of(saved)
+        db.session.execute(
+            update(ItemRuleMatch)
+            .where(ItemRuleMatch.rule_id == saved.id)
+            .values(text=warning, text_texts=texts)
+        )
     rows = db.session.scalars(
         select(SettingRow)
         .where(SettingRow.instance_id == instance_id, SettingRow.kind.like("%.rule"))

@@ -19,6 +19,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import or_, select
 
 from app.core.i18n import DEFAULT_LOCALE, DEFAULT_TIME_ZONE
+from app.core.localized import for_reader, instance_locale, localized
 from app.core.models import Country, Division, Region
 from app.core.settings import Holiday, SettingRow
 from app.extensions import db
@@ -158,11 +159,22 @@ def locations_of(calendar_id: int) -> list[SettingRow]:
     return [row for row in rows if str((row.data or {}).get("calendar")) == str(calendar_id)]
 
 
-def address_of(location: SettingRow | None) -> str:
+def location_name(location: SettingRow, locale: str | None = None) -> str:
+    """A place's name (its "name_texts", one per language) in `locale`, else the company's
+    language, else as written; without a `locale`, in the current reader's."""
+    texts = (location.data or {}).get("name_texts")
+    if locale is None:
+        return for_reader(texts, location.name)
+    return localized(texts, locale, instance_locale(location.instance_id), location.name)
+
+
+def address_of(location: SettingRow | None, locale: str | None = None) -> str:
+    """The place as a booking keeps it (its name in the customer's `locale`) and its address."""
     if location is None:
         return ""
     address = (location.data or {}).get("address") or ""
-    return f"{location.name}, {address}" if address else location.name
+    name = location_name(location, locale)
+    return f"{name}, {address}" if address else name
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from app.core.settings import SettingRow
 from app.core.tenancy import activate
 from app.demo import seeder
 from app.extensions import db
+from app.preparation.demo_names import name_texts
 from app.preparation.models import PreparationItem
 
 WEEK = {f"hours_{n}": "09:00-12:00, 13:00-17:00" for n in range(1, 6)} | {"hours_6": "10:00-14:00"}
@@ -33,9 +34,11 @@ def _calendar(division: Division, swedish: bool) -> tuple[SettingRow, SettingRow
     db.session.add(row)
     db.session.flush()
     street = "Bilgatan 1" if swedish else "Bilveien 1"
+    name = "Utställningshallen" if swedish else "Utstillingshallen"
     place = SettingRow(
-        kind=cal.LOCATION, name="Utställningshallen" if swedish else "Utstillingshallen",
-        data={"calendar": str(row.id), "address": f"{street}, {division.name}"},
+        kind=cal.LOCATION, name=name,
+        data={"calendar": str(row.id), "address": f"{street}, {division.name}",
+              "name_texts": name_texts(name)},
     )  # fmt: skip
     db.session.add(place)
     return row, place

@@ -5,6 +5,7 @@ from flask_wtf import FlaskForm
 from wtforms import EmailField, RadioField, SelectChoice, SelectField, StringField
 from wtforms.validators import Email, InputRequired, Length, Optional
 
+from app.bookings.calendars import location_name
 from app.bookings.models import KINDS
 from app.core.i18n import LOCALES
 from app.core.messages import KEYS
@@ -55,7 +56,7 @@ class BookingForm(FlaskForm):
     customer_language = SelectField(_l("Customer's language"), validators=[Optional()])
 
     def setup(self, locations, division_language: str, address_choices=()) -> None:
-        self.location.choices = [SelectChoice(str(row.id), row.name) for row in locations]
+        self.location.choices = [SelectChoice(str(row.id), location_name(row)) for row in locations]
         self.address.choices = [SelectChoice(value, label) for value, label in address_choices]
         default = _l("As the division writes (%(language)s)", language=LOCALES.get(division_language, division_language))  # fmt: skip
         self.customer_language.choices = [
@@ -71,7 +72,7 @@ class MoveForm(FlaskForm):
     location = SelectField(_l("Place"), validators=[Optional()], validate_choice=False)
 
     def setup(self, locations) -> None:
-        self.location.choices = [SelectChoice(str(row.id), row.name) for row in locations]
+        self.location.choices = [SelectChoice(str(row.id), location_name(row)) for row in locations]
 
 
 class CancelForm(FlaskForm):

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from app.bookings import calendars as cal
 from app.bookings.models import KINDS, Booking
 from app.core import addresses
+from app.core.localized import instance_locale, localized
 from app.core.models import utcnow
 from app.core.settings import Address
 from app.core.times import moment
@@ -68,12 +69,15 @@ def slots_on(calendar: cal.Calendar, site: cal.Site, day, now: datetime) -> list
     return [Slot(start, start in taken) for start in starts]
 
 
-def delivery_place(item: PreparationItem) -> str:
-    """The vehicle's own delivery location's name, when it has one ("": the calendar's place)."""
+def delivery_place(item: PreparationItem, locale: str) -> str:
+    """The vehicle's own delivery location's name in the customer's `locale` (else the
+    company's language, else as written), when it has one ("": the calendar's place)."""
     location = (
         db.session.get(Location, item.delivery_location_id) if item.delivery_location_id else None
     )
-    return location.shown_name if location is not None else ""
+    if location is None:
+        return ""
+    return localized(location.name_texts, locale, instance_locale(item.instance_id), location.name)
 
 
 def _check_slot(calendar: cal.Calendar, site: cal.Site, start: datetime, now: datetime) -> None:
@@ -125,7 +129,9 @@ def book(
         raise BookingError("calendar", _("Choose one of the calendars offered."))
     site = cal.site_of(item.division_id)
     _check_slot(calendar, site, start, now)
-    place = delivery_place(item) if kind == "delivery" else ""
+    # The place as the customer reads it (their invitation and mails): in their language.
+    language = customer.language or site.language
+    place = delivery_place(item, language) if kind == "delivery" else ""
     if kind != "delivery":
         address_id = None
     elif message := addresses.refusal(address_id, [item.division_id]):
@@ -142,7 +148,7 @@ def book(
         starts_at=start,
         ends_at=start + timedelta(minutes=calendar.slot_minutes),
         held_start=start,
-        place=place or cal.address_of(location),
+        place=place or cal.address_of(location, language),
         customer_name=customer.name,
         customer_email=customer.email,
         customer_phone=customer.phone,
@@ -167,7 +173,8 @@ def move(
     site = cal.site_of(booking.division_id)
     if start != booking.starts_at:
         _check_slot(calendar, site, start, now)
-    place = delivery_place(booking.item) if booking.kind == "delivery" else ""
+    language = booking.customer_language or site.language
+    place = delivery_place(booking.item, language) if booking.kind == "delivery" else ""
     if booking.address_id is not None:  # the delivery's address stays where it was chosen
         place = addresses.one_line(db.session.get(Address, booking.address_id)) or place
     try:
@@ -176,7 +183,7 @@ def move(
             booking.starts_at = booking.held_start = start
             booking.ends_at = start + timedelta(minutes=calendar.slot_minutes)
             booking.location_id = location.id if location is not None else None
-            booking.place = place or cal.address_of(location)
+            booking.place = place or cal.address_of(location, language)
             booking.sequence += 1
             booking.changed_at = now
             db.session.flush()

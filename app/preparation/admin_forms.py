@@ -136,6 +136,7 @@ class ReconLimitForm(OwnedForm):
 
 class StationPackageForm(OwnedForm):
     name = _name(_l("Name"))
+    name_texts = name_texts_field(NAME_MAX)
     steps = FieldList(SelectField(_l("Station"), coerce=_optional_id), min_entries=1)
 
     def set_stations(self, stations) -> None:

@@ -13,6 +13,7 @@ from flask_babel import ngettext
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import joinedload, selectinload
 
+from app.core.localized import for_reader
 from app.extensions import db
 from app.preparation.models import (
     ItemStationTask,
@@ -197,15 +198,14 @@ def station_in_use(station: Station) -> int:
 
 
 def packages_with_station(station: Station) -> list[str]:
-    """The names of the packages that include a station."""
-    return list(
-        db.session.scalars(
-            select(StationPackage.name)
-            .join(StationPackageStep, StationPackageStep.package_id == StationPackage.id)
-            .where(StationPackageStep.station_id == station.id)
-            .order_by(StationPackage.name)
-        )
+    """The names of the packages that include a station, as the reader reads them."""
+    rows = db.session.execute(
+        select(StationPackage.name, StationPackage.name_texts)
+        .join(StationPackageStep, StationPackageStep.package_id == StationPackage.id)
+        .where(StationPackageStep.station_id == station.id)
+        .order_by(StationPackage.name)
     )
+    return [for_reader(texts, name) for name, texts in rows]
 
 
 def leave_packages(station: Station) -> None:

@@ -176,7 +176,7 @@ def seed_configuration(ctx: dict) -> None:
             ctx["stations"][(instance.id, module)] = stations
             packages = []
             for name, indexes in PACKAGES[module]:
-                package = StationPackage(module=module, name=name)
+                package = StationPackage(module=module, name=name, name_texts=name_texts(name))
                 package.steps = [
                     StationPackageStep(
                         station_id=stations[i].id, ordering=k, instance_id=instance.id

@@ -42,10 +42,25 @@ WORDS = [
     ("Export", "Eksport", "Vienti", "Eksport", "Export", "Export", "Export"),
     ("Prisöversyn", "Prisgjennomgang", "Hintatarkistus", "Prisgennemgang", "Price review",
      "Preisprüfung", "Prijsherziening"),
+    # booking calendar locations
+    ("Utställningshallen", "Utstillingshallen", "Näyttely", "Showroom", "Showroom", "Ausstellung",
+     "Showroom"),
+    # station packages (named in English by the demo)
+    ("Standard", "Standard", "Perus", "Standard", "Standard", "Standard", "Standaard"),
+    ("Full rekond", "Full klargjøring", "Täysi kunnostus", "Fuld klargøring",
+     "Full reconditioning", "Vollständige Aufbereitung", "Volledige voorbereiding"),
+    ("Nybilsleverans", "Nybillevering", "Uuden auton luovutus", "Nybilslevering",
+     "New car delivery", "Neuwagenauslieferung", "Nieuwe auto aflevering"),
+    # rules' warnings
+    ("Dags för prisöversyn", "Tid for prisgjennomgang", "Hintatarkistuksen aika",
+     "Tid til prisgennemgang", "Time for a price review", "Zeit für eine Preisprüfung",
+     "Tijd voor een prijsherziening"),
 ]  # fmt: skip
-# A name as a Swedish or a Norwegian dealer writes it -> its texts.
+# A name as a Swedish or a Norwegian dealer (or the demo, in English) writes it -> its texts.
 _BY_NAME = {
-    written: dict(zip(TAGS, words, strict=True)) for words in WORDS for written in words[:2]
+    written: dict(zip(TAGS, words, strict=True))
+    for words in WORDS
+    for written in (*words[:2], words[4])
 }
 
 

@@ -91,14 +91,15 @@ def item_details(item: PreparationItem) -> Details:
     """The item's division, region, currency, mileage unit and station package (one query)."""
     row = db.session.execute(
         select(Division.name, Region.name, Country.currency, Country.milage_unit)
-        .add_columns(StationPackage.name)
+        .add_columns(StationPackage.name, StationPackage.name_texts)
         .select_from(Division)
         .join(Region, Region.id == Division.region_id)
         .join(Country, Country.id == Region.country_id)
         .outerjoin(StationPackage, StationPackage.id == item.package_id)
         .where(Division.id == item.division_id)
     ).one()
-    return Details(*row)
+    *named, package, package_texts = row
+    return Details(*named, for_reader(package_texts, package) if package else None)
 
 
 @dataclass(frozen=True)
@@ -325,7 +326,9 @@ def _rule_text(details: dict) -> str:
         return _("Not moved to %(state)s: a rule before it moved the vehicle", state=state)
     if what == "notify":
         return _("Notified %(num)s users", num=details.get("count", 0))
-    return _("Warning: %(text)s", text=details.get("text", ""))
+    return _(
+        "Warning: %(text)s", text=for_reader(details.get("text_texts"), details.get("text", ""))
+    )
 
 
 def _recon_text(action: str, details: dict, station: str, currency: str) -> str:

@@ -193,7 +193,8 @@ class VehiclePropertyValue(InstanceScoped, db.Model):
 class ItemRuleMatch(InstanceScoped, db.Model):
     """A rule holds for a vehicle (app/automation/rules.py): made when its conditions come to
     hold (its actions run then, once), gone when they no longer do. While it is here the lists
-    show the rule's warning `text` (when it has one) as a label."""
+    show the rule's warning `text` (when it has one) as a label, in the reader's language
+    (`text_texts`, {locale tag: text}, the rule's warning in each language)."""
 
     __table_args__ = (UniqueConstraint("item_id", "rule_id"),)
 
@@ -203,6 +204,7 @@ class ItemRuleMatch(InstanceScoped, db.Model):
         ForeignKey("setting_row.id", ondelete="CASCADE"), index=True
     )
     text: Mapped[str] = mapped_column(String(120), default="")
+    text_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
 
 
 class ItemStateEvent(InstanceScoped, db.Model):
@@ -308,8 +310,8 @@ class Station(DivisionSetting, Named, InstanceScoped, db.Model):
     group: Mapped[StationGroup | None] = relationship()
 
 
-class StationPackage(DivisionSetting, InstanceScoped, db.Model):
-    """A named sequence of stations an item goes through."""
+class StationPackage(Named, DivisionSetting, InstanceScoped, db.Model):
+    """A named sequence of stations an item goes through (its name per language: `Named`)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     module: Mapped[str] = mapped_column(String(10))

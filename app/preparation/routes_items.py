@@ -21,6 +21,7 @@ from wtforms.widgets import TextInput
 
 from app.auth.viewer import viewer
 from app.core import roles as R
+from app.core.localized import for_reader
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
 from app.extensions import db
@@ -151,11 +152,13 @@ class ItemForm(FlaskForm):
             (k, str(v)) for k, v in svc.FUEL_TYPES.items()
         ]
         packages = db.session.execute(
-            select(StationPackage.id, StationPackage.name)
+            select(StationPackage.id, StationPackage.name, StationPackage.name_texts)
             .where(StationPackage.module == module)
             .order_by(StationPackage.id)
         ).all()
-        self.package_id.choices = [("", _("No package"))] + [(str(i), n) for i, n in packages]
+        self.package_id.choices = [("", _("No package"))] + [
+            (str(i), for_reader(texts, n)) for i, n, texts in packages
+        ]
         if new and self.package_id.data is None and packages:
             self.package_id.data = packages[0][0]  # a new vehicle usually gets a package
 

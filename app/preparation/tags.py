@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 from sqlalchemy import delete, func, select
 
 from app.core import audit
+from app.core.localized import for_reader
 from app.core.settings import Tag
 from app.core.tenancy import active_instance_id
 from app.extensions import db
@@ -149,10 +150,10 @@ def rule_warnings(item_ids: Iterable[int], instance) -> dict[int, list[str]]:
     found: dict[int, list[str]] = {}
     if not ids or not (instance.options or {}).get("ruleWarnings"):
         return found
-    for item_id, text in db.session.execute(
-        select(ItemRuleMatch.item_id, ItemRuleMatch.text)
+    for item_id, text, texts in db.session.execute(
+        select(ItemRuleMatch.item_id, ItemRuleMatch.text, ItemRuleMatch.text_texts)
         .where(ItemRuleMatch.item_id.in_(ids), ItemRuleMatch.text != "")
         .order_by(ItemRuleMatch.id)
     ):
-        found.setdefault(item_id, []).append(text)
+        found.setdefault(item_id, []).append(for_reader(texts, text))
     return found

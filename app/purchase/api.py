@@ -43,7 +43,7 @@ def full_payload(analysis: PurchaseAnalysis, milage_unit: str | None = None) -> 
         "status": analysis.status,
         "createdAt": analysis.created_at.isoformat(),
         "createdBy": {"fullname": analysis.created_by.full_name if analysis.created_by else None},
-        "priority": analysis.priority.name if analysis.priority else None,
+        "priority": analysis.priority.shown_name if analysis.priority else None,
         "division": {"id": division.id, "name": division.name, "milageUnit": unit},
         "data": {
             "summary": {
@@ -119,7 +119,7 @@ def full_payload(analysis: PurchaseAnalysis, milage_unit: str | None = None) -> 
         ],  # fmt: skip
         "pricePredictions": analysis.price_predictions or [],
         "formattedProperties": analysis.basic or {},
-        "latestCalculation": analysis.latest_calculation,
+        "latestCalculation": svc.latest_calculation(analysis),
         "item": {"id": analysis.item_id} if analysis.item_id else None,
     }
 

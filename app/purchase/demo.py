@@ -74,6 +74,27 @@ def _texts(words: str) -> dict:
     return swedish_and(words, FIELD_TEXTS[words])
 
 
+PRIORITY_TEXTS = {  # the demo's priorities, written in Swedish (nb, fi, da, en, de, nl)
+    "Brådskande": ("Haster", "Kiireellinen", "Haster", "Urgent", "Dringend", "Dringend"),
+    "Normal": ("Normal", "Normaali", "Normal", "Normal", "Normal", "Normaal"),
+    "Låg": ("Lav", "Matala", "Lav", "Low", "Niedrig", "Laag"),
+}
+
+CALCULATOR_TEXTS = {  # the calculator's title and rows' titles (nb, fi, da, en, de, nl)
+    "Inbyteskalkyl": ("Innbyttekalkyle", "Vaihtoautolaskelma", "Byttebilskalkule",
+                      "Trade-in calculation", "Inzahlungnahme-Kalkulation", "Inruilcalculatie"),
+    "Rekonditionering": ("Klargjøring", "Kunnostus", "Klargøring", "Reconditioning",
+                         "Aufbereitung", "Voorbereiding"),
+    "Nya däck": ("Nye dekk", "Uudet renkaat", "Nye dæk", "New tyres", "Neue Reifen",
+                 "Nieuwe banden"),
+    "Garantireserv": ("Garantireserve", "Takuuvaraus", "Garantireserve", "Warranty reserve",
+                      "Garantierückstellung", "Garantiereserve"),
+    "Målmarginal": ("Målmargin", "Tavoitekate", "Målavance", "Target margin", "Zielmarge",
+                    "Doelmarge"),
+    "Finansieringsprovision": ("Finansieringsprovisjon", "Rahoituspalkkio",
+                               "Finansieringsprovision", "Finance commission",
+                               "Finanzierungsprovision", "Financieringsprovisie"),
+}  # fmt: skip
 CALCULATOR_ROWS = [
     {"title": "Rekonditionering", "operator": "-", "value": 12000, "unit": "currency"},
     {"title": "Nya däck", "operator": "-", "value": 6500, "unit": "currency"},
@@ -131,12 +152,14 @@ def seed_purchase_analyses(ctx: dict) -> None:
         db.session.add(field)
         fields.append(field)
     priorities = [
-        PurchasePriority(name=name, ordering=n)
-        for n, name in enumerate(("Brådskande", "Normal", "Låg"))
+        PurchasePriority(name=name, name_texts=swedish_and(name, others), ordering=n)
+        for n, (name, others) in enumerate(PRIORITY_TEXTS.items())
     ]
     db.session.add_all(priorities)
     calculator = Calculator(
-        title="Inbyteskalkyl", rows=CALCULATOR_ROWS,
+        title="Inbyteskalkyl", title_texts=swedish_and("Inbyteskalkyl", CALCULATOR_TEXTS["Inbyteskalkyl"]),
+        rows=CALCULATOR_ROWS,
+        row_titles_texts=swedish_options([r["title"] for r in CALCULATOR_ROWS], CALCULATOR_TEXTS),
         preset_description="Målmarginal för begagnade bilar", preset_percent=10,
     )  # fmt: skip
     db.session.add(calculator)

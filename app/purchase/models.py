@@ -19,6 +19,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.auth.models import User
+from app.core.localized import Named, for_reader, option_labels
 from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
 from app.extensions import db
 from app.preparation.models import AttachedFile, CommentImage, VehicleColumns
@@ -53,8 +54,9 @@ class PurchaseDynamicField(InstanceScoped, db.Model):
     ordering: Mapped[int] = mapped_column(Integer, default=0)
 
 
-class PurchasePriority(InstanceScoped, db.Model):
-    """A priority an analysis can carry (urgent, normal, ...), in the admin's order."""
+class PurchasePriority(Named, InstanceScoped, db.Model):
+    """A priority an analysis can carry (urgent, normal, ...), in the admin's order; its name
+    per language (`Named`)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(80))
@@ -64,13 +66,29 @@ class PurchasePriority(InstanceScoped, db.Model):
 class Calculator(InstanceScoped, db.Model):
     """A calculation template: rows with + or - operators and units, and a preset in percent.
 
-    rows: [{"title", "operator": "+"|"-", "value", "unit": "currency"|"percent"}]."""
+    rows: [{"title", "operator": "+"|"-", "value", "unit": "currency"|"percent"}]. The title
+    per language (`title_texts`) and the rows' titles per language (`row_titles_texts`, one on
+    each line in the rows' order, as a choice's options: app.core.localized.option_labels)."""
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     title: Mapped[str] = mapped_column(String(100))
+    title_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     rows: Mapped[list] = mapped_column(JSON, default=list)
+    row_titles_texts: Mapped[dict] = mapped_column(JSON, default=dict, server_default="{}")
     preset_description: Mapped[str] = mapped_column(String(200), default="")
     preset_percent: Mapped[Decimal] = mapped_column(Numeric(6, 2), default=0)
+
+    @property
+    def shown_title(self) -> str:
+        return for_reader(self.title_texts, self.title)
+
+    def shown_calculation(self, result: dict) -> dict:
+        """A calculation made with this calculator (an analysis keeps it with the titles as
+        written then), its title and rows' titles in the reader's language."""
+        labels = option_labels([r.get("title") for r in self.rows or []], self.row_titles_texts)
+        rows = [{**r, "title": labels.get(r.get("title"), r.get("title"))} for r in result["rows"]]
+        same = result.get("title") == self.title  # else renamed since: as it was then
+        return {**result, "title": self.shown_title if same else result.get("title"), "rows": rows}
 
 
 class PurchaseAnalysis(InstanceScoped, TimestampMixin, VehicleColumns, db.Model):

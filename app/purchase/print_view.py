@@ -231,7 +231,7 @@ def pdf_purchase_analysis(analysis_id: int):
         chart=chart, y_label=y_labels[params.y_axis], inventory=inventory,
         inventory_total=inventory_total, images=_images(analysis),
         input_images=_input_images(analysis), pdf=PDF,
-        calculation=analysis.latest_calculation, valuation=valuation,
+        calculation=svc.latest_calculation(analysis), valuation=valuation,
         basic=analysis.basic or {}, page_script="purchase-print.js",
         recon=recon, recon_basis=expected_recon.basis_text(recon),
     ))  # fmt: skip

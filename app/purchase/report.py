@@ -68,7 +68,7 @@ def rows(instance_id, division_ids, start, end, offset=0, limit=None) -> list[li
             a.identifier, moment(a.created_at), a.division.name, a.brand, a.model,
             a.model_year if a.model_year is not None else "", a.regno,
             a.mileage if a.mileage is not None else "", statuses.get(a.status, a.status),
-            a.priority.name if a.priority else "",
+            a.priority.shown_name if a.priority else "",
             a.created_by.full_name if a.created_by else "",
             _amount(valuation.get("priceMin")), _amount(valuation.get("priceMax")),
             _amount(valuation.get("priceAvg")), _amount(valuation.get("pricePrediction")),

@@ -406,3 +406,13 @@ class Summary:
     milage_unit: str
     currency: str
     locale: str
+
+
+def latest_calculation(analysis: PurchaseAnalysis) -> dict | None:
+    """The analysis's last calculation as the reader reads it: its calculator's title and rows'
+    titles in their language (a calculator since deleted: as written then)."""
+    result = analysis.latest_calculation
+    calculator = db.session.get(Calculator, result.get("calculatorId") or 0) if result else None
+    if calculator is None or calculator.instance_id != analysis.instance_id:
+        return result
+    return calculator.shown_calculation(result)

@@ -212,3 +212,38 @@ def test_a_divisions_rule_looks_only_at_its_own_parking_locations(as_demo):
     assert answer.status_code == 422
     assert "Choose a parking location of the rule's division." in page_text(answer)
     assert not rows_of(SettingRow, nordbil(), name="Parked too long")
+
+
+def test_a_rules_warning_reads_in_each_readers_language(as_demo):
+    gothenburg = division("Nordbil Göteborg")
+    tag = price_check_tag()
+    items = parked_long(gothenburg.id)
+    client, token = as_demo("admin")
+    german = {"warning_texts-de-DE": "Preis prüfen", "warning_texts-sv-SE": "Kolla priset"}
+    form = rule_form(tag, gothenburg.id, active="y", warning="Check the price", **german)
+    assert post(client, token, "/admin/begcare/rules/new", **form).status_code == 302
+    (rule,) = rows_of(SettingRow, nordbil(), name="Parked too long")
+    assert rule.data["warning_texts"] == {"de-DE": "Preis prüfen", "sv-SE": "Kolla priset"}
+    edit = page_text(client.get(f"/admin/begcare/rules/{rule.id}/edit"))
+    assert "Warning in each language" in edit
+    db.session.expire_all()
+    run_rules()
+    activate(None)
+    divadmin, _ = as_demo("divadmin")
+    url = "/begcare/items/parked?sort=regno&lang="
+    german_list = divadmin.get(url + "de-DE").get_data(as_text=True)
+    assert german_list.count('<span class="badge rule-warning">Preis prüfen</span>') == 2
+    assert "Check the price" not in german_list
+    history = page_text(divadmin.get(f"/begcare/{items[0].id}?lang=sv-SE", follow_redirects=True))
+    assert "Kolla priset" in history
+    # a language without its own text reads the company's (Swedish)
+    dutch = divadmin.get(url + "nl-NL").get_data(as_text=True)
+    assert dutch.count('<span class="badge rule-warning">Kolla priset</span>') == 2
+    # a translation changed later reaches the vehicles the rule already holds for
+    form["warning_texts-nl-NL"] = "Prijs controleren"
+    client, token = as_demo("admin")
+    answer = post(client, token, f"/admin/begcare/rules/{rule.id}/edit", **form)
+    assert answer.status_code == 302
+    divadmin, _ = as_demo("divadmin")
+    dutch = divadmin.get(url + "nl-NL").get_data(as_text=True)
+    assert dutch.count('<span class="badge rule-warning">Prijs controleren</span>') == 2

@@ -165,3 +165,26 @@ def test_the_dashboard_widget_counts_todays_and_this_weeks_bookings(as_demo):
     assert value["week"] >= value["today"] == len(value["items"])
     for entry in value["items"]:
         assert entry["href"].startswith("/bookings/") and re.fullmatch(r"\d\d:\d\d", entry["time"])
+
+
+def test_a_places_name_reads_in_the_staffs_language_and_is_booked_in_the_customers(client, shop):
+    """A booking calendar location has a name per language: the booking form offers it in the
+    salesperson's language; the booking keeps it in the customer's (their invitation's)."""
+    activate(shop.instance_id)
+    place = db.session.get(SettingRow, shop.places["SE"])
+    place.data = {**place.data, "name_texts": {"en-GB": "Showroom", "de-DE": "Ausstellungsraum"}}
+    db.session.flush()
+    activate(None)
+    sign_in(client, db.session.get(User, shop.user_id))  # reads en-GB
+    form = page_text(client.get(f"/bookings/vehicles/{shop.items['SE']}/new"))
+    assert ">Showroom</option>" in form and "Utställningshallen" not in form
+    activate(shop.instance_id)
+    item = db.session.get(PreparationItem, shop.items["SE"])
+    calendar = cal.Calendar.of(db.session.get(SettingRow, shop.calendars["SE"]))
+    german = svc.book(
+        item, calendar, "test_drive", SOON, place,
+        svc.Customer("Kai Kunde", "kai@example.test", language="de-DE"), shop.user_id, NOW,
+    )  # fmt: skip
+    assert german.place == "Ausstellungsraum, Bilgatan 1"
+    # a customer in the division's language (Swedish, no text of its own): as written
+    assert _book(shop, start=SOON.replace(hour=9)).place == "Utställningshallen, Bilgatan 1"

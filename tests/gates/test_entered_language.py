@@ -41,7 +41,7 @@ PAGES = {
                         "/admin/begcare/locations", "/admin/begcare/station-groups"),
     "seller@demo.test": ("{vehicle}", "/begcare/overview?advancedFilter[tag]={tag}",
                          "/begcare/statistics", "/my-dashboard", "/begcare/dashboard",
-                         "{analysis}"),
+                         "{analysis}", "{quicktest}"),
     "buyer@demo.test": ("/market/adverts/list", "{advert}", "/market/dashboard"),
     "station@demo.test": ("/begcare/station/vehicles", "/begcare/station/profile", "{vehicle}",
                           "/my-dashboard"),
@@ -52,8 +52,7 @@ PAGES = {
 LISTS = {  # where a user's first advert, analysis and quick test are linked
     "advert": ("/market/adverts/list", re.compile(r'href="(/market/adverts/\d+)"')),
     "analysis": ("/purchase-analysis/list", re.compile(r'href="(/purchase-analysis/\d+)"')),
-    # "{quicktest}" joins the seller's pages when the quick test's own words have their
-    # languages (they share words with the purchase fields': "Servicebok finns").
+    # "{quicktest}": the seller's first quick test (its template's words in their languages).
     "quicktest": ("/quick-test", re.compile(r'href="(/quick-test/\d+)"')),
 }
 

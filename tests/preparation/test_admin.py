@@ -569,6 +569,23 @@ def test_a_package_needs_stations_each_once_and_a_free_name(as_demo):
     assert not rows_of(StationPackage, nordbil(), name="Fel modul")
 
 
+def test_a_packages_name_is_kept_in_each_language_and_read_in_the_readers(as_demo):
+    client, token = as_demo("admin")
+    wash = rows_of(Station, nordbil(), module="begcare", name="Tvätt")[0]
+    assert "Name in each language" in page_text(client.get("/admin/begcare/station-packages/new"))
+    response = post(
+        client, token, "/admin/begcare/station-packages/new", name="Snabbtvätt",
+        **{"steps-0": wash.id, "name_texts-de-DE": "Schnellwäsche", "name_texts-sv-SE": "Snabbtvätt"},
+    )  # fmt: skip
+    assert response.status_code == 302
+    (package,) = rows_of(StationPackage, nordbil(), name="Snabbtvätt")
+    assert package.name_texts == {"de-DE": "Schnellwäsche", "sv-SE": "Snabbtvätt"}
+    german = page_text(client.get("/admin/begcare/station-packages?lang=de-DE"))
+    assert "Schnellwäsche" in german and "Snabbtvätt" not in german
+    found = page_text(client.get("/admin/begcare/station-packages?q=Schnellw&lang=sv-SE"))
+    assert "Snabbtvätt" in found  # searched in every language, read in the reader's
+
+
 def test_deleting_a_package_keeps_the_vehicles_tasks(as_demo):
     client, token = as_demo("admin")
     package_id = rows_of(StationPackage, nordbil(), module="begcare", name="Standard")[0].id

@@ -133,6 +133,17 @@ def test_the_add_form_offers_the_users_divisions_and_the_modules_packages(as_dem
         assert re.search(rf'<label for="[a-z_]+"[^>]*>{label}</label>', text), label
 
 
+def test_the_packages_read_in_the_readers_language_on_the_form_and_the_vehicle_page(as_demo):
+    client, _ = as_demo("seller")
+    form = page_text(client.get("/begcare/manage/vehicle?action=add&lang=sv-SE"))
+    assert "Full rekond" in form and "Full reconditioning" not in form
+    item = demo_item()
+    package = db.session.get(StationPackage, item.package_id)
+    german = package.name_texts["de-DE"]
+    page = page_text(client.get(f"/begcare/{item.id}?lang=de-DE", follow_redirects=True))
+    assert f"<dd>{german}</dd>" in page
+
+
 def test_seller_adds_a_vehicle_as_incoming_with_its_station_tasks(as_demo):
     client, token = as_demo("seller")
     seller = demo_user("seller@demo.test")

@@ -305,6 +305,21 @@ def test_an_admin_adds_a_calculator_and_bad_rows_are_refused(client, world, othe
     assert good.status_code == 302
     saved = db.session.scalars(select(Calculator).where(Calculator.title == "Quick")).one()
     assert saved.rows == [{"title": "Tyres", "operator": "-", "value": 6000.0, "unit": "currency"}]
+    row = {"rows-0-title": "Tyres", "rows-0-value": "6000", "rows-0-operator": "-",
+           "rows-0-unit": "currency"}  # fmt: skip
+    edit = f"/admin/general/calculators/{saved.id}/edit"
+    wrong = client.post(edit, data={**base, **row, "row_titles_texts-de-DE": "Reifen\nMarge"})
+    assert wrong.status_code == 422 and "Write 1 options" in page_text(wrong)
+    right = {**base, **row, "row_titles_texts-de-DE": "Reifen", "title_texts-de-DE": "Schnell"}
+    assert client.post(edit, data=right).status_code == 302
+    db.session.expire_all()
+    saved = db.session.get(Calculator, saved.id)
+    assert (saved.title_texts, saved.row_titles_texts) == (
+        {"de-DE": "Schnell"},
+        {"de-DE": "Reifen"},
+    )
+    listed = page_text(client.get("/admin/general/calculators?lang=de-DE"))
+    assert "Schnell" in listed and "- Reifen (6000.0)" in listed
     # another instance's row: 404 to edit or delete
     assert (
         client.post(
@@ -316,6 +331,26 @@ def test_an_admin_adds_a_calculator_and_bad_rows_are_refused(client, world, othe
         client.post(f"/admin/general/calculators/{other.calculator.id}/edit", data=base).status_code
         == 404
     )
+
+
+def test_a_prioritys_name_is_kept_in_each_language_and_read_in_the_readers(client, world):
+    admin = make_user(
+        world.instance, roles=["ROLE_ADMIN"], modules=["purchaseAnalysis"], all_divisions=True
+    )
+    token = sign_in(client, admin)
+    path = "/admin/purchase-analysis/purchase-analyses-priorities"
+    assert "Name in each language" in page_text(client.get(f"{path}/new"))
+    texts = {"name_texts-de-DE": "Dringend", "name_texts-sv-SE": "Brådskande"}
+    data = {"csrf_token": token, "name": "Brådskande", "ordering": "1", **texts}
+    assert client.post(f"{path}/new", data=data).status_code == 302
+    priority = db.session.scalars(
+        select(PurchasePriority).where(PurchasePriority.name == "Brådskande")
+    ).one()
+    assert priority.name_texts == {"de-DE": "Dringend", "sv-SE": "Brådskande"}
+    german = page_text(client.get(f"{path}?lang=de-DE"))
+    assert "Dringend" in german and "Brådskande" not in german
+    form = page_text(client.get("/purchase-analysis/create?lang=de-DE"))
+    assert ">Dringend</option>" in form
 
 
 def test_an_admin_adds_a_priority_and_a_field(client, world):

@@ -254,3 +254,24 @@ def test_the_inline_stylesheet_is_allowed_by_its_nonce_only(signed_in, world):
     assert f"style-src 'self' 'nonce-{nonce}'" in csp
     assert "unsafe-inline" not in csp and "script-src 'self'" in csp
     assert ' style="' not in response.get_data(as_text=True)
+
+
+def test_the_calculation_reads_its_calculators_titles_in_the_readers_language(signed_in, world):
+    """The analysis keeps the rows' titles as written; the print and the page read the
+    calculator's title and rows' titles in the reader's language."""
+    client, token = signed_in
+    world.calculator.title_texts = {"de-DE": "Inzahlungnahme"}
+    world.calculator.row_titles_texts = {"de-DE": "Reparaturen\nMarge"}
+    db.session.flush()
+    client.post(
+        f"/purchase-analysis/{world.analysis.id}/calculation",
+        data={"csrf_token": token, "calculator_id": world.calculator.id, "input_value": "200000"},
+    )
+    db.session.expire_all()
+    stored = db.session.get(type(world.analysis), world.analysis.id).latest_calculation
+    assert [r["title"] for r in stored["rows"]] == ["Repairs", "Margin"]
+    calc = section(client.get(url(world, "?content=calculation&language=de-DE")).get_data(as_text=True), "calculation")  # fmt: skip
+    assert "Inzahlungnahme" in calc and "Reparaturen" in calc and "Marge" in calc
+    assert "Repairs" not in calc
+    page = client.get(f"/purchase-analysis/{world.analysis.id}?lang=de-DE").get_data(as_text=True)
+    assert "Inzahlungnahme:" in page and ">Inzahlungnahme</option>" in page
