@@ -7,14 +7,14 @@ name (its data's "name_texts", as an action's button keeps "label_texts"). Each 
 goes into its instance's language's slot (the locale of the instance's first country).
 
 Revision ID: c4e8a2f6b1d3
-Revises: f3b7c2d9a4e1
+Revises: 5e2b8d4f1a93
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "c4e8a2f6b1d3"
-down_revision = "f3b7c2d9a4e1"
+down_revision = "5e2b8d4f1a93"
 branch_labels = None
 depends_on = None
 
