@@ -83,6 +83,9 @@ def _value_field(name: str):
 def _rule_form() -> type[FlaskForm]:
     fields = {
         "name": text(_l("Name"), 120),
+        "name_texts": TextsField(
+            _l("Name in each language"), max_length=120, description=EACH_LANGUAGE
+        ),
         "description": long_text(_l("Description")),
         "division_id": SelectField(_l("Division"), coerce=coerce_id),
     }
@@ -171,6 +174,7 @@ def _load(form, row: SettingRow) -> None:
             getattr(form, f"c_{cond['field']}").data = cond.get("value")
     form.warning.data = data.get("warning") or ""
     form.warning_texts.data = dict(data.get("warning_texts") or {})
+    form.name_texts.data = dict(data.get("name_texts") or {})
     form.tag.data = str(data.get("tag") or "")
     form.move.data = data.get("move") or ""
     form.notify.data = data.get("notify") or ""
@@ -214,6 +218,7 @@ def _read(form) -> dict:
         "conditions": conditions,
         "warning": (form.warning.data or "").strip(),
         "warning_texts": form.warning_texts.data or {},
+        "name_texts": form.name_texts.data or {},
         "tag": form.tag.data or "",
         "move": form.move.data or "",
         "notify": form.notify.data or "",
@@ -281,7 +286,8 @@ def rule_screen(module: str) -> Screen:
         f"{module}/rules", f"{module}.rule", _l("rule"),
         _l("Rules act on vehicles by themselves: when all of a rule's conditions hold for a vehicle, it gets the rule's warning, tag, move, notification and event, once, and its history names the rule. Rules are checked when a vehicle changes and every quarter of an hour. Try a rule before you switch it on."),
         RuleForm,
-        (Column(_l("Name"), "name"), Column(_l("When"), _summary), Column(_l("Then"), _actions),
+        (Column(_l("Name"), lambda r: for_reader((r.data or {}).get("name_texts"), r.name)),
+         Column(_l("When"), _summary), Column(_l("Then"), _actions),
          Column(_l("Division"), division_name), Column(_l("Active"), "active")),
         divisional=True, write=admin_or_division_admin,
         prepare=_prepare(module),

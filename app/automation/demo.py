@@ -61,6 +61,7 @@ def seed_rule(ctx: dict) -> None:
             division_id=gothenburg.id, active=True,
             data={"conditions": conditions, "warning": "Dags för prisöversyn",
                   "warning_texts": name_texts("Dags för prisöversyn"), "tag": str(tag.id),
+                  "name_texts": name_texts("Parkerad mer än 21 dagar"),
                   "move": "", "notify": "ROLE_USER_DIVISION_ADMIN", "event": ""},
         )
     )  # fmt: skip

@@ -307,7 +307,8 @@ def _history(rule: SettingRow, item: PreparationItem, what: str, **details) -> N
             action=HISTORY_ACTION,
             instance_id=item.instance_id,
             division_id=item.division_id,
-            details={"item_id": item.id, "rule_id": rule.id, "rule": rule.name, "what": what,
+            details={"item_id": item.id, "rule_id": rule.id, "rule": rule.name,
+                     "rule_texts": (rule.data or {}).get("name_texts") or {}, "what": what,
                      **details},
         )
     )  # fmt: skip

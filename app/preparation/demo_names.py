@@ -51,7 +51,10 @@ WORDS = [
      "Full reconditioning", "Vollständige Aufbereitung", "Volledige voorbereiding"),
     ("Nybilsleverans", "Nybillevering", "Uuden auton luovutus", "Nybilslevering",
      "New car delivery", "Neuwagenauslieferung", "Nieuwe auto aflevering"),
-    # rules' warnings
+    # rules' names and warnings
+    ("Parkerad mer än 21 dagar", "Parkert mer enn 21 dager", "Pysäköity yli 21 päivää",
+     "Parkeret mere end 21 dage", "Parked for more than 21 days", "Länger als 21 Tage geparkt",
+     "Langer dan 21 dagen geparkeerd"),
     ("Dags för prisöversyn", "Tid for prisgjennomgang", "Hintatarkistuksen aika",
      "Tid til prisgennemgang", "Time for a price review", "Zeit für eine Preisprüfung",
      "Tijd voor een prijsherziening"),

@@ -419,7 +419,8 @@ def item_history(item: PreparationItem) -> list[HistoryEntry]:
         elif log.action == salespeople.SET_ACTION:
             kind, text = "salesperson", salespeople.history_text(details)
         elif log.action == RULE_ACTION:
-            rule = _("Rule %(name)s", name=details.get("rule", ""))
+            name = for_reader(details.get("rule_texts"), details.get("rule", ""))
+            rule = _("Rule %(name)s", name=name)
             entries.append(HistoryEntry(log.created_at, rule, "rule", _rule_text(details)))
             continue
         else:

@@ -247,3 +247,26 @@ def test_a_rules_warning_reads_in_each_readers_language(as_demo):
     divadmin, _ = as_demo("divadmin")
     dutch = divadmin.get(url + "nl-NL").get_data(as_text=True)
     assert dutch.count('<span class="badge rule-warning">Prijs controleren</span>') == 2
+
+
+def test_a_rules_name_reads_in_each_readers_language_in_the_vehicle_history(as_demo):
+    gothenburg = division("Nordbil Göteborg")
+    tag = price_check_tag()
+    items = parked_long(gothenburg.id)
+    client, token = as_demo("admin")
+    names = {"name_texts-de-DE": "Zu lange geparkt", "name_texts-sv-SE": "Parkerad för länge"}
+    form = rule_form(tag, gothenburg.id, active="y", **names)
+    assert post(client, token, "/admin/begcare/rules/new", **form).status_code == 302
+    (rule,) = rows_of(SettingRow, nordbil(), name="Parked too long")
+    assert rule.data["name_texts"] == {"de-DE": "Zu lange geparkt", "sv-SE": "Parkerad för länge"}
+    listed = page_text(client.get("/admin/begcare/rules?lang=de-DE"))
+    assert "Zu lange geparkt" in listed
+    db.session.expire_all()
+    run_rules()
+    activate(None)
+    divadmin, _ = as_demo("divadmin")
+    german = page_text(divadmin.get(f"/begcare/{items[0].id}?lang=de-DE", follow_redirects=True))
+    assert "Zu lange geparkt" in german and "Parked too long" not in german
+    # a language without its own text reads the company's (Swedish)
+    dutch = page_text(divadmin.get(f"/begcare/{items[0].id}?lang=nl-NL", follow_redirects=True))
+    assert "Parkerad för länge" in dutch
