@@ -280,7 +280,8 @@ SETTING_SCREENS = [
          Extra("buffer_minutes", _l("Minutes between bookings"), "int", high=240),
          Extra("days_ahead", _l("Days ahead that can be booked"), "int", low=1, high=366),
          *(Extra(f"hours_{n}", day, check=calendars.hours_error, hint=HOURS_HINT)
-           for n, day in enumerate(calendars.WEEKDAYS, 1))),
+           for n, day in enumerate(calendars.WEEKDAYS, 1)),
+         Extra("name_texts", _l("Name in each language"), "texts", hint=NAME_TEXTS_HINT)),
         divisional=True,
     ),
     setting_screen(

@@ -97,7 +97,7 @@ class Calendar:
                 hours[day] = ()
         return cls(
             id=row.id,
-            name=row.name,
+            name=for_reader(data.get("name_texts"), row.name),
             division_id=row.division_id,
             slot_minutes=_number(data.get("slot_minutes"), DEFAULT_SLOT, 5, 480),
             buffer_minutes=_number(data.get("buffer_minutes"), 0, 0, 240),
@@ -146,7 +146,7 @@ def calendar_choices() -> list[tuple[str, str]]:
     rows = db.session.scalars(
         select(SettingRow).where(SettingRow.kind == CALENDAR).order_by(SettingRow.name)
     )
-    return [(str(row.id), row.name) for row in rows]
+    return [(str(row.id), for_reader((row.data or {}).get("name_texts"), row.name)) for row in rows]
 
 
 def locations_of(calendar_id: int) -> list[SettingRow]:

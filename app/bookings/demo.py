@@ -24,12 +24,21 @@ CUSTOMERS = (
 )
 
 
+# A calendar's name in every language: "Test drives" and the division's name.
+TEST_DRIVES = {
+    "sv-SE": "Provkörningar", "nb-NO": "Prøvekjøringer", "fi-FI": "Koeajot", "da-DK": "Prøveture",
+    "en-GB": "Test drives", "de-DE": "Probefahrten", "nl-NL": "Proefritten",
+}  # fmt: skip
+
+
 def _calendar(division: Division, swedish: bool) -> tuple[SettingRow, SettingRow]:
-    name = ("Provkörningar " if swedish else "Prøvekjøringer ") + division.name
+    texts = {tag: f"{word} {division.name}" for tag, word in TEST_DRIVES.items()}
+    name = texts["sv-SE" if swedish else "nb-NO"]
     row = SettingRow(
         kind=cal.CALENDAR, name=name, division_id=division.id,
         description="Provkörningar och leveranser" if swedish else "Prøvekjøringer og leveranser",
-        data={"slot_minutes": 45, "buffer_minutes": 15, "days_ahead": 30, **WEEK},
+        data={"slot_minutes": 45, "buffer_minutes": 15, "days_ahead": 30, "name_texts": texts,
+              **WEEK},
     )  # fmt: skip
     db.session.add(row)
     db.session.flush()

@@ -188,3 +188,16 @@ def test_a_places_name_reads_in_the_staffs_language_and_is_booked_in_the_custome
     assert german.place == "Ausstellungsraum, Bilgatan 1"
     # a customer in the division's language (Swedish, no text of its own): as written
     assert _book(shop, start=SOON.replace(hour=9)).place == "Utställningshallen, Bilgatan 1"
+
+
+def test_a_calendars_name_reads_in_the_readers_language(client, shop):
+    activate(shop.instance_id)
+    row = db.session.get(SettingRow, shop.calendars["SE"])
+    row.data = {**row.data, "name_texts": {"sv-SE": "Provkörningar", "de-DE": "Probefahrten"}}
+    db.session.flush()
+    sign_in(client, db.session.get(User, shop.user_id))
+    german = page_text(client.get(f"/bookings/calendars/{row.id}?lang=de-DE"))
+    assert "Probefahrten" in german and "Provkörningar" not in german
+    assert "Probefahrten" in page_text(client.get("/bookings?lang=de-DE"))
+    # a language without its own text reads the company's (Swedish)
+    assert "Provkörningar" in page_text(client.get(f"/bookings/calendars/{row.id}?lang=nl-NL"))
