@@ -7,6 +7,7 @@ form (templates/admin/form.html) draws it as a compact list of the languages."""
 from flask import g, has_request_context
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 from sqlalchemy import JSON, select
 from sqlalchemy.orm import Mapped, mapped_column
 from wtforms import Field, ValidationError
@@ -189,9 +190,10 @@ def check_option_texts(field: TextsField, options: list[str]) -> None:
     ]
     if wrong:
         raise ValidationError(
-            _(
-                "Write %(count)s options, one on each line in the order above: %(languages)s.",
-                count=len(options),
+            ngettext(
+                "Write %(num)s option, on one line: %(languages)s.",
+                "Write %(num)s options, one on each line in the order above: %(languages)s.",
+                len(options),
                 languages=", ".join(wrong),
             )
         )

@@ -309,7 +309,7 @@ def test_an_admin_adds_a_calculator_and_bad_rows_are_refused(client, world, othe
            "rows-0-unit": "currency"}  # fmt: skip
     edit = f"/admin/general/calculators/{saved.id}/edit"
     wrong = client.post(edit, data={**base, **row, "row_titles_texts-de-DE": "Reifen\nMarge"})
-    assert wrong.status_code == 422 and "Write 1 options" in page_text(wrong)
+    assert wrong.status_code == 422 and "Write 1 option, on one line" in page_text(wrong)
     right = {**base, **row, "row_titles_texts-de-DE": "Reifen", "title_texts-de-DE": "Schnell"}
     assert client.post(edit, data=right).status_code == 302
     db.session.expire_all()
