@@ -23,7 +23,7 @@ def move_location(module: str, item_id: int, kind: str):
         if not moved:
             return None
         place = locations.current(item)[kind]
-        return _message(kind, item.regno, place.name if place else None)
+        return _message(kind, item.regno, place.shown_name if place else None)
 
     return act_then_back(
         back_path(item, "#locations"),
