@@ -173,9 +173,12 @@ def test_the_seller_works_the_vehicles_page(page, live_server, waiting_vehicle, 
     upload(page, "protokoll.pdf", "application/pdf", PDF, "Besiktningsprotokoll")
     expect(files.get_by_role("link", name="Besiktningsprotokoll")).to_be_visible()
     upload(page, "bil.jpg", "image/jpeg", b"MZ\x90\x00" + b"\x00" * 500, "Bild")
-    expect(page.get_by_role("alert")).to_have_text(
+    # Refused beside the file field (the form's one field macro): marked and described.
+    expect(page.locator("#file-error")).to_have_text(
         "Only JPEG, PNG and WebP images and PDF documents can be uploaded."
     )
+    expect(page.locator("#file")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#file")).to_have_attribute("aria-describedby", re.compile("file-error"))
     expect(page.get_by_label("Title")).to_have_value("Bild")
     expect(files.get_by_role("link", name="Bild")).to_have_count(0)
 
