@@ -230,3 +230,16 @@ def report(name: str, result: dict) -> None:
         f"{name:28s} {result['rps']:8.1f} req/s   median {result['median_ms']:7.2f} ms   "
         f"p95 {result['p95_ms']:7.2f} ms   ({result['requests']} ok, {result['errors']} errors)"
     )
+
+
+def write_block(path: Path, marker: str, block: str) -> None:
+    """Put `block` (a measurement that starts and ends with the line `marker`) in the file in
+    place of the block with the same marker, or at its end: each bench rewrites only its own
+    part of a shared results file (bench/SCALE.md)."""
+    text = path.read_text() if path.exists() else ""
+    if marker in text:
+        head, _, rest = text.partition(marker)
+        text = head + block + rest.partition(marker)[2]
+    else:
+        text = text + "\n" + block + "\n"
+    path.write_text(text)

@@ -22,7 +22,7 @@ from collections import namedtuple
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import ROOT, gunicorn, load, sign_in
+from common import ROOT, gunicorn, load, sign_in, write_block
 from market_bids import _json, open_bid_page
 from scale_data import generate, sqlalchemy_url
 
@@ -231,7 +231,6 @@ def write(path, sizes: list[int], table: dict[int, dict], command: str, loads: d
         stmts = " → ".join(str(table[s].get(name, {}).get("statements") or "–") for s in sizes)
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {stmts} | {growth} | {meets} |")
     loaded = "\n".join(f"- {size:,} vehicles: loaded in {loads[size]:.0f} s" for size in loads)
-    text = path.read_text() if path.exists() else ""
     marker = "<!-- growth table -->"
     block = (
         f"{marker}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
@@ -239,12 +238,7 @@ def write(path, sizes: list[int], table: dict[int, dict], command: str, loads: d
         f"work), PostgreSQL, gunicorn 2 sync workers, one client.\n\n    {command}\n\n{loaded}\n\n"
         + "\n".join(lines) + f"\n{marker}"
     )  # fmt: skip
-    if marker in text:
-        head, _, rest = text.partition(marker)
-        text = head + block + rest.partition(marker)[2]
-    else:
-        text = text + "\n" + block + "\n"
-    path.write_text(text)
+    write_block(path, marker, block)
 
 
 def _cores() -> int:

@@ -16,7 +16,7 @@ import csv
 import io
 import time
 
-from common import ROOT
+from common import ROOT, write_block
 from scale import database_name
 from scale_data import sqlalchemy_url
 
@@ -163,13 +163,7 @@ def write(path, sizes: list[int], table: dict[int, dict], command: str) -> None:
         f"({_cores()} cores, shared with other work), PostgreSQL, in one process.\n\n"
         f"    {command}\n\n" + "\n".join(lines) + f"\n{marker}"
     )
-    text = path.read_text()
-    if marker in text:
-        head, _, rest = text.partition(marker)
-        text = head + block + rest.partition(marker)[2]
-    else:
-        text = text + "\n" + block + "\n"
-    path.write_text(text)
+    write_block(path, marker, block)
 
 
 def main() -> None:

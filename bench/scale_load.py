@@ -19,7 +19,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import ROOT
+from common import ROOT, write_block
 
 SERVER = "postgresql://dealercare:dealercare@127.0.0.1:5432"
 
@@ -142,13 +142,7 @@ def write(args, rows, errors_seen, workers, master, elapsed) -> None:
         + marker
     )  # fmt: skip
     path = ROOT / "bench" / "SCALE.md"
-    text = path.read_text()
-    if marker in text:
-        head, _, rest = text.partition(marker)
-        text = head + block + rest.partition(marker)[2]
-    else:
-        text += "\n" + block + "\n"
-    path.write_text(text)
+    write_block(path, marker, block)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import threading
 import time
 from datetime import UTC, datetime
 
-from common import ROOT
+from common import ROOT, write_block
 from scale_data import sqlalchemy_url
 
 SERVER = "postgresql://dealercare:dealercare@127.0.0.1:5432"
@@ -155,13 +155,7 @@ def write(args, chain, timings) -> None:
         + "\n".join(lines) + f"\n{marker}"
     )  # fmt: skip
     path = ROOT / "bench" / "SCALE.md"
-    text = path.read_text()
-    if marker in text:
-        head, _, rest = text.partition(marker)
-        text = head + block + rest.partition(marker)[2]
-    else:
-        text += "\n" + block + "\n"
-    path.write_text(text)
+    write_block(path, marker, block)
 
 
 if __name__ == "__main__":
