@@ -53,36 +53,41 @@ from app.preparation.states import BY_ID
 MODULES = ("begcare", "newcare")
 
 
-def _owned(model, module: str, **fields) -> dict:
-    """What every setting of a module that is one division's or the instance's shares;
-    `extra`: (rows) -> more for the list, `offer`: (form, row) -> the form's other choices."""
+OWNER = Column(_l("Division"), lambda r, e: division_label(e["divisions"], r.division_id), "", True)
 
-    more = fields.pop("extra", lambda rows: {})
-    offer = fields.pop("offer", lambda form, row: None)
+
+def module_screen(module: str, slug: str, model, *, extra=None, offer=None, **fields) -> Screen:
+    """A setting of a preparation module, at /admin/{module}/{slug}: the module's rows, each
+    one division's or the whole instance's (the OWNER column names whose), changed by ROLE_ADMIN
+    or a division administrator (only their divisions' rows). `extra`: (rows) -> more for the
+    list; `offer`: (form, row) -> the form's choices beside the owners."""
 
     def prepare(form, v, row) -> None:
         form.set_owners(owner_choices(v, instance_divisions()))
-        offer(form, row)
+        if offer is not None:
+            offer(form, row)
 
-    def extra(rows, v) -> dict:
-        return {"divisions": instance_divisions(), **more(rows)}
+    def list_extra(rows, v) -> dict:
+        return {"divisions": instance_divisions(), **(extra(rows) if extra else {})}
 
-    return dict(
+    return Screen(
+        path=f"{module}/{slug}",
         model=model,
         module=module,
         where=(model.module == module,),
         write=admin_or_division_admin,
         write_row=lambda v, row: may_change(v, row.division_id),
         prepare=prepare,
-        list_extra=extra,
+        list_extra=list_extra,
         **fields,
     )
 
 
-def _owner() -> Column:
-    return Column(
-        _l("Division"), lambda r, e: division_label(e["divisions"], r.division_id), "", True
-    )
+def _set_named(row, module: str, name: str, form) -> None:
+    """What every named setting of a module stores: its module, name (with the name's
+    translations) and owner."""
+    row.module, row.name, row.division_id = module, name, form.division_id.data
+    row.name_texts = form.name_texts.data or {}
 
 
 def _check(rule, *args, whole: tuple[str, ...] = ()) -> None:
@@ -98,61 +103,55 @@ def _check(rule, *args, whole: tuple[str, ...] = ()) -> None:
 # --- station groups ------------------------------------------------------------------------------
 
 
-def _group_counts(rows) -> dict:
-    return {"stations": counts_by(Station.station_group_id, rows)}
+def _if_counted(column, sentence):
+    """A delete's consequence: `sentence` of how many rows refer to the row by `column` (a
+    foreign key to it); nothing when none does."""
+
+    def consequences(row) -> list[str]:
+        count = counts_by(column, [row]).get(row.id, 0)
+        return [sentence(count)] if count else []
+
+    return consequences
 
 
 def _save_station_group(module: str):
     def save(group: StationGroup, form, v) -> None:
         name = form.name.data.strip()
         _check(S.check_station_group, module, group.id, name)
-        group.module, group.name, group.division_id = module, name, form.division_id.data
-        group.name_texts = form.name_texts.data or {}
+        _set_named(group, module, name, form)
 
     return save
 
 
-def _if_counted(counts_of, sentence):
-    """A delete's consequence: `sentence` of how many rows of the module refer to the row
-    (`counts_of(module)`: {row id: count}); nothing when none does."""
-
-    def consequences(row) -> list[str]:
-        count = counts_of(row.module).get(row.id, 0)
-        return [sentence(count)] if count else []
-
-    return consequences
-
-
-_stations_stay = _if_counted(
-    S.group_station_counts,
-    lambda n: ngettext(
-        "Its %(num)s station stays, without a group.",
-        "Its %(num)s stations stay, without a group.",
-        n,
-    ),
-)
-
-
 def station_groups(module: str) -> Screen:
-    return Screen(
-        path=f"{module}/station-groups",
+    return module_screen(
+        module,
+        "station-groups",
+        StationGroup,
         noun=_l("station group"),
         form=StationGroupForm,
         columns=(
             Column(_l("Name"), lambda g: g.shown_name),
             Column(_l("Stations"), lambda g, e: e["stations"].get(g.id, 0), "num", True),
-            _owner(),
+            OWNER,
         ),
         intro=_l(
             "Station groups gather stations that belong together, such as the workshop or reconditioning."
         ),
         search_with=search_names(StationGroup),
         order_by=(func.lower(StationGroup.name), StationGroup.id),
+        extra=lambda rows: {"stations": counts_by(Station.station_group_id, rows)},
         save=_save_station_group(module),
         before_delete=lambda group, v: S.ungroup_stations(group),
-        delete_consequences=_stations_stay,
+        delete_consequences=_if_counted(
+            Station.station_group_id,
+            lambda n: ngettext(
+                "Its %(num)s station stays, without a group.",
+                "Its %(num)s stations stay, without a group.",
+                n,
+            ),
+        ),
         empty=_l("No station groups yet."),
-        **_owned(StationGroup, module, extra=_group_counts),
     )
 
 
@@ -160,15 +159,13 @@ def station_groups(module: str) -> Screen:
 
 
 def _station_extra(rows) -> dict:
-    counts = db.session.execute(
-        select(ItemStationTask.station_id, func.count())
-        .where(ItemStationTask.station_id.in_([s.id for s in rows]))
-        .group_by(ItemStationTask.station_id)
-    )
     groups = db.session.scalars(
         select(StationGroup).where(StationGroup.id.in_({s.station_group_id for s in rows}))
     )
-    return {"tasks": dict(counts.all()), "groups": {g.id: g.shown_name for g in groups}}
+    return {
+        "tasks": counts_by(ItemStationTask.station_id, rows),
+        "groups": {g.id: g.shown_name for g in groups},
+    }
 
 
 def _offer_station(module: str):
@@ -184,11 +181,10 @@ def _save_station(module: str):
     def save(station: Station, form, v) -> None:
         name, group_id = form.name.data.strip(), form.station_group_id.data
         _check(S.check_station, module, station.id, name, group_id)
-        station.module, station.name, station.station_group_id = module, name, group_id
-        station.name_texts = form.name_texts.data or {}
+        _set_named(station, module, name, form)
+        station.station_group_id = group_id
         station.target_minutes, station.ordering = form.target_minutes.data, form.ordering.data
         station.hourly_rate = form.hourly_rate.data
-        station.division_id = form.division_id.data
 
     return save
 
@@ -206,8 +202,10 @@ def _packages_lose(station: Station) -> list[str]:
 
 
 def stations(module: str) -> Screen:
-    return Screen(
-        path=f"{module}/stations",
+    return module_screen(
+        module,
+        "stations",
+        Station,
         noun=_l("station"),
         form=StationForm,
         columns=(
@@ -232,20 +230,21 @@ def stations(module: str) -> Screen:
                 "num",
             ),
             Column(_l("Tasks"), lambda s, e: e["tasks"].get(s.id, 0), "num", True),
-            _owner(),
+            OWNER,
         ),
         intro=_l(
             "Stations are the preparation steps a vehicle goes through. A station that has tasks on vehicles cannot be deleted."
         ),
         search_with=search_names(Station),
         order_by=(Station.ordering, func.lower(Station.name), Station.id),
+        extra=_station_extra,
+        offer=_offer_station(module),
         save=_save_station(module),
         before_delete=lambda station, v: S.leave_packages(station),
         delete_blocked=_station_blocked,
         delete_note=lambda s, e: _("In use") if e["tasks"].get(s.id) else None,
         delete_consequences=_packages_lose,
         empty=_l("No stations yet."),
-        **_owned(Station, module, extra=_station_extra, offer=_offer_station(module)),
     )
 
 
@@ -264,8 +263,10 @@ def _save_state_button(module: str):
 
 
 def state_buttons(module: str) -> Screen:
-    return Screen(
-        path=f"{module}/state-buttons",
+    return module_screen(
+        module,
+        "state-buttons",
+        StateButton,
         noun=_l("state button"),
         form=StateButtonForm,
         columns=(
@@ -273,7 +274,7 @@ def state_buttons(module: str) -> Screen:
             Column(_l("From state"), lambda b: BY_ID[b.from_state].title),
             Column(_l("To state"), lambda b: BY_ID[b.to_state].title),
             Column(_l("Position"), "ordering", "num"),
-            _owner(),
+            OWNER,
         ),
         intro=_l(
             "A state button is an allowed move: vehicles in its from-state show it, and choosing it moves them to its to-state."
@@ -289,7 +290,6 @@ def state_buttons(module: str) -> Screen:
             )
         ],
         empty=_l("No state buttons yet: vehicles cannot be moved between states."),
-        **_owned(StateButton, module),
     )
 
 
@@ -318,9 +318,8 @@ def _save_location(module: str, kind: str):
     def save(location: Location, form, v) -> None:
         name = form.name.data.strip()
         _check(S.check_location, module, kind, location.id, name, form.division_id.data)
-        location.module, location.kind = module, kind
-        location.name, location.division_id = name, form.division_id.data
-        location.name_texts = form.name_texts.data or {}
+        location.kind = kind
+        _set_named(location, module, name, form)
 
     return save
 
@@ -359,22 +358,16 @@ def locations(module: str, slug: str) -> Screen:
 
 
 def _package_extra(rows) -> dict:
-    ids = [p.id for p in rows]
     steps = db.session.execute(
         select(StationPackageStep.package_id, Station.name, Station.name_texts)
         .join(Station, Station.id == StationPackageStep.station_id)
-        .where(StationPackageStep.package_id.in_(ids))
+        .where(StationPackageStep.package_id.in_([p.id for p in rows]))
         .order_by(StationPackageStep.package_id, StationPackageStep.ordering)
     )
     names: dict[int, list[str]] = {}
     for package_id, name, texts in steps:
         names.setdefault(package_id, []).append(for_reader(texts, name))
-    vehicles = db.session.execute(
-        select(PreparationItem.package_id, func.count())
-        .where(PreparationItem.package_id.in_(ids))
-        .group_by(PreparationItem.package_id)
-    )
-    return {"steps": names, "vehicles": dict(vehicles.all())}
+    return {"steps": names, "vehicles": counts_by(PreparationItem.package_id, rows)}
 
 
 def _steps(package: StationPackage, extra: dict):
@@ -398,8 +391,7 @@ def _save_package(module: str):
     def save(package: StationPackage, form, v) -> None:
         name, station_ids = form.name.data.strip(), form.station_ids
         _check(S.check_package, module, package.id, name, station_ids, whole=("steps",))
-        package.module, package.name, package.division_id = module, name, form.division_id.data
-        package.name_texts = form.name_texts.data or {}
+        _set_named(package, module, name, form)
         S.set_steps(package, station_ids)
 
     return save
@@ -413,45 +405,40 @@ def _package_snapshot(package: StationPackage) -> dict:
     }
 
 
-_vehicles_keep = _if_counted(
-    S.package_item_counts,
-    lambda n: ngettext(
-        "%(num)s vehicle has this package; its station tasks stay as they are.",
-        "%(num)s vehicles have this package; their station tasks stay as they are.",
-        n,
-    ),
-)
-
-
 def station_packages(module: str) -> Screen:
-    return Screen(
-        path=f"{module}/station-packages",
+    return module_screen(
+        module,
+        "station-packages",
+        StationPackage,
         noun=_l("station package"),
         form=StationPackageForm,
         columns=(
             Column(_l("Name"), lambda p: p.shown_name),
             Column(_l("Stations in order"), _steps, "", True),
             Column(_l("Vehicles"), lambda p, e: e["vehicles"].get(p.id, 0), "num", True),
-            _owner(),
+            OWNER,
         ),
         intro=_l(
             "A station package is the route of stations a vehicle takes, in order. A vehicle given a package gets one task per station."
         ),
         search_with=search_names(StationPackage),
         order_by=(func.lower(StationPackage.name), StationPackage.id),
+        extra=_package_extra,
+        offer=lambda form, row: form.set_stations(S.stations(module)),
         load=_load_package,
         save=_save_package(module),
         snapshot=_package_snapshot,
         before_delete=lambda package, v: S.unset_package(package),
-        delete_consequences=_vehicles_keep,
+        delete_consequences=_if_counted(
+            PreparationItem.package_id,
+            lambda n: ngettext(
+                "%(num)s vehicle has this package; its station tasks stay as they are.",
+                "%(num)s vehicles have this package; their station tasks stay as they are.",
+                n,
+            ),
+        ),
         form_template="admin/package_form.html",
         empty=_l("No station packages yet."),
-        **_owned(
-            StationPackage,
-            module,
-            extra=_package_extra,
-            offer=lambda form, row: form.set_stations(S.stations(module)),
-        ),
     )
 
 

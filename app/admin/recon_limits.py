@@ -6,7 +6,7 @@ from flask_babel import format_decimal
 from flask_babel import lazy_gettext as _l
 
 from app.admin.crud import Column, FormRefused, Screen
-from app.admin.preparation import MODULES, _owned, _owner
+from app.admin.preparation import MODULES, OWNER, module_screen
 from app.extensions import db
 from app.preparation.admin_forms import ReconLimitForm
 from app.preparation.recon_models import ReconLimit
@@ -31,12 +31,14 @@ def _save(module: str):
 
 
 def recon_limits(module: str) -> Screen:
-    return Screen(
-        path=f"{module}/recon-limits",
+    return module_screen(
+        module,
+        "recon-limits",
+        ReconLimit,
         noun=_l("approval limit"),
         form=ReconLimitForm,
         columns=(
-            _owner(),
+            OWNER,
             Column(_l("Approval limit"), lambda r: format_decimal(r.amount, "#,##0"), "num"),
         ),
         intro=_l(
@@ -45,7 +47,6 @@ def recon_limits(module: str) -> Screen:
         order_by=(ReconLimit.division_id, ReconLimit.id),
         save=_save(module),
         empty=_l("No approval limits: no estimate needs approval."),
-        **_owned(ReconLimit, module),
     )
 
 

@@ -55,11 +55,6 @@ def _all(model, module: str, *order_by, options=()) -> list:
     )
 
 
-def _counts(stmt) -> dict[int, int]:
-    """{key: count} from a grouped (key, count) query."""
-    return {key: count for key, count in db.session.execute(stmt)}
-
-
 def _same_name(model, module: str, name: str, exclude_id: int | None, **where) -> bool:
     stmt = select(model.id).where(
         model.module == module, func.lower(model.name) == name.strip().lower()
@@ -125,15 +120,6 @@ def station_groups(module: str) -> list[StationGroup]:
     return _all(StationGroup, module, func.lower(StationGroup.name), StationGroup.id)
 
 
-def group_station_counts(module: str) -> dict[int, int]:
-    """Stations per group of the module, in one grouped query."""
-    return _counts(
-        select(Station.station_group_id, func.count())
-        .where(Station.module == module, Station.station_group_id.is_not(None))
-        .group_by(Station.station_group_id)
-    )
-
-
 def get_station_group(module: str, group_id: int) -> StationGroup | None:
     """One station group of the module in the active instance, or None."""
     return _one(StationGroup, module, group_id)
@@ -167,16 +153,6 @@ def stations(module: str) -> list[Station]:
         func.lower(Station.name),
         Station.id,
         options=[joinedload(Station.group)],
-    )
-
-
-def station_task_counts(module: str) -> dict[int, int]:
-    """Station tasks per station of the module, in one grouped query."""
-    return _counts(
-        select(ItemStationTask.station_id, func.count())
-        .join(Station, Station.id == ItemStationTask.station_id)
-        .where(Station.module == module)
-        .group_by(ItemStationTask.station_id)
     )
 
 
@@ -230,15 +206,6 @@ def packages(module: str) -> list[StationPackage]:
         func.lower(StationPackage.name),
         StationPackage.id,
         options=[_WITH_STEPS],
-    )
-
-
-def package_item_counts(module: str) -> dict[int, int]:
-    """Vehicles per package of the module, in one grouped query."""
-    return _counts(
-        select(PreparationItem.package_id, func.count())
-        .where(PreparationItem.module == module, PreparationItem.package_id.is_not(None))
-        .group_by(PreparationItem.package_id)
     )
 
 
