@@ -11,6 +11,7 @@ from markupsafe import Markup
 from sqlalchemy import func, select
 
 from app.admin.crud import (
+    NAME,
     Column,
     FormRefused,
     Screen,
@@ -131,7 +132,7 @@ def station_groups(module: str) -> Screen:
         noun=_l("station group"),
         form=StationGroupForm,
         columns=(
-            Column(_l("Name"), lambda g: g.shown_name),
+            NAME,
             Column(_l("Stations"), lambda g, e: e["stations"].get(g.id, 0), "num", True),
             OWNER,
         ),
@@ -209,7 +210,7 @@ def stations(module: str) -> Screen:
         noun=_l("station"),
         form=StationForm,
         columns=(
-            Column(_l("Name"), lambda s: s.shown_name),
+            NAME,
             Column(
                 _l("Station group"),
                 lambda s, e: e["groups"].get(s.station_group_id) or _("No group"),
@@ -413,7 +414,7 @@ def station_packages(module: str) -> Screen:
         noun=_l("station package"),
         form=StationPackageForm,
         columns=(
-            Column(_l("Name"), lambda p: p.shown_name),
+            NAME,
             Column(_l("Stations in order"), _steps, "", True),
             Column(_l("Vehicles"), lambda p, e: e["vehicles"].get(p.id, 0), "num", True),
             OWNER,

@@ -22,7 +22,7 @@ from wtforms import (
 )
 from wtforms.validators import NumberRange, Optional
 
-from app.admin.crud import Column, FormRefused, Screen
+from app.admin.crud import NAME, Column, FormRefused, Screen
 from app.admin.fields import FIELD_TYPE_LABELS, choice, flag, text
 from app.core.localized import EACH_LANGUAGE as EACH
 from app.core.localized import (
@@ -120,7 +120,7 @@ PRIORITIES = Screen(
     module=MODULE,
     model=PurchasePriority,
     form=PriorityForm,
-    columns=(Column(_l("Name"), lambda p: p.shown_name), Column(_l("Order"), "ordering", "num")),
+    columns=(NAME, Column(_l("Order"), "ordering", "num")),
     search_with=search_names(PurchasePriority),
     order_by=(PurchasePriority.ordering, PurchasePriority.id),
     save=_save_priority,

@@ -10,7 +10,7 @@ from sqlalchemy import or_, select
 from wtforms import DateField, SelectField, StringField
 from wtforms.validators import InputRequired, Optional, Regexp
 
-from app.admin.crud import Column, FormRefused, Screen
+from app.admin.crud import NAME, Column, FormRefused, Screen
 from app.admin.fields import choice, flag, long_text, optional_int, text
 from app.admin.mail_templates import (
     ALLOWED_TAGS,
@@ -57,7 +57,7 @@ TAGS = Screen(
     noun=_l("tag"),
     model=Tag,
     form=TagForm,
-    columns=(Column(_l("Name"), lambda t: t.shown_name), Column(_l("Colour"), "color")),
+    columns=(NAME, Column(_l("Colour"), "color")),
     intro=_l("Tags are short labels users put on vehicles, such as “Campaign” or “Export”."),
     search_with=search_names(Tag),
     order_by=(Tag.name,),

@@ -10,6 +10,7 @@ values before and after.
 
 from app.admin.crud.audit import history, plain, record_change, snapshot
 from app.admin.crud.screen import (
+    NAME,
     Column,
     FormRefused,
     Screen,
@@ -32,6 +33,7 @@ from app.admin.crud.views import (
 )
 
 __all__ = [
+    "NAME",
     "SCREENS",
     "Column",
     "ConfirmForm",

@@ -49,6 +49,10 @@ class Column:
         return value
 
 
+# The name of a named row (app.core.localized.Named) as the reader reads it.
+NAME = Column(_l("Name"), "shown_name")
+
+
 @dataclass
 class Screen:
     path: str  # below /admin/, e.g. "general/countries"
