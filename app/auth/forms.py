@@ -7,7 +7,7 @@ from wtforms.validators import Email, InputRequired
 from wtforms.widgets import PasswordInput
 
 from app.auth.services import PASSWORD_MAX, password_ok
-from app.core.forms import too_long
+from app.core.forms import required_input, too_long
 from app.core.messages import KEYS
 
 EMAIL_MAX = 254  # the longest address a mail can carry
@@ -17,7 +17,7 @@ def email_field(autocomplete: str, *, check: bool = True) -> EmailField:
     """The required e-mail field of a form: at most EMAIL_MAX characters and, with `check`, a
     well-formed address (signing in only looks the address up)."""
     validators = [
-        InputRequired(KEYS["FIELD_REQUIRED"]),
+        required_input(),
         too_long(EMAIL_MAX),
     ]
     if check:

@@ -17,10 +17,10 @@ from wtforms import (
     TextAreaField,
     ValidationError,
 )
-from wtforms.validators import Email, InputRequired, Optional
+from wtforms.validators import Email, Optional
 from wtforms.widgets import TextInput
 
-from app.core.forms import too_long
+from app.core.forms import required_input, too_long
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id, is_int
 from app.market.invites import INVITE_LANGUAGES
@@ -145,7 +145,7 @@ class SettingsForm(FlaskForm):
     rate_EUR = RateField()
     bid_step = WholeNumberField(
         _l("Default bid step"),
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"])],
+        validators=[required_input()],
         low=1,
         description=_l("New adverts start with this step between bids. Each advert can change it."),
     )
@@ -236,7 +236,7 @@ class InviteForm(FlaskForm):
         _l("E-mail"),
         filters=[_strip],
         validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
+            required_input(),
             too_long(254),
             Email(KEYS["INVALID_EMAIL"]),
         ],
@@ -273,7 +273,7 @@ class VehicleRequestForm(FlaskForm):
     brand = StringField(
         _l("Brand"),
         filters=[_strip],
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), too_long(100)],
+        validators=[required_input(), too_long(100)],
         render_kw={"maxlength": 100, "autocomplete": "off", "list": "brand-suggestions"},
     )
     model = StringField(

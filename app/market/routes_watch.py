@@ -9,11 +9,9 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, StringField
-from wtforms.validators import InputRequired
 
 from app.auth.session import safe_next
-from app.core.forms import too_long
-from app.core.messages import KEYS
+from app.core.forms import required_input, too_long
 from app.core.models import utcnow
 from app.core.pages import public_page
 from app.extensions import db
@@ -37,7 +35,7 @@ class SavedSearchForm(FilterForm):
         _l("Name"),
         filters=[lambda v: " ".join(v.split()) if isinstance(v, str) else v],
         validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
+            required_input(),
             too_long(watch.NAME_MAX),
         ],
     )
