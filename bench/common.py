@@ -232,14 +232,16 @@ def report(name: str, result: dict) -> None:
     )
 
 
-def write_block(path: Path, marker: str, block: str) -> None:
+def write_block(path: Path, marker: str, block: str, heading: str | None = None) -> None:
     """Put `block` (a measurement that starts and ends with the line `marker`) in the file in
-    place of the block with the same marker, or at its end: each bench rewrites only its own
-    part of a shared results file (bench/SCALE.md)."""
+    place of the block with the same marker, or at its end (under `## heading` when given): each
+    bench rewrites only its own part of a shared results file (bench/SCALE.md)."""
     text = path.read_text() if path.exists() else ""
     if marker in text:
         head, _, rest = text.partition(marker)
         text = head + block + rest.partition(marker)[2]
+    elif heading:
+        text = text.rstrip("\n") + f"\n\n## {heading}\n\n" + block + "\n"
     else:
         text = text + "\n" + block + "\n"
     path.write_text(text)

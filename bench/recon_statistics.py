@@ -28,7 +28,7 @@ import platform
 import time
 from datetime import UTC, datetime
 
-from common import ROOT, gunicorn, load, sign_in
+from common import ROOT, gunicorn, load, sign_in, write_block
 from scale import make_database, seller_client, summary
 from scale_data import sqlalchemy_url
 
@@ -138,19 +138,12 @@ def table(rows: dict[int, dict]) -> str:
 
 def write(rows: dict[int, dict], command: str) -> None:
     """The table between the markers of SCALE.md's section "Reconditioning statistics"."""
-    path = ROOT / "bench" / "SCALE.md"
-    text = path.read_text()
     block = (
         f"{MARKER}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
         f"({platform.machine()}, shared with other work), PostgreSQL, one client.\n\n"
         f"    {command}\n\n{table(rows)}\n{MARKER}"
     )
-    if MARKER in text:
-        head, _, rest = text.partition(MARKER)
-        text = head + block + rest.partition(MARKER)[2]
-    else:
-        text = text.rstrip("\n") + "\n\n## Reconditioning statistics\n\n" + block + "\n"
-    path.write_text(text)
+    write_block(ROOT / "bench" / "SCALE.md", MARKER, block, "Reconditioning statistics")
 
 
 def main() -> None:

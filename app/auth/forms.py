@@ -3,10 +3,11 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import EmailField, PasswordField, ValidationError
-from wtforms.validators import Email, InputRequired, Length
+from wtforms.validators import Email, InputRequired
 from wtforms.widgets import PasswordInput
 
 from app.auth.services import PASSWORD_MAX, password_ok
+from app.core.forms import required_input, too_long
 from app.core.messages import KEYS
 
 EMAIL_MAX = 254  # the longest address a mail can carry
@@ -16,8 +17,8 @@ def email_field(autocomplete: str, *, check: bool = True) -> EmailField:
     """The required e-mail field of a form: at most EMAIL_MAX characters and, with `check`, a
     well-formed address (signing in only looks the address up)."""
     validators = [
-        InputRequired(KEYS["FIELD_REQUIRED"]),
-        Length(max=EMAIL_MAX, message=KEYS["FIELD_TOO_LONG"]),
+        required_input(),
+        too_long(EMAIL_MAX),
     ]
     if check:
         validators.append(Email(KEYS["INVALID_EMAIL"]))
@@ -34,7 +35,7 @@ class LoginForm(FlaskForm):
         _l("Password"),
         validators=[
             InputRequired(KEYS["PASSWORD_REQUIRED"]),
-            Length(max=PASSWORD_MAX, message=KEYS["FIELD_TOO_LONG"]),
+            too_long(PASSWORD_MAX),
         ],
         render_kw={"autocomplete": "current-password", "maxlength": PASSWORD_MAX},
     )

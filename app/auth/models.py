@@ -5,27 +5,25 @@ from datetime import datetime
 
 from flask import g, has_app_context
 from flask_login import UserMixin
-from sqlalchemy import JSON, Column, ForeignKey, Integer, String, Table, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.core.models import Division, Instance, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
+from app.core.models import (
+    Division,
+    Instance,
+    InstanceScoped,
+    TimestampMixin,
+    UTCDateTime,
+    link_table,
+    utcnow,
+)
 from app.core.roles import is_platform_role
 from app.extensions import db
 
 MODULES = ("begcare", "newcare", "purchaseAnalysis", "quickTest", "market")
 
-user_groups = Table(
-    "user_group",
-    db.metadata,
-    Column("user_id", ForeignKey("user.id", ondelete="CASCADE"), primary_key=True),
-    Column("group_id", ForeignKey("group.id", ondelete="CASCADE"), primary_key=True),
-)
-user_divisions = Table(
-    "user_division",
-    db.metadata,
-    Column("user_id", ForeignKey("user.id", ondelete="CASCADE"), primary_key=True),
-    Column("division_id", ForeignKey("division.id", ondelete="CASCADE"), primary_key=True),
-)
+user_groups = link_table("user_group", "user", "group")
+user_divisions = link_table("user_division", "user", "division")
 
 
 class Group(InstanceScoped, db.Model):

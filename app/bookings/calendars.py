@@ -111,27 +111,18 @@ class Calendar:
 
 def calendars_for(division_id: int) -> list[Calendar]:
     """The active calendars a vehicle of the division books on, by name."""
-    rows = db.session.scalars(
-        select(SettingRow)
-        .where(
-            SettingRow.kind == CALENDAR,
-            SettingRow.active.is_(True),
-            or_(SettingRow.division_id == division_id, SettingRow.division_id.is_(None)),
-        )
-        .order_by(SettingRow.name, SettingRow.id)
+    rows = SettingRow.of_kind(
+        CALENDAR, or_(SettingRow.division_id == division_id, SettingRow.division_id.is_(None))
     )
     return [Calendar.of(row) for row in rows]
 
 
 def calendars_of(division_ids: list[int]) -> list[Calendar]:
     """The calendars of these divisions (and the instance's own), by name: those its staff run."""
-    rows = db.session.scalars(
-        select(SettingRow)
-        .where(
-            SettingRow.kind == CALENDAR,
-            or_(SettingRow.division_id.in_(division_ids), SettingRow.division_id.is_(None)),
-        )
-        .order_by(SettingRow.name, SettingRow.id)
+    rows = SettingRow.of_kind(
+        CALENDAR,
+        or_(SettingRow.division_id.in_(division_ids), SettingRow.division_id.is_(None)),
+        active_only=False,
     )
     return [Calendar.of(row) for row in rows]
 
@@ -143,19 +134,13 @@ def calendar_row(calendar_id: int) -> SettingRow | None:
 
 def calendar_choices() -> list[tuple[str, str]]:
     """Every calendar of the instance as (id, name), for the locations' screen."""
-    rows = db.session.scalars(
-        select(SettingRow).where(SettingRow.kind == CALENDAR).order_by(SettingRow.name)
-    )
+    rows = SettingRow.of_kind(CALENDAR, active_only=False)
     return [(str(row.id), for_reader((row.data or {}).get("name_texts"), row.name)) for row in rows]
 
 
 def locations_of(calendar_id: int) -> list[SettingRow]:
     """The active places a calendar runs at, by name."""
-    rows = db.session.scalars(
-        select(SettingRow)
-        .where(SettingRow.kind == LOCATION, SettingRow.active.is_(True))
-        .order_by(SettingRow.name, SettingRow.id)
-    )
+    rows = SettingRow.of_kind(LOCATION)
     return [row for row in rows if str((row.data or {}).get("calendar")) == str(calendar_id)]
 
 

@@ -3,12 +3,13 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import EmailField, RadioField, SelectChoice, SelectField, StringField
-from wtforms.validators import Email, InputRequired, Length, Optional
+from wtforms.validators import Email, InputRequired, Optional
 
 from app.bookings.calendars import location_name
 from app.bookings.models import KINDS
+from app.core.addresses import address_field
+from app.core.forms import too_long
 from app.core.i18n import LOCALES
-from app.core.messages import KEYS
 
 KIND_LABELS = {"test_drive": _l("Test drive"), "delivery": _l("Delivery")}
 
@@ -25,17 +26,14 @@ class BookingForm(FlaskForm):
     )
     location = SelectField(_l("Place"), validators=[Optional()], validate_choice=False)
     # A delivery's address (app/core/addresses.py): the division's; checked by the service.
-    address = SelectField(
-        _l("Delivery address"),
-        validators=[Optional()],
-        validate_choice=False,
-        description=_l("Where the customer takes delivery. Only for a delivery."),
+    address = address_field(
+        _l("Delivery address"), _l("Where the customer takes delivery. Only for a delivery.")
     )
     customer_name = StringField(
         _l("Customer's name"),
         validators=[
             InputRequired(_l("Enter the customer's name.")),
-            Length(max=120, message=KEYS["FIELD_TOO_LONG"]),
+            too_long(120),
         ],
         render_kw={"maxlength": 120, "autocomplete": "off"},
     )
@@ -44,13 +42,13 @@ class BookingForm(FlaskForm):
         validators=[
             InputRequired(_l("Enter the customer's e-mail address.")),
             Email(_l("Enter an e-mail address such as name@example.com.")),
-            Length(max=254, message=KEYS["FIELD_TOO_LONG"]),
+            too_long(254),
         ],
         render_kw={"maxlength": 254, "autocomplete": "off"},
     )
     customer_phone = StringField(
         _l("Customer's phone number"),
-        validators=[Optional(), Length(max=40, message=KEYS["FIELD_TOO_LONG"])],
+        validators=[Optional(), too_long(40)],
         render_kw={"maxlength": 40, "inputmode": "tel", "autocomplete": "off"},
     )
     customer_language = SelectField(_l("Customer's language"), validators=[Optional()])

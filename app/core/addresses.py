@@ -7,6 +7,8 @@ from collections.abc import Iterable
 
 from flask_babel import gettext as _
 from sqlalchemy import func, or_, select
+from wtforms import SelectField
+from wtforms.validators import Optional
 
 from app.core.settings import Address
 from app.extensions import db
@@ -21,6 +23,14 @@ def offered(division_ids: Iterable[int]) -> list[Address]:
             .where(or_(Address.division_id.is_(None), Address.division_id.in_(ids)))
             .order_by(func.lower(Address.name), Address.id)
         )
+    )
+
+
+def address_field(label, description) -> SelectField:
+    """A form's choice of one of the offered addresses, or none: the view gives the choices
+    (offered) and the service checks the one chosen (refusal)."""
+    return SelectField(
+        label, validators=[Optional()], validate_choice=False, description=description
     )
 
 

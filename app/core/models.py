@@ -3,7 +3,17 @@
 import secrets
 from datetime import UTC, datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 
 from app.extensions import db
@@ -18,6 +28,17 @@ def new_version() -> int:
 def utcnow() -> datetime:
     """Return the current time, timezone-aware in UTC."""
     return datetime.now(UTC)
+
+
+def link_table(name: str, left: str, right: str) -> Table:
+    """The table that links rows of `left` and `right` many to many: the pair of ids
+    (`<left>_id`, `<right>_id`) is its key, and a link goes with the row at either end."""
+    return Table(
+        name,
+        db.metadata,
+        Column(f"{left}_id", ForeignKey(f"{left}.id", ondelete="CASCADE"), primary_key=True),
+        Column(f"{right}_id", ForeignKey(f"{right}.id", ondelete="CASCADE"), primary_key=True),
+    )
 
 
 class UTCDateTime(db.TypeDecorator):

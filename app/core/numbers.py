@@ -7,9 +7,9 @@ from flask import request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from wtforms import IntegerField
-from wtforms.validators import InputRequired, NumberRange
+from wtforms.validators import NumberRange
 
-from app.core.messages import KEYS
+from app.core.forms import required_input
 
 INT32_MAX = 2**31 - 1  # an Integer column (ids, states, years, counts)
 INT64_MAX = 2**63 - 1  # a BigInteger column
@@ -93,7 +93,7 @@ def whole_number(label, low: int, high: int, hint=None) -> StrictIntegerField:
     return StrictIntegerField(
         label,
         validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
+            required_input(),
             NumberRange(low, high, _l("Enter a whole number from %(min)s to %(max)s.")),
         ],
         render_kw={"inputmode": "numeric", "min": low, "max": high},

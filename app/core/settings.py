@@ -51,6 +51,16 @@ class NamedSetting:
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     data: Mapped[dict] = mapped_column(JSON, default=dict)
 
+    @classmethod
+    def of_kind(cls, kind: str, *where, active_only: bool = True):
+        """The rows of one kind (the active ones, unless `active_only` is False), by name: the
+        active instance's where the rows are an instance's; `where`: further conditions."""
+        if active_only:
+            where = (cls.active.is_(True), *where)
+        return db.session.scalars(
+            select(cls).where(cls.kind == kind, *where).order_by(cls.name, cls.id)
+        )
+
 
 class SettingRow(NamedSetting, DivisionSetting, InstanceScoped, db.Model):
     """A setting of one of the instance's simpler admin screens (providers, event rules,

@@ -17,9 +17,10 @@ from wtforms import (
     TextAreaField,
     ValidationError,
 )
-from wtforms.validators import Email, InputRequired, Length, Optional
+from wtforms.validators import Email, Optional
 from wtforms.widgets import TextInput
 
+from app.core.forms import required_input, too_long
 from app.core.messages import KEYS
 from app.core.numbers import coerce_id, is_int
 from app.market.invites import INVITE_LANGUAGES
@@ -39,10 +40,6 @@ LANGUAGE_NAMES = {"sv-SE": "Svenska", "en-GB": "English"}
 
 def _strip(value):
     return value.strip() if isinstance(value, str) else value
-
-
-def _max_length(n: int) -> Length:
-    return Length(max=n, message=KEYS["FIELD_TOO_LONG"])
 
 
 def _grouped(n: int, high: int) -> str:
@@ -148,7 +145,7 @@ class SettingsForm(FlaskForm):
     rate_EUR = RateField()
     bid_step = WholeNumberField(
         _l("Default bid step"),
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"])],
+        validators=[required_input()],
         low=1,
         description=_l("New adverts start with this step between bids. Each advert can change it."),
     )
@@ -175,7 +172,7 @@ class SettingsForm(FlaskForm):
     invite_terms = TextAreaField(
         _l("Terms for invited companies"),
         filters=[_strip],
-        validators=[Optional(), _max_length(TERMS_MAX)],
+        validators=[Optional(), too_long(TERMS_MAX)],
         render_kw={"rows": 8, "maxlength": TERMS_MAX},
         description=_l("An invited company reads and accepts these terms when it registers."),
     )
@@ -226,21 +223,21 @@ class InviteForm(FlaskForm):
     company_name = StringField(
         _l("Company name"),
         filters=[_strip],
-        validators=[_max_length(200)],
+        validators=[too_long(200)],
         render_kw={"maxlength": 200, "autocomplete": "organization"},
     )
     company_id = StringField(
         _l("Company registration number"),
         filters=[_strip],
-        validators=[Optional(), _max_length(50)],
+        validators=[Optional(), too_long(50)],
         render_kw={"maxlength": 50, "autocomplete": "off"},
     )
     email = EmailField(
         _l("E-mail"),
         filters=[_strip],
         validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            _max_length(254),
+            required_input(),
+            too_long(254),
             Email(KEYS["INVALID_EMAIL"]),
         ],
         render_kw={"maxlength": 254, "autocomplete": "email"},
@@ -276,13 +273,13 @@ class VehicleRequestForm(FlaskForm):
     brand = StringField(
         _l("Brand"),
         filters=[_strip],
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _max_length(100)],
+        validators=[required_input(), too_long(100)],
         render_kw={"maxlength": 100, "autocomplete": "off", "list": "brand-suggestions"},
     )
     model = StringField(
         _l("Model"),
         filters=[_strip],
-        validators=[Optional(), _max_length(100)],
+        validators=[Optional(), too_long(100)],
         render_kw={"maxlength": 100, "autocomplete": "off"},
     )
     model_year_from = WholeNumberField(_l("Model year from"), low=OLDEST_MODEL_YEAR)
@@ -292,7 +289,7 @@ class VehicleRequestForm(FlaskForm):
     notes = TextAreaField(
         _l("Notes"),
         filters=[_strip],
-        validators=[Optional(), _max_length(NOTES_MAX)],
+        validators=[Optional(), too_long(NOTES_MAX)],
         render_kw={"rows": 4, "maxlength": NOTES_MAX},
         description=_l("Equipment, colour, fuel or anything else the sellers should know."),
     )

@@ -16,9 +16,9 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import and_, func, or_, select
 from wtforms import SelectField, StringField
-from wtforms.validators import Length, NumberRange, Optional, ValidationError
+from wtforms.validators import NumberRange, Optional, ValidationError
 
-from app.core.messages import KEYS
+from app.core.forms import too_long
 from app.extensions import db
 from app.market.adverts import SEARCH_MAX, search_condition
 from app.market.forms import WholeNumberField
@@ -194,14 +194,10 @@ class FilterForm(FlaskForm):
     q = StringField(
         _l("Search"),
         filters=[_strip],
-        validators=[Length(max=SEARCH_MAX, message=KEYS["FIELD_TOO_LONG"])],
+        validators=[too_long(SEARCH_MAX)],
     )
-    brand = StringField(
-        _l("Brand"), filters=[_strip], validators=[Length(max=100, message=KEYS["FIELD_TOO_LONG"])]
-    )
-    model = StringField(
-        _l("Model"), filters=[_strip], validators=[Length(max=100, message=KEYS["FIELD_TOO_LONG"])]
-    )
+    brand = StringField(_l("Brand"), filters=[_strip], validators=[too_long(100)])
+    model = StringField(_l("Model"), filters=[_strip], validators=[too_long(100)])
     year_from = WholeNumberField(
         _l("Model year from"),
         validators=[

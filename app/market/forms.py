@@ -8,7 +8,6 @@ from flask_babel import to_utc
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
-    DateTimeLocalField,
     HiddenField,
     IntegerField,
     MultipleFileField,
@@ -17,11 +16,19 @@ from wtforms import (
     TextAreaField,
     ValidationError,
 )
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import NumberRange, Optional
 from wtforms.widgets import TextInput
 
+from app.core.addresses import address_field
+from app.core.forms import (
+    CODE_INPUT,
+    regno_field,
+    required_input,
+    text_field,
+    too_long,
+    when_field,
+)
 from app.core.localized import TextsField
-from app.core.messages import KEYS
 from app.core.models import utcnow
 from app.core.numbers import is_int
 from app.market.models import MAX_AMOUNT
@@ -35,10 +42,6 @@ from app.preparation.items import (
 
 DESCRIPTION_MAX = 5000
 LONGEST_BIDDING = timedelta(days=365)
-
-
-def _length(n: int) -> Length:
-    return Length(max=n, message=KEYS["FIELD_TOO_LONG"])
 
 
 class WholeNumberField(IntegerField):
@@ -64,7 +67,7 @@ def _amount(label, required: bool, hint=None) -> WholeNumberField:
     return WholeNumberField(
         label,
         validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]) if required else Optional(),
+            required_input() if required else Optional(),
             NumberRange(1, MAX_AMOUNT, _l("Enter an amount above zero.")),
         ],
         render_kw={"inputmode": "numeric", "autocomplete": "off"},
@@ -74,26 +77,11 @@ def _amount(label, required: bool, hint=None) -> WholeNumberField:
 
 class AdvertForm(FlaskForm):
     item_id = HiddenField()
-    regno = StringField(
-        _l("Registration number"),
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(20)],
-        render_kw={"maxlength": 20, "autocomplete": "off", "autocapitalize": "characters"},
-    )
-    vin = StringField(
-        _l("VIN"),
-        validators=[Optional()],
-        render_kw={"maxlength": 17, "autocomplete": "off", "autocapitalize": "characters"},
-    )
-    brand = StringField(
-        _l("Brand"),
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(100)],
-        render_kw={"maxlength": 100},
-    )
-    model = StringField(
-        _l("Model"),
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(100)],
-        render_kw={"maxlength": 100},
-    )
+    regno = regno_field()
+    # Its length and letters are vin_error's to judge (validate_vin).
+    vin = StringField(_l("VIN"), validators=[Optional()], render_kw={"maxlength": 17, **CODE_INPUT})
+    brand = text_field(_l("Brand"), 100, required=True)
+    model = text_field(_l("Model"), 100, required=True)
     model_year = WholeNumberField(
         _l("Model year"), validators=[Optional()], render_kw={"inputmode": "numeric"}
     )
@@ -106,12 +94,10 @@ class AdvertForm(FlaskForm):
         render_kw={"inputmode": "numeric"},
     )
     fuel_type = SelectField(_l("Fuel"), validators=[Optional()])
-    color = StringField(
-        _l("Colour"), validators=[Optional(), _length(50)], render_kw={"maxlength": 50}
-    )
+    color = text_field(_l("Colour"), 50)
     description = TextAreaField(
         _l("Description"),
-        validators=[Optional(), _length(DESCRIPTION_MAX)],
+        validators=[Optional(), too_long(DESCRIPTION_MAX)],
         render_kw={"rows": 5, "maxlength": DESCRIPTION_MAX},
     )
     # Optional translations of the description (the seller company's language is the one above).
@@ -134,11 +120,7 @@ class AdvertForm(FlaskForm):
         validators=[Optional(), NumberRange(0, MAX_AMOUNT, _l("Enter 0 or an amount above zero."))],
         render_kw={"inputmode": "numeric", "autocomplete": "off"},
     )
-    ends_at = DateTimeLocalField(
-        _l("Bidding ends at"),
-        format="%Y-%m-%dT%H:%M",
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"])],
-    )
+    ends_at = when_field(_l("Bidding ends at"))
     proxy_bidding = BooleanField(
         _l("Proxy bids"),
         description=_l(
@@ -164,11 +146,9 @@ class AdvertForm(FlaskForm):
     )
     # Where the car stands (app/core/addresses.py): choices and the check are the view's, from
     # the vehicle's division or the divisions the seller sees.
-    address_id = SelectField(
+    address_id = address_field(
         _l("Where the car stands"),
-        validators=[Optional()],
-        validate_choice=False,
-        description=_l("Bidders see this address. The list holds your divisions' addresses."),
+        _l("Bidders see this address. The list holds your divisions' addresses."),
     )
     images = MultipleFileField(
         _l("Add images"), render_kw={"accept": "image/jpeg,image/png,image/webp", "multiple": True}

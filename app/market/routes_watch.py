@@ -9,10 +9,9 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, StringField
-from wtforms.validators import InputRequired, Length
 
 from app.auth.session import safe_next
-from app.core.messages import KEYS
+from app.core.forms import required_input, too_long
 from app.core.models import utcnow
 from app.core.pages import public_page
 from app.extensions import db
@@ -36,8 +35,8 @@ class SavedSearchForm(FilterForm):
         _l("Name"),
         filters=[lambda v: " ".join(v.split()) if isinstance(v, str) else v],
         validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=watch.NAME_MAX, message=KEYS["FIELD_TOO_LONG"]),
+            required_input(),
+            too_long(watch.NAME_MAX),
         ],
     )
     notify = BooleanField(_l("E-mail me when a new advert matches"), default=True)

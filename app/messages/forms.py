@@ -8,7 +8,6 @@ from flask_babel import to_user_timezone, to_utc
 from flask_wtf import FlaskForm
 from wtforms import (
     BooleanField,
-    DateTimeLocalField,
     RadioField,
     SelectChoice,
     SelectField,
@@ -16,8 +15,9 @@ from wtforms import (
     TextAreaField,
     ValidationError,
 )
-from wtforms.validators import InputRequired, Length, Optional
+from wtforms.validators import Optional
 
+from app.core.forms import text_field, too_long, when_field
 from app.core.localized import TextsField
 from app.core.messages import KEYS
 
@@ -59,14 +59,7 @@ def local(moment):
 
 class SystemMessageForm(FlaskForm):
     type = SelectField(_l("Type"), choices=_choices(TYPE_CHOICES))
-    message = StringField(
-        _l("Message"),
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=MESSAGE_MAX, message=KEYS["FIELD_TOO_LONG"]),
-        ],
-        render_kw={"maxlength": MESSAGE_MAX, "autocomplete": "off"},
-    )
+    message = text_field(_l("Message"), MESSAGE_MAX, required=True, autocomplete="off")
     message_texts = TextsField(
         _l("Message in each language"),
         max_length=MESSAGE_MAX,
@@ -77,7 +70,7 @@ class SystemMessageForm(FlaskForm):
     )
     description = TextAreaField(
         _l("Description (HTML)"),
-        validators=[Optional(), Length(max=DESCRIPTION_MAX, message=KEYS["FIELD_TOO_LONG"])],
+        validators=[Optional(), too_long(DESCRIPTION_MAX)],
         render_kw={"rows": 8, "maxlength": DESCRIPTION_MAX},
         description=_l(
             "Paragraphs, lists, headings, tables and links (http, https, mailto). Scripts, "
@@ -93,15 +86,10 @@ class SystemMessageForm(FlaskForm):
             "company's language, else as written above."
         ),
     )
-    started_at = DateTimeLocalField(
-        _l("Shown from"),
-        format="%Y-%m-%dT%H:%M",
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"])],
-    )
-    ended_at = DateTimeLocalField(
+    started_at = when_field(_l("Shown from"))
+    ended_at = when_field(
         _l("Shown until"),
-        format="%Y-%m-%dT%H:%M",
-        validators=[Optional()],
+        required=False,
         description=_l("Leave empty to show the message until it is changed."),
     )
     show_as = RadioField(_l("Show as"), choices=_choices(SHOW_AS_CHOICES), default="alert")
@@ -121,7 +109,7 @@ class SystemMessageForm(FlaskForm):
     )
     audience_role = StringField(
         _l("Role"),
-        validators=[Length(max=100, message=KEYS["FIELD_TOO_LONG"])],
+        validators=[too_long(100)],
         render_kw={"maxlength": 100, "autocomplete": "off", "placeholder": "ROLE_…"},
         description=_l(
             "Only when the message is shown to the holders of one role, e.g. ROLE_STATION_USER."

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
 from flask_babel import gettext as _
-from sqlalchemy import select
 
 from app.core.localized import for_reader
 from app.core.settings import SettingRow
-from app.extensions import db
 
 KIND = "action"
 PLACEHOLDERS = ("id", "regno", "vin", "brand", "model", "model_year", "mileage", "module")
@@ -73,13 +71,8 @@ class Action:
 
 def vehicle_actions(item) -> list[Action]:
     """The instance's active actions for a vehicle (the rows are the active instance's)."""
-    rows = db.session.scalars(
-        select(SettingRow)
-        .where(SettingRow.kind == KIND, SettingRow.active.is_(True))
-        .order_by(SettingRow.name, SettingRow.id)
-    )
     found = []
-    for row in rows:
+    for row in SettingRow.of_kind(KIND):
         template = (row.data or {}).get("url") or ""
         if template_error(template) is None and template:  # rows stored before the check
             data = row.data or {}

@@ -7,7 +7,6 @@ from typing import ClassVar
 from sqlalchemy import (
     JSON,
     Boolean,
-    Column,
     Computed,
     Date,
     ForeignKey,
@@ -15,7 +14,6 @@ from sqlalchemy import (
     Integer,
     Numeric,
     String,
-    Table,
     UniqueConstraint,
     false,
     text,
@@ -25,7 +23,14 @@ from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
 from app.core.audit import MadeBy
 from app.core.division_settings import DivisionSetting
 from app.core.localized import Named
-from app.core.models import Division, InstanceScoped, TimestampMixin, UTCDateTime, utcnow
+from app.core.models import (
+    Division,
+    InstanceScoped,
+    TimestampMixin,
+    UTCDateTime,
+    link_table,
+    utcnow,
+)
 from app.extensions import db
 
 SEARCH_TEXT = (
@@ -343,12 +348,7 @@ class Location(Named, InstanceScoped, db.Model):
     division_id: Mapped[int | None] = mapped_column(ForeignKey("division.id", ondelete="CASCADE"))
 
 
-user_stations = Table(
-    "user_station",
-    db.metadata,
-    Column("user_id", ForeignKey("user.id", ondelete="CASCADE"), primary_key=True),
-    Column("station_id", ForeignKey("station.id", ondelete="CASCADE"), primary_key=True),
-)
+user_stations = link_table("user_station", "user", "station")
 
 
 # --- an item's work: station tasks, files, comments, seen markers -----------------------------

@@ -16,13 +16,13 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from sqlalchemy import select
 from wtforms import DecimalField, IntegerField, SelectField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, NumberRange, Optional
 from wtforms.widgets import TextInput
 
 from app.auth.viewer import viewer
 from app.core import roles as R
+from app.core.forms import CODE_INPUT, regno_field, required_input, text_field, too_long
 from app.core.localized import for_reader
-from app.core.messages import KEYS
 from app.core.numbers import coerce_id, coerce_int, is_int, parse_int, request_int
 from app.extensions import db
 from app.preparation import bp, locations, salespeople, wizards
@@ -93,36 +93,20 @@ class LooseDecimalField(_Loose, DecimalField):
             raise ValueError(self.gettext("Not a valid decimal value."))
 
 
-def _length(n: int) -> Length:
-    return Length(max=n, message=KEYS["FIELD_TOO_LONG"])
-
-
 class ItemForm(FlaskForm):
     division_id = SelectField(_l("Division"), coerce=coerce_int, validators=[InputRequired()])
-    regno = StringField(
-        _l("Registration number"),
-        validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(20)],
-        render_kw={"maxlength": 20, "autocomplete": "off", "autocapitalize": "characters"},
-    )
-    vin = StringField(
-        _l("VIN"),
-        validators=[Optional(), _length(24)],
-        render_kw={"maxlength": 24, "autocomplete": "off", "autocapitalize": "characters"},
-    )
-    brand = StringField(
-        _l("Brand"), validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(60)]
-    )
-    model = StringField(
-        _l("Model"), validators=[InputRequired(KEYS["FIELD_REQUIRED"]), _length(80)]
-    )
-    model_series = StringField(_l("Model series"), validators=[Optional(), _length(80)])
+    regno = regno_field()
+    vin = text_field(_l("VIN"), 24, **CODE_INPUT)
+    brand = StringField(_l("Brand"), validators=[required_input(), too_long(60)])
+    model = StringField(_l("Model"), validators=[required_input(), too_long(80)])
+    model_series = StringField(_l("Model series"), validators=[Optional(), too_long(80)])
     model_year = LooseIntegerField(
         _l("Model year"),
         validators=[Optional()],
         render_kw={"inputmode": "numeric"},
     )
     fuel_type = SelectField(_l("Fuel type"), validators=[Optional()])
-    color = StringField(_l("Colour"), validators=[Optional(), _length(40)])
+    color = StringField(_l("Colour"), validators=[Optional(), too_long(40)])
     mileage = LooseIntegerField(
         _l("Mileage"),
         validators=[Optional(), NumberRange(0, 9_999_999)],

@@ -14,13 +14,12 @@ from pydantic import Field
 from sqlalchemy import select
 from sqlalchemy.orm import defer
 from wtforms import StringField, TextAreaField
-from wtforms.validators import Length
 
 from app.auth.session import safe_next
 from app.auth.viewer import viewer
 from app.core import file_access
 from app.core.api import Schema, api_call
-from app.core.messages import KEYS
+from app.core.forms import too_long
 from app.core.models import Instance, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.core.tenancy import activate
@@ -41,7 +40,7 @@ class UploadForm(FlaskForm):
     file = FileField(_l("File"))
     title = StringField(
         _l("Title"),
-        validators=[Length(max=files.TITLE_MAX, message=KEYS["FIELD_TOO_LONG"])],
+        validators=[too_long(files.TITLE_MAX)],
         render_kw={"maxlength": files.TITLE_MAX},
     )
 
@@ -49,7 +48,7 @@ class UploadForm(FlaskForm):
 class CommentForm(FlaskForm):
     content = TextAreaField(
         _l("Comment"),
-        validators=[Length(max=manage.COMMENT_MAX, message=KEYS["FIELD_TOO_LONG"])],
+        validators=[too_long(manage.COMMENT_MAX)],
         render_kw={"maxlength": manage.COMMENT_MAX, "rows": 3},
     )
     images = MultipleFileField(
@@ -208,26 +207,40 @@ def task_action(module: str, item_id: int, task_id: int, action: str):
     )
 
 
+def save_item_form(item, form, act, refused, field_of, done: str, anchor: str, shown_as: str):
+    """A form of the vehicle page posted: valid, `act()` saves it, `done` is shown and the page
+    opens again at `anchor`. Invalid or refused (an exception of `refused`, whose text goes
+    beside the field `field_of(exception)`): nothing is saved and the page comes back (422)
+    with the form, as render_item's `shown_as`, holding the input and the messages."""
+    if form.validate():
+        try:
+            act()
+        except refused as exc:
+            db.session.rollback()
+            field_of(exc).errors = [str(exc)]
+        else:
+            db.session.commit()
+            flash(done, "success")
+            return redirect(manage_path(item) + anchor)
+    return render_item(item, status=422, **{shown_as: form})
+
+
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/files")
 def upload_file(module: str, item_id: int):
     """Attach an uploaded image or document to the item."""
     item = item_or_404(module, item_id)
     form = UploadForm()
-    if form.validate():
+
+    def add() -> None:
         upload = form.file.data
         data = upload.read(files.max_upload_bytes() + 1) if upload else b""
-        try:
-            files.add_item_file(
-                item, data, upload.filename if upload else "", form.title.data, viewer().user
-            )
-        except files.UploadError as exc:
-            db.session.rollback()
-            form.file.errors = [str(exc)]
-        else:
-            db.session.commit()
-            flash(_("The file is added."), "success")
-            return redirect(manage_path(item) + "#files")
-    return render_item(item, upload=form, status=422)
+        name = upload.filename if upload else ""
+        files.add_item_file(item, data, name, form.title.data, viewer().user)
+
+    return save_item_form(
+        item, form, add, files.UploadError, lambda _exc: form.file,
+        _("The file is added."), "#files", "upload",
+    )  # fmt: skip
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments")
@@ -235,20 +248,19 @@ def add_comment(module: str, item_id: int):
     """Add a comment to the item."""
     item = item_or_404(module, item_id)
     form = CommentForm()
-    if form.validate():
+
+    def add() -> None:
         limit = files.max_upload_bytes() + 1
         uploads = [(f.read(limit), f.filename) for f in form.images.data or () if f]
-        try:
-            manage.add_comment(item, viewer().user, form.content.data, uploads)
-        except manage.CommentError as exc:
-            db.session.rollback()
-            field = form.images if isinstance(exc, manage.CommentImageError) else form.content
-            field.errors = [str(exc)]
-        else:
-            db.session.commit()
-            flash(_("The comment is added."), "success")
-            return redirect(manage_path(item) + "#comments")
-    return render_item(item, comment=form, status=422)
+        manage.add_comment(item, viewer().user, form.content.data, uploads)
+
+    def field_of(exc):
+        return form.images if isinstance(exc, manage.CommentImageError) else form.content
+
+    return save_item_form(
+        item, form, add, manage.CommentError, field_of,
+        _("The comment is added."), "#comments", "comment",
+    )  # fmt: skip
 
 
 @bp.post(f"/{VEHICLE_MODULES}/items/<int:item_id>/comments/<int:comment_id>")

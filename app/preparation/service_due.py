@@ -59,22 +59,13 @@ def _positive(raw) -> int | None:
 
 def schedule_choices() -> list[tuple[str, str]]:
     """The schedules, for a check-up task's schedule (a choice, never free text)."""
-    rows = db.session.scalars(
-        select(GlobalSettingRow)
-        .where(GlobalSettingRow.kind == SCHEDULE)
-        .order_by(GlobalSettingRow.name, GlobalSettingRow.id)
-    )
-    return [(str(r.id), r.name) for r in rows]
+    return [(str(r.id), r.name) for r in GlobalSettingRow.of_kind(SCHEDULE, active_only=False)]
 
 
 def schedules() -> dict[str, Schedule]:
     """The active schedules by brand (lower case); the first by name wins a brand twice."""
     found: dict[str, Schedule] = {}
-    for row in db.session.scalars(
-        select(GlobalSettingRow)
-        .where(GlobalSettingRow.kind == SCHEDULE, GlobalSettingRow.active.is_(True))
-        .order_by(GlobalSettingRow.name, GlobalSettingRow.id)
-    ):
+    for row in GlobalSettingRow.of_kind(SCHEDULE):
         data = row.data or {}
         brand = _brand(data.get("brand") or row.name)
         if brand and brand not in found:
@@ -89,11 +80,7 @@ def schedules() -> dict[str, Schedule]:
 
 def checkup_tasks(schedule_id: int) -> list[GlobalSettingRow]:
     """The active check-up tasks of a schedule, by name."""
-    rows = db.session.scalars(
-        select(GlobalSettingRow)
-        .where(GlobalSettingRow.kind == CHECKUP, GlobalSettingRow.active.is_(True))
-        .order_by(GlobalSettingRow.name, GlobalSettingRow.id)
-    )
+    rows = GlobalSettingRow.of_kind(CHECKUP)
     return [r for r in rows if str((r.data or {}).get("schedule")) == str(schedule_id)]
 
 

@@ -58,11 +58,7 @@ def name_keys() -> tuple[tuple[str, str], ...]:
 
 def category_choices() -> list[tuple[str, str]]:
     """The categories, for a property's category (a choice, never free text)."""
-    rows = db.session.scalars(
-        select(GlobalSettingRow)
-        .where(GlobalSettingRow.kind == CATEGORY)
-        .order_by(GlobalSettingRow.name, GlobalSettingRow.id)
-    )
+    rows = GlobalSettingRow.of_kind(CATEGORY, active_only=False)
     return [("", str(_l("No category")))] + [(str(r.id), localised_name(r)) for r in rows]
 
 
@@ -72,13 +68,8 @@ def _id(raw) -> int | None:
 
 def active_properties() -> list[Property]:
     """The active properties, by category and name."""
-    rows = db.session.scalars(
-        select(GlobalSettingRow)
-        .where(GlobalSettingRow.kind == PROPERTY, GlobalSettingRow.active.is_(True))
-        .order_by(GlobalSettingRow.name, GlobalSettingRow.id)
-    )
     found = []
-    for row in rows:
+    for row in GlobalSettingRow.of_kind(PROPERTY):
         data = row.data or {}
         kind = data.get("type") if data.get("type") in (TEXT, NUMBER, YESNO) else TEXT
         found.append(

@@ -21,12 +21,10 @@ import requests
 from flask import current_app
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import select
 
 from app.core.cache import LRUCache
 from app.core.outbound import Refused, check_url
 from app.core.settings import SettingRow
-from app.extensions import db
 
 ROW_KIND = "provider"  # SettingRow.kind of the providers' rows
 KINDS = {"vehicle": _l("Vehicle data"), "valuation": _l("Valuation")}
@@ -146,12 +144,7 @@ def fill_url(template: str, sample: dict) -> str:
 
 def active(kind: str) -> Provider | None:
     """The active instance's active provider of a kind (the first by name), or None."""
-    rows = db.session.scalars(
-        select(SettingRow)
-        .where(SettingRow.kind == ROW_KIND, SettingRow.active.is_(True))
-        .order_by(SettingRow.name, SettingRow.id)
-    )
-    for row in rows:
+    for row in SettingRow.of_kind(ROW_KIND):
         if (row.data or {}).get("kind", "vehicle") == kind:
             return Provider.of(row)
     return None

@@ -9,7 +9,7 @@ against it."""
 
 from decimal import Decimal
 
-from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import case, func, select
 
 from app.core.models import utcnow
@@ -116,49 +116,49 @@ def set_override(analysis, raw: str | None, user) -> None:
     analysis.basic = basic
 
 
+# What the figure rests on, by expected()'s basis and band: drawn within the car's band ("band"),
+# from the whole model as the car gives neither figure ("any"), or from the whole model as the
+# band held too few vehicles ("model"); the band names which of its figures the car gives.
+_BASIS_TEXTS = {
+    ("band", "year"): _l(
+        "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
+        "within %(years)s model years, of any mileage (this car's is not given)."
+    ),
+    ("band", "mileage"): _l(
+        "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
+        "within %(km)s km, of any model year (this car's is not given)."
+    ),
+    ("band", "both"): _l(
+        "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
+        "within %(years)s model years and %(km)s km."
+    ),
+    ("any", "both"): _l(
+        "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
+        "of any age and mileage (this car's are not given)."
+    ),
+    ("model", "year"): _l(
+        "Average actual reconditioning cost of %(num)s finished vehicles of this model "
+        "(too few of a similar model year)."
+    ),
+    ("model", "mileage"): _l(
+        "Average actual reconditioning cost of %(num)s finished vehicles of this model "
+        "(too few of a similar mileage)."
+    ),
+    ("model", "both"): _l(
+        "Average actual reconditioning cost of %(num)s finished vehicles of this model "
+        "(too few of a similar age and mileage)."
+    ),
+}
+
+
 def basis_text(found: dict) -> str:
     """What the figure rests on, naming exactly the band it was drawn in: the car's model year
     and mileage, or only the one of them that is given."""
-    num, band = found["vehicles"], found.get("band", "both")
+    basis, band = found["basis"], found.get("band", "both")
+    band = band if band in ("year", "mileage") and basis != "any" else "both"
     km = f"{MILEAGE_BAND:,}".replace(",", " ")
-    if found["basis"] == "band" and band == "year":
-        return _(
-            "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
-            "within %(years)s model years, of any mileage (this car's is not given).",
-            num=num, years=YEARS_BAND,
-        )  # fmt: skip
-    if found["basis"] == "band" and band == "mileage":
-        return _(
-            "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
-            "within %(km)s km, of any model year (this car's is not given).",
-            num=num, km=km,
-        )  # fmt: skip
-    if found["basis"] == "band":
-        return _(
-            "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
-            "within %(years)s model years and %(km)s km.",
-            num=num, years=YEARS_BAND, km=km,
-        )  # fmt: skip
-    if found["basis"] == "any":
-        return _(
-            "Average actual reconditioning cost of %(num)s finished vehicles of this model, "
-            "of any age and mileage (this car's are not given).",
-            num=num,
-        )
-    if band == "year":
-        return _(
-            "Average actual reconditioning cost of %(num)s finished vehicles of this model "
-            "(too few of a similar model year).",
-            num=num,
-        )
-    if band == "mileage":
-        return _(
-            "Average actual reconditioning cost of %(num)s finished vehicles of this model "
-            "(too few of a similar mileage).",
-            num=num,
-        )
-    return _(
-        "Average actual reconditioning cost of %(num)s finished vehicles of this model "
-        "(too few of a similar age and mileage).",
-        num=num,
-    )
+    return str(_BASIS_TEXTS[basis, band]) % {
+        "num": found["vehicles"],
+        "years": YEARS_BAND,
+        "km": km,
+    }

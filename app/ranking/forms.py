@@ -3,28 +3,19 @@
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import DateTimeLocalField, IntegerField, StringField, ValidationError
-from wtforms.validators import InputRequired, Length, NumberRange
+from wtforms import IntegerField, ValidationError
+from wtforms.validators import NumberRange
 
+from app.core.forms import required_input, text_field, when_field
 from app.core.localized import TextsField
-from app.core.messages import KEYS
 
 
 class SeasonForm(FlaskForm):
-    identifier = StringField(
-        _l("Identifier"),
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=50, message=KEYS["FIELD_TOO_LONG"]),
-        ],
-        render_kw={"maxlength": 50, "autocomplete": "off", "placeholder": "2026-Q4"},
+    identifier = text_field(
+        _l("Identifier"), 50, required=True, autocomplete="off", placeholder="2026-Q4"
     )
-    start_at = DateTimeLocalField(
-        _l("Starts"), format="%Y-%m-%dT%H:%M", validators=[InputRequired(KEYS["FIELD_REQUIRED"])]
-    )
-    end_at = DateTimeLocalField(
-        _l("Ends"), format="%Y-%m-%dT%H:%M", validators=[InputRequired(KEYS["FIELD_REQUIRED"])]
-    )
+    start_at = when_field(_l("Starts"))
+    end_at = when_field(_l("Ends"))
 
     def validate_end_at(self, field) -> None:
         if field.data and self.start_at.data and field.data <= self.start_at.data:
@@ -32,14 +23,7 @@ class SeasonForm(FlaskForm):
 
 
 class TierForm(FlaskForm):
-    name = StringField(
-        _l("Name"),
-        validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
-            Length(max=50, message=KEYS["FIELD_TOO_LONG"]),
-        ],
-        render_kw={"maxlength": 50, "autocomplete": "off"},
-    )
+    name = text_field(_l("Name"), 50, required=True, autocomplete="off")
     name_texts = TextsField(
         _l("Name in each language"),
         max_length=50,
@@ -51,7 +35,7 @@ class TierForm(FlaskForm):
     min_points = IntegerField(
         _l("Points from"),
         validators=[
-            InputRequired(KEYS["FIELD_REQUIRED"]),
+            required_input(),
             NumberRange(0, 1_000_000, _l("Enter a whole number from %(min)s to %(max)s.")),
         ],
         render_kw={"min": 0, "max": 1_000_000, "inputmode": "numeric"},

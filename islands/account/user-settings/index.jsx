@@ -3,6 +3,7 @@
 import { useId, useRef, useState } from 'react';
 import { pushAlert } from '../../lib/alerts.js';
 import { api, reportApiError } from '../../lib/api.js';
+import { described, Field } from '../../lib/field.js';
 import { useGettext } from '../../lib/i18n.js';
 
 /** Time for the success alert to be seen before the page reloads in the new language. */
@@ -10,19 +11,14 @@ const RELOAD_DELAY_MS = 800;
 const FIELDS = ['language', 'landingPage', 'timeZone'];
 
 function Select({ id, name, label, value, options, error, hint, onChange }) {
-  const errorId = `${id}-error`;
-  const hintId = `${id}-hint`;
-  const described = [hint && hintId, error && errorId].filter(Boolean).join(' ');
   return (
-    <div className="form-field">
-      <label htmlFor={id}>{label}</label>
+    <Field id={id} label={label} error={error} hint={hint}>
       <select
         id={id}
         name={name}
         value={value}
         onChange={(event) => onChange(name, event.target.value)}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={described || undefined}
+        {...described(id, error, hint)}
       >
         {options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -30,17 +26,7 @@ function Select({ id, name, label, value, options, error, hint, onChange }) {
           </option>
         ))}
       </select>
-      {hint && (
-        <p id={hintId} className="field-hint">
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p id={errorId} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
+    </Field>
   );
 }
 

@@ -3,34 +3,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../../lib/api.js';
 import { Dialog } from '../../lib/dialog.js';
+import { described, Field } from '../../lib/field.js';
 import { useGettext } from '../../lib/i18n.js';
 import { editorPayload, initialForm } from './form.js';
-
-function Field({ id, label, error, hint, children }) {
-  return (
-    <div className="form-field">
-      <label htmlFor={id}>{label}</label>
-      {children}
-      {hint && (
-        <p className="field-hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
-
-function described(id, error, hint) {
-  const ids = [];
-  if (hint) ids.push(`${id}-hint`);
-  if (error) ids.push(`${id}-error`);
-  return { 'aria-describedby': ids.join(' ') || undefined, 'aria-invalid': error ? 'true' : undefined };
-}
 
 export function WidgetEditor({ dashboard, widget, choices, fixedModule, onClose, onSaved }) {
   const gettext = useGettext();

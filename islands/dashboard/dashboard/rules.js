@@ -1,5 +1,6 @@
 // The dashboard widgets' rules (spec 02 sections 2, 4, 5 and 9), free of React so that the island
 // tests can check each one.
+import { rowClasses } from '../../preparation/custom-list/seen.js';
 
 /** Label parts joined by a bullet: custom label, division (or 'multiple divisions'), module. */
 export function widgetLabel(label, { multipleModules = false, gettext = (s) => s } = {}) {
@@ -183,13 +184,10 @@ export function manageLink(item, config = {}) {
   return `/${item.module}/items/${item.stateSegment}/${item.id}/${view}`;
 }
 
-/** Row classes of a customList row: warning red, unseen highlighted, active advert blue. */
+/** Row classes of a customList row, as the custom list's own page gives them (its seen marker is
+ * customListSeenId here). */
 export function rowClassesOf(item) {
-  const classes = [];
-  if (item.warning) classes.push('row-warning');
-  if (!item.customListSeenId) classes.push('row-unseen');
-  if (item.activeAdvert) classes.push('row-advert');
-  return classes.join(' ');
+  return rowClasses({ ...item, seenId: item.customListSeenId });
 }
 
 /** Move `id` to the place of `overId` in a list of ids (the drop of a drag). */
