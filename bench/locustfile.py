@@ -17,6 +17,7 @@ the public rate limit counts per address. Each request is named by its journey s
 """
 
 import itertools
+import logging
 import os
 import random
 import re
@@ -35,6 +36,11 @@ _OPEN_LINKS = """SELECT g.hash, a.hash, l.hash FROM market_link l JOIN advert a 
  WHERE a.status = 'published' AND l.kind = 'bid' AND a.ends_at > now()
  AND a.id = ANY(%s) ORDER BY a.ends_at, l.id"""
 _ADVERTS: list[int] = []
+_LOG = logging.getLogger("journeys")
+# The refusal of a move pressed on a page older than the vehicle's last move (the staff read
+# English: Accept-Language, as they have no language of their own).
+MOVED_MEANWHILE = re.compile(r"has been moved to .* by someone else in the meantime")
+MOVED_BY_OTHERS: list[str] = []
 
 
 def _database() -> str:
@@ -73,6 +79,12 @@ def open_links() -> list[tuple[str, str, str]]:
         return conn.execute(_OPEN_LINKS, (_ADVERTS,)).fetchall()
 
 
+def _refusal(html: str) -> str | None:
+    """The error the page shows (a flashed danger alert), its digits as # (to count alike)."""
+    found = re.search(r'<div class="alert alert-danger"[^>]*>(.*?)</div>', html, re.S)
+    return re.sub(r"\d+", "#", found.group(1).strip()) if found else None
+
+
 def csrf(html: str) -> str:
     found = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html) or re.search(
         r'<meta name="csrf-token" content="([^"]+)"', html
@@ -86,6 +98,7 @@ class Client(HttpUser):
     def on_start(self):
         n = next(_ADDRESSES)
         self.client.headers["X-Forwarded-For"] = f"127.1.{n // 250}.{n % 250 + 1}"
+        self.client.headers["Accept-Language"] = "en-GB"
 
 
 class Staff(Client):
@@ -145,22 +158,34 @@ class Staff(Client):
         page = self._vehicle()
         if page is None:
             return
-        choices = []
+        forms = []
         for block in re.findall(
             r'<form method="post" action="[^"]+/move".*?</form>', page.text, re.S
         ):
-            action = re.search(r'action="([^"]+)"', block).group(1)
-            to_state = re.search(r'name="to_state" value="(\d+)"', block).group(1)
-            if to_state != "9" and "salesperson_id" not in block:  # no archive, no sale
-                choices.append((action, to_state))
-        if choices:
-            action, to_state = random.choice(choices)
-            with self.client.post(
-                action, {"to_state": to_state, "csrf_token": csrf(page.text)},
-                name="state move", catch_response=True,
-            ) as answer:  # fmt: skip
-                if "alert-danger" in answer.text or "/login" in answer.url:
-                    answer.failure("move refused")
+            fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', block))
+            if fields["to_state"] != "9" and "salesperson_id" not in block:  # no archive, no sale
+                forms.append((re.search(r'action="([^"]+)"', block).group(1), fields))
+        if not forms:
+            return
+        action, fields = random.choice(forms)  # the form as the page has it (its from_state)
+        with self.client.post(action, fields, name="state move", catch_response=True) as answer:
+            if "/login" in answer.url:
+                answer.failure(f"signed out (answer {answer.status_code})")
+            elif (refusal := _refusal(answer.text)) is None:
+                return
+            elif MOVED_MEANWHILE.search(refusal):
+                # Another user moved this vehicle after our page was drawn (under saturation
+                # pages are long in coming): the product's answer, not an error.
+                MOVED_BY_OTHERS.append(action)
+                answer.success()
+            else:
+                _LOG.warning("move %s with %s refused: %s", action, fields, refusal)
+                answer.failure(f"move refused: {refusal}")
+
+
+@events.test_stop.add_listener
+def moved_meanwhile(environment, **_kwargs):
+    print(f"state moves answered 'moved by someone else in the meantime': {len(MOVED_BY_OTHERS)}")
 
 
 class Bidder(Client):

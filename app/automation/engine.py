@@ -14,11 +14,11 @@ from sqlalchemy.orm import Session
 from app.auth.models import User
 from app.auth.services import active_members
 from app.automation.models import WebhookEndpoint
-from app.automation.webhooks import queue
+from app.automation.webhooks import queue_all
 from app.core.happenings import EVENTS, listener
 from app.core.i18n import DEFAULT_LOCALE
 from app.core.models import Instance, utcnow
-from app.core.notifications import notify
+from app.core.notifications import notify_all
 from app.core.settings import SettingRow
 from app.core.webhook_doc import declare_webhook
 from app.extensions import db
@@ -85,46 +85,59 @@ def payload(name: str, instance_id: int, facts: dict) -> dict:
 
 
 @listener
-def on_event(name: str, instance_id: int, facts: dict) -> None:
-    """Queue what the instance's endpoints and rules ask for this event."""
+def on_event(name: str, instance_id: int, many: list[dict]) -> None:
+    """Queue what the instance's endpoints and rules ask for these events: both read once,
+    however many things the announcement is about."""
     if name == "bid.placed" and not _takes_bids(instance_id):
         return
-    body = None
     endpoints = db.session.scalars(
         select(WebhookEndpoint)
         .where(WebhookEndpoint.instance_id == instance_id, WebhookEndpoint.active.is_(True))
         .execution_options(all_instances=True)
     ).all()
-    for endpoint in endpoints:
-        if name in (endpoint.events or []):
-            body = body or payload(name, instance_id, facts)
-            queue(endpoint, name, body)
     rules = db.session.scalars(SettingRow.active_of(instance_id, "event")).all()
-    for rule in rules:
+    subscribed = [e for e in endpoints if name in (e.events or [])]
+    acting = [r for r in rules if RULE_EVENTS.get((r.data or {}).get("event")) == name]
+    if not subscribed and not acting:
+        return
+    bodies = [payload(name, instance_id, facts) for facts in many]
+    sends = [(endpoint, name, body) for body in bodies for endpoint in subscribed]
+    for rule in acting:
         data = rule.data or {}
-        if RULE_EVENTS.get(data.get("event")) != name or not _over_threshold(data, facts):
-            continue
-        body = body or payload(name, instance_id, facts)
-        _act(rule, data, endpoints, body)
+        sends += _act(
+            rule, data, endpoints, [b for b in bodies if _over_threshold(data, b["data"])]
+        )
+    queue_all(sends)
 
 
-def _act(rule: SettingRow, data: dict, endpoints, body: dict) -> None:
+def _act(rule: SettingRow, data: dict, endpoints, bodies: list[dict]) -> list[tuple]:
+    """Do a rule's action for each event's body: mails stored, notifications added; the
+    webhooks it asks for are returned as (endpoint, event, body), for the caller to queue."""
     target = (data.get("target") or "").strip()
     action = data.get("action")
+    if not bodies:
+        return []
     if action == "webhook":
-        for endpoint in endpoints:
-            if endpoint.name == target and body["type"] not in (endpoint.events or []):
-                queue(endpoint, body["type"], body)
-    elif action == "email":
-        for address, language in _recipients(rule.instance_id, target):
-            _mail(rule, address, language, body)
+        return [
+            (endpoint, body["type"], body)
+            for body in bodies
+            for endpoint in endpoints
+            if endpoint.name == target and body["type"] not in (endpoint.events or [])
+        ]
+    if action == "email":
+        recipients = _recipients(rule.instance_id, target)
+        for body in bodies:
+            for address, language in recipients:
+                _mail(rule, address, language, body)
     elif action == "notify":
         users = _users(rule.instance_id, target)
-        notify(
-            rule.instance_id, [u.id for u in users], "event", _link(body),
-            event={"msgid": EVENT_NAMES[body["type"]]._args[0]}, rule=rule.name,
-            subject=_subject(body["data"]),
+        event = {"msgid": EVENT_NAMES[bodies[0]["type"]]._args[0]}
+        notify_all(
+            rule.instance_id, [u.id for u in users], "event",
+            [(_link(b), {"event": event, "rule": rule.name, "subject": _subject(b["data"])})
+             for b in bodies],
         )  # fmt: skip
+    return []
 
 
 def _over_threshold(data: dict, facts: dict) -> bool:

@@ -362,15 +362,19 @@ def rules_changed(instance_id: int, saved: SettingRow | None = None) -> None:
 
 
 @listener
-def on_vehicle_change(name: str, instance_id: int, facts: dict) -> None:
-    """A vehicle added or moved (not by a rule): the module's rules look at it at once."""
+def on_vehicle_change(name: str, instance_id: int, many: list[dict]) -> None:
+    """Vehicles added or moved (not by a rule): the module's rules look at them at once."""
     if _acting.get() or name not in ("vehicle.added", "vehicle.state_changed"):
         return
-    item_id, module = facts.get("itemId"), facts.get("module")
-    if item_id is None or module not in MODULES:
-        return
-    db.session.flush()
-    evaluate(instance_id, module, [item_id])
+    by_module: dict[str, list[int]] = {}
+    for facts in many:
+        item_id, module = facts.get("itemId"), facts.get("module")
+        if item_id is not None and module in MODULES:
+            by_module.setdefault(module, []).append(item_id)
+    if by_module:
+        db.session.flush()
+    for module, item_ids in by_module.items():
+        evaluate(instance_id, module, item_ids)
 
 
 def run_rules() -> dict[int, int]:

@@ -27,11 +27,14 @@ EVENTS = (
     "task.approval_requested",
 )
 
-_LISTENERS: list[Callable[[str, int, dict], None]] = []
+_LISTENERS: list[Callable[[str, int, list[dict]], None]] = []
 
 
-def listener(fn: Callable[[str, int, dict], None]) -> Callable[[str, int, dict], None]:
-    """Register `fn(name, instance_id, facts)`, called for every announcement."""
+def listener(
+    fn: Callable[[str, int, list[dict]], None],
+) -> Callable[[str, int, list[dict]], None]:
+    """Register `fn(name, instance_id, many)`, called for every announcement with the facts of
+    each thing it is about (one, or many at once: `announce_all`)."""
     if fn not in _LISTENERS:
         _LISTENERS.append(fn)
     return fn
@@ -40,9 +43,15 @@ def listener(fn: Callable[[str, int, dict], None]) -> Callable[[str, int, dict],
 def announce(name: str, instance_id: int | None, **facts) -> None:
     """Tell every listener that `name` happened in an instance (inside the caller's unit of
     work: what the listeners add is committed, or rolled back, with it)."""
+    announce_all(name, instance_id, [facts])
+
+
+def announce_all(name: str, instance_id: int | None, many: list[dict]) -> None:
+    """`announce` for many things at once (a nightly job's vehicles): each listener hears them
+    together, so that it reads what it needs once, not once per thing."""
     if name not in EVENTS:
         raise ValueError(f"unknown event {name}")
-    if instance_id is None:
+    if instance_id is None or not many:
         return
     for fn in _LISTENERS:
-        fn(name, instance_id, facts)
+        fn(name, instance_id, many)

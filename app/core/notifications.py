@@ -11,7 +11,7 @@ from datetime import datetime
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, func, select, update
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, func, insert, select, update
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.cache import LRUCache
@@ -70,16 +70,25 @@ def _translated(value):
 
 def notify(instance_id: int, user_ids: Iterable[int], key: str, link: str = "", **params) -> int:
     """Add one notification per user (the caller commits); how many."""
+    return notify_all(instance_id, user_ids, key, [(link, params)])
+
+
+def notify_all(
+    instance_id: int, user_ids: Iterable[int], key: str, lines: list[tuple[str, dict]]
+) -> int:
+    """`notify` of several lines at once, each (link, params), to every user: the users' bells
+    told once (the caller commits); how many notifications."""
     if key not in NOTIFICATION_TEXTS:
         raise ValueError(f"unknown notification {key}")
-    ids = sorted(set(user_ids))
-    db.session.add_all(
-        Notification(instance_id=instance_id, user_id=u, key=key, params=params, link=link)
-        for u in ids
-    )
-    if ids:
+    rows = [
+        {"instance_id": instance_id, "user_id": u, "key": key, "params": params, "link": link}
+        for link, params in lines
+        for u in sorted(set(user_ids))
+    ]
+    if rows:
+        db.session.execute(insert(Notification), rows)  # one INSERT for them all
         _bump(instance_id)
-    return len(ids)
+    return len(rows)
 
 
 def _bump(instance_id: int) -> None:

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from app.core import audit
+from app.core.locking import locked
 from app.core.models import Country, Division, Region, utcnow
 from app.core.modules import MODULE_NAMES
 from app.core.tenancy import active_instance_id
@@ -340,8 +341,15 @@ def buttons_for(items: list[PreparationItem]) -> dict[int, list[StateButton]]:
     }
 
 
-def move_by_button(item: PreparationItem, to_state: int, user) -> StateButton:
-    """Move an item along one of its module's state buttons; refuses any other move."""
+def move_by_button(item: PreparationItem, to_state: int, user, from_state=None) -> StateButton:
+    """Move an item along one of its module's state buttons; refuses any other move, and one
+    pressed on a page that showed the item in another state (`from_state`). The row is locked
+    and read again first: of two people moving a vehicle at once, the second is refused."""
+    fresh = select(PreparationItem).where(PreparationItem.id == item.id)
+    locked(fresh.execution_options(populate_existing=True)).scalar_one()
+    if from_state is not None and from_state != item.state:
+        text = _("%(regno)s has been moved to %(state)s by someone else in the meantime.")
+        raise MoveRefused(text % {"regno": item.regno, "state": BY_ID[item.state].title})
     button = db.session.scalars(
         select(StateButton).where(
             StateButton.module == item.module,

@@ -279,10 +279,11 @@ def move(module: str, item_id: int):
     item = item_or_404(module, item_id)
     to_state = parse_int(request.form.get("to_state", ""), "to_state")
     seller_id = request_int("salesperson_id", None, low=1, form=True)
+    from_state = request_int("from_state", None, form=True)  # the state the page showed
 
     def act() -> None:
         salespeople.for_sale(item, to_state, seller_id)
-        svc.move_by_button(item, to_state, viewer().user)
+        svc.move_by_button(item, to_state, viewer().user, from_state)
         if seller_id is not None and to_state in salespeople.SOLD_STATES:
             salespeople.choose(item, seller_id, viewer().user)
 

@@ -11,12 +11,12 @@ from datetime import datetime, time, timedelta
 
 from flask_babel import get_timezone
 from flask_babel import gettext as _
-from sqlalchemy import and_, case, func, or_, select, update
+from sqlalchemy import and_, case, false, func, or_, select, update
 from sqlalchemy.orm import joinedload
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.core import audit
-from app.core.happenings import announce
+from app.core.happenings import announce_all
 from app.core.models import Division, utcnow
 from app.core.roles import ROLE_STATION_USER
 from app.extensions import db
@@ -211,42 +211,60 @@ def sync_warning(item: PreparationItem, now: datetime | None = None) -> bool:
 def sync_overdue_warnings(now: datetime | None = None) -> tuple[int, int]:
     """Bring every item's warning of the active instance up to date; (set, cleared) counts.
 
-    Reads the active tasks (a bounded set: vehicles at stations now) and writes two UPDATEs."""
+    A bounded number of statements, however many vehicles change: the target times of the
+    active tasks (a few: the stations'), then one UPDATE that sets the warnings and one that
+    clears them, each choosing its vehicles by the overdue tasks' subquery; the vehicles newly
+    overdue are announced together."""
     now = now or utcnow()
-    rows = db.session.execute(
-        select(
-            ItemStationTask.item_id,
-            ItemStationTask.status,
-            ItemStationTask.started_at,
-            ItemStationTask.target_minutes,
-        ).where(ItemStationTask.status == ACTIVE)
+    targets = db.session.scalars(
+        select(ItemStationTask.target_minutes).where(ItemStationTask.status == ACTIVE).distinct()
     ).all()
-    overdue = sorted({row.item_id for row in rows if is_overdue(row, now)})
-    flagged = set(
-        db.session.scalars(select(PreparationItem.id).where(PreparationItem.warning.is_(True)))
+    # An active task is overdue when it started more than its target time ago (is_overdue):
+    # per target time one bound, so the database compares each start with a plain value.
+    overdue = select(ItemStationTask.item_id).where(
+        ItemStationTask.status == ACTIVE,
+        or_(
+            false(),
+            *(
+                and_(
+                    ItemStationTask.target_minutes == minutes,
+                    ItemStationTask.started_at < now - timedelta(minutes=minutes),
+                )
+                for minutes in targets
+            ),
+        ),
     )
-    to_set = [i for i in overdue if i not in flagged]
-    to_clear = sorted(flagged - set(overdue))
-    for ids, value in ((to_set, True), (to_clear, False)):
-        for start in range(0, len(ids), 500):
-            db.session.execute(
-                update(PreparationItem)
-                .where(PreparationItem.id.in_(ids[start : start + 500]))
-                .values(warning=value)
-                .execution_options(synchronize_session="fetch")
-            )
-    _announce_overdue(to_set)
-    return len(to_set), len(to_clear)
+    newly = db.session.execute(
+        update(PreparationItem)
+        .where(PreparationItem.warning.is_(False), PreparationItem.id.in_(overdue))
+        .values(warning=True)
+        .returning(
+            PreparationItem.id, PreparationItem.instance_id, PreparationItem.module,
+            PreparationItem.regno, PreparationItem.division_id,
+        )
+        .execution_options(synchronize_session="fetch")
+    ).all()  # fmt: skip
+    cleared = db.session.execute(
+        update(PreparationItem)
+        .where(PreparationItem.warning.is_(True), PreparationItem.id.not_in(overdue))
+        .values(warning=False)
+        .execution_options(synchronize_session="fetch")
+    ).rowcount
+    _announce_overdue(sorted(newly))
+    return len(newly), cleared
 
 
-def _announce_overdue(item_ids: list[int]) -> None:
-    """Tell the event engine about each vehicle whose station task has just gone overdue."""
-    if not item_ids:
-        return
-    items = db.session.scalars(select(PreparationItem).where(PreparationItem.id.in_(item_ids)))
-    for item in items:
-        announce("task.overdue", item.instance_id, itemId=item.id, module=item.module,
-                 regno=item.regno, divisionId=item.division_id)  # fmt: skip
+def _announce_overdue(rows) -> None:
+    """Tell the event engine about the vehicles whose station task has just gone overdue (rows
+    of id, instance_id, module, regno, division_id), one announcement per instance."""
+    by_instance: dict[int, list[dict]] = {}
+    for row in rows:
+        by_instance.setdefault(row.instance_id, []).append(
+            {"itemId": row.id, "module": row.module, "regno": row.regno,
+             "divisionId": row.division_id}
+        )  # fmt: skip
+    for instance_id, many in by_instance.items():
+        announce_all("task.overdue", instance_id, many)
 
 
 # --- the station user's screens ----------------------------------------------------------------

@@ -401,6 +401,18 @@ def test_a_move_without_a_state_button_is_refused_with_a_message(as_demo):
     assert move(client, token, item, "x", "/begcare/items/incoming").status_code == 422
 
 
+def test_a_button_pressed_on_a_page_older_than_the_last_move_is_refused(as_demo):
+    client, token = as_demo("seller")
+    item = demo_item(2)
+    assert move(client, token, item, 3, from_state="2").status_code == 302
+    assert item_by_regno(item.regno).state == 3
+    # Another person's page still showed it Incoming: its buttons do not move it on.
+    move(client, token, item, 4, "/begcare/items/incoming", from_state="2")
+    assert item_by_regno(item.regno).state == 3
+    text = page_text(client.get("/begcare/items/incoming"))
+    assert f"{item.regno} has been moved to Awaiting by someone else in the meantime." in text
+
+
 def test_archiving_is_the_move_to_archived(as_demo):
     client, token = as_demo("seller")
     item = demo_item(3)
@@ -444,6 +456,7 @@ def test_the_state_buttons_macro_renders_one_form_per_transition(as_demo, demo_a
     assert html.count("<form ") == 2
     assert html.count(f'action="/begcare/items/{item.id}/move"') == 2
     assert 'name="to_state" value="6"' in html and "Move to showroom" in html
+    assert html.count('name="from_state" value="4"') == 2  # the state the page shows
 
 
 # --- the whole way, as the issue's "done when" says -------------------------------------------

@@ -277,3 +277,75 @@ def test_undo_refuses_someone_elses_or_an_earlier_days_finish(
     html = page_text(post_action(client, token, item, task, "undo"))
     assert ("danger", message) in alerts(html)
     assert tasks_of(item)[0].status == "done"
+
+
+def overdue_vehicles(n: int, start: int) -> list[PreparationItem]:
+    """`n` new vehicles of the seller's instance, each with a task at a station two days over
+    its target."""
+    model = demo_item(4)
+    task = tasks_of(model)[0]
+    items = [
+        PreparationItem(
+            module="begcare", division_id=model.division_id, state=4, regno=f"OVD{start + k:03d}",
+            brand="Volvo", model="V60",
+        )
+        for k in range(n)
+    ]  # fmt: skip
+    db.session.add_all(items)
+    db.session.flush()
+    db.session.add_all(
+        ItemStationTask(
+            item_id=item.id, station_id=task.station_id, status="active",
+            target_minutes=task.target_minutes, started_at=utcnow() - timedelta(days=2),
+        )
+        for item in items
+    )  # fmt: skip
+    db.session.flush()
+    return items
+
+
+def test_the_sweep_sends_as_many_statements_for_50_overdue_vehicles_as_for_5(demo_app):
+    from sqlalchemy import event
+
+    from app.automation.models import WebhookDelivery, WebhookEndpoint
+    from app.core.notifications import Notification
+    from app.core.settings import SettingRow
+
+    in_seller_instance()
+    db.session.add_all([
+        WebhookEndpoint(name="DMS", url="https://dms.example.test/", events=["task.overdue"]),
+        SettingRow(kind="event", name="Late", active=True, data={
+            "event": "task_overdue", "action": "notify", "target": "admin@demo.test"}),
+    ])  # fmt: skip
+    db.session.flush()
+    task_services.sync_overdue_warnings()  # the demo's own warnings brought up to date first
+    admin = demo_user("admin@demo.test")
+
+    def sweep(items):
+        statements = []
+        listener = lambda *args: statements.append(args[2])  # noqa: E731
+        event.listen(db.engine, "before_cursor_execute", listener)
+        try:
+            assert task_services.sync_overdue_warnings() == (len(items), 0)
+        finally:
+            event.remove(db.engine, "before_cursor_execute", listener)
+        ids = [i.id for i in items]
+        flagged = db.session.scalars(
+            select(PreparationItem.id).where(PreparationItem.warning.is_(True))
+        ).all()
+        assert set(ids) <= set(flagged)
+        told = db.session.scalars(
+            select(WebhookDelivery).where(WebhookDelivery.event == "task.overdue")
+        ).all()
+        assert sorted(
+            d.payload["data"]["itemId"] for d in told if d.payload["data"]["itemId"] in ids
+        ) == sorted(ids)
+        notes = db.session.scalars(
+            select(Notification).where(Notification.user_id == admin.id)
+        ).all()
+        assert {f"/begcare/{i}" for i in ids} <= {n.link for n in notes}
+        return len(statements)
+
+    five = sweep(overdue_vehicles(5, 0))
+    fifty = sweep(overdue_vehicles(50, 5))
+    assert fifty == five
