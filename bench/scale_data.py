@@ -483,6 +483,7 @@ def generate(url: str, vehicles_count: int, related: float = 1.0, seed: int = 34
     from app import create_app
     from app.demo import load_demo_data
     from app.extensions import db
+    from app.market import bid_totals
     from app.preparation.services import recount
 
     started = time.perf_counter()
@@ -504,6 +505,7 @@ def generate(url: str, vehicles_count: int, related: float = 1.0, seed: int = 34
             analyses(loader, org, archived, vehicles_count, rng)
             conn.commit()
         recount(org["instance"])
+        bid_totals.recount(org["instance"])  # the bids were copied in, not placed
         db.session.commit()
         with psycopg.connect(libpq_url(url), autocommit=True) as conn:
             conn.execute("ANALYZE")

@@ -9,11 +9,14 @@ their tables and ids.
 
 On PostgreSQL the store also takes a bid without maxima in one round trip (`place_in_one_call`:
 the function market_place_bid locks, checks, inserts and updates; migration c95894507d20 has its
-statement and the reasons for a function). What it refuses, the caller explains from the state
-it returns, under the lock it still holds. Elsewhere the store has no such call (None)."""
+statement and the reasons for a function, 9d3f5a7c2e14 the bid's count in its month). What it
+refuses, the caller explains from the state it returns, under the lock it still holds. Elsewhere
+the store has no such call (None). Every stored bid is counted in its seller's month
+(app.market.bid_totals) in the bid's transaction: by that function, else by `Book.count`."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -22,6 +25,7 @@ from sqlalchemy import and_, bindparam, exists, insert, select, text, update
 
 from app.core.locking import locked
 from app.extensions import db
+from app.market.bid_totals import count_bid
 from app.market.links import BidLink, StaleLink
 from app.market.models import (
     Advert,
@@ -298,3 +302,10 @@ class Book:
         self.highest, self.leader, self.leader_link = advert_amount, group_id, link_id
         self.placed.append((group_id, link_id, automatic))
         return PlacedBid(bid_id, amount, currency, advert_amount, self.now)
+
+    def count(self) -> None:
+        """The bids written, counted in the seller's month (app.market.bid_totals): one row
+        per company, in the order of their ids, so that two transactions that count for the
+        same companies never wait for each other's rows the other way round."""
+        for group_id, n in sorted(Counter(group for group, *_ in self.placed).items()):
+            count_bid(self.link.advert_id, group_id, self.now, n)

@@ -234,6 +234,7 @@ def _place(
                 "placed": len(book.placed), "maxima": count, "ends": ends_at, "now": now,
             },
         )  # fmt: skip
+        book.count()
     outbid, mails = _outbid(bids, link.advert_id, state, book)
     return BidResult(
         placed,
@@ -316,6 +317,7 @@ def buy_now(link: BidLink | int, request_key: str) -> BidResult:
         buy_now=True,
     )  # fmt: skip
     bids.mark_bought(link, state.buy_now_price, placed, now)
+    book.count()
     audit.record(
         "market_advert_bought",
         instance_id=link.instance_id,

@@ -14,7 +14,7 @@ from app.core.settings import GlobalSettingRow
 from app.core.tenancy import activate
 from app.demo import DEMO_PASSWORD, add_company, demo_link, seeder, swedish_and
 from app.extensions import db
-from app.market import bidder_mail, passport
+from app.market import bid_totals, bidder_mail, passport
 from app.market.endings import tell_sellers
 from app.market.filters import Criteria
 from app.market.groups import add_partner
@@ -234,6 +234,7 @@ def seed_market(ctx: dict) -> None:
         advert.reserve_price = RESERVES.get(index)
     db.session.flush()
     _seed_provisional(nordbil, groups, bidders, seller, rates, now)
+    bid_totals.recount(nordbil.instance_id)  # the demo's bids were not placed: counted here
     _seed_vehicle_requests(groups, bidders, now)
     activate(None)
 

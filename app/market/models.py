@@ -7,12 +7,13 @@ across instances in app.market.queries, always narrowed by the buyer's own group
 """
 
 import secrets
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     ForeignKey,
     Index,
     Integer,
@@ -146,7 +147,13 @@ class ExchangeRate(InstanceScoped, db.Model):
 class Advert(InstanceScoped, TimestampMixin, db.Model):
     """A vehicle a seller group offers, with its bidding terms and status."""
 
-    __table_args__ = (Index("ix_advert_instance_status", "instance_id", "status"),)
+    __table_args__ = (
+        Index("ix_advert_instance_status", "instance_id", "status"),
+        # The market statistics' adverts of a seller published, won and sold in a period.
+        Index("ix_advert_seller_published", "seller_group_id", "published_at"),
+        Index("ix_advert_seller_allocated", "seller_group_id", "allocated_at"),
+        Index("ix_advert_seller_sold", "seller_group_id", "sold_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     hash: Mapped[str] = mapped_column(String(32), unique=True, default=public_hash)
@@ -298,6 +305,25 @@ class AdvertBid(InstanceScoped, db.Model):
     buy_now: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     group: Mapped[InstanceGroup] = relationship()
+
+
+class AdvertBidMonth(InstanceScoped, db.Model):
+    """How many bids a buyer group placed on a seller group's adverts in a UTC month: kept as
+    bids are stored (app.market.bid_totals), so that the statistics read a year of bids in a
+    row per company and month however many bids there are (issue 34). The seller's instance."""
+
+    __tablename__ = "advert_bid_month"
+    __table_args__ = (UniqueConstraint("seller_group_id", "buyer_group_id", "month"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seller_group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE")
+    )
+    buyer_group_id: Mapped[int] = mapped_column(
+        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
+    )
+    month: Mapped[date] = mapped_column(Date)  # its first day
+    bids: Mapped[int] = mapped_column(Integer)
 
 
 class AdvertMaximum(InstanceScoped, db.Model):

@@ -20,6 +20,7 @@ from app.market.figures import count_where
 from app.market.models import (
     Advert,
     AdvertBid,
+    AdvertBidMonth,
     ExchangeRate,
     InstanceGroup,
     MarketPartner,
@@ -155,11 +156,15 @@ def seller_statistics(group: InstanceGroup, today: date | None = None) -> Seller
             row = rows[index[key]]
             row.sold, row.sold_value = int(count), int(total or 0)
             row.average_price, row.average_start = _whole(price), _whole(start_price)
+    # The bids per buyer and month as they were counted when placed (app.market.bid_totals):
+    # a row per company and month, not the year's bids.
     bids = (
-        select(AdvertBid.group_id.label("group_id"), func.count(AdvertBid.id).label("bids"))
-        .join(Advert, Advert.id == AdvertBid.advert_id)
-        .where(Advert.seller_group_id == group.id, AdvertBid.created_at >= start)
-        .group_by(AdvertBid.group_id)
+        select(
+            AdvertBidMonth.buyer_group_id.label("group_id"),
+            func.sum(AdvertBidMonth.bids).label("bids"),
+        )
+        .where(AdvertBidMonth.seller_group_id == group.id, AdvertBidMonth.month >= months[0])
+        .group_by(AdvertBidMonth.buyer_group_id)
         .subquery()
     )
     won = (

@@ -34,9 +34,8 @@ from app.preparation.models import (
 from app.preparation.queries import in_scope, item_query, sorted_by
 from app.preparation.recon_models import ACTUAL, ESTIMATE, ReconLine
 from app.preparation.services import _bump, add_item, bump_counts_version, move_item
-from app.preparation.states import BY_ID, UTILIZE_STATES, states_off
+from app.preparation.states import ARCHIVED, BY_ID, UTILIZE_STATES, states_off
 
-ARCHIVED = 9
 FIRST_STATE = 2  # a vehicle added by hand arrives as incoming
 
 # Stored value -> label. The demo data and imports store these English values.

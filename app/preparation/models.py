@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    func,
     text,
 )
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column, relationship
@@ -166,6 +167,29 @@ class PreparationItem(InstanceScoped, TimestampMixin, VehicleColumns, db.Model):
     )
 
     division: Mapped[Division] = relationship()
+
+
+# The overview's brand filter compares the whole brand in any case (queries.item_query): a
+# b-tree on the lower-case brand, then the state, so that a brand with or without a state is
+# found without reading every vehicle of that brand's trigrams (issue 34). PostgreSQL only
+# (SQLite reads its vehicles without it, and cannot reflect an index on an expression).
+Index(
+    "ix_item_module_brand_lower",
+    PreparationItem.instance_id,
+    PreparationItem.module,
+    func.lower(PreparationItem.brand),
+    PreparationItem.state,
+).ddl_if(dialect="postgresql")
+# The overview's search looks through the vehicles in stock first (queries.in_stock): their
+# own trigram index, whose posting lists do not grow with the archived history.
+Index(
+    "ix_item_search_stock",
+    PreparationItem.search_text,
+    postgresql_using="gin",
+    postgresql_ops={"search_text": "gin_trgm_ops"},
+    postgresql_where=text("state <> 9"),
+    sqlite_where=text("state <> 9"),
+)
 
 
 class ItemTag(InstanceScoped, db.Model):

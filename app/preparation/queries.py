@@ -15,7 +15,7 @@ from typing import Any
 
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import Select, and_, case, false, func, select
+from sqlalchemy import Select, and_, case, false, func, literal_column, select
 
 from app.core.models import Division, Region, utcnow
 from app.core.numbers import is_int
@@ -23,7 +23,7 @@ from app.core.tenancy import active_instance_id
 from app.extensions import db
 from app.preparation.models import ItemStateCount, ItemStationTask, ItemTag, PreparationItem
 from app.preparation.recon_models import ACTUAL, ESTIMATE, ReconLine
-from app.preparation.states import BY_ID
+from app.preparation.states import ARCHIVED, BY_ID
 
 DIVISION_VALUE = re.compile(r"^(all|(division|region|country)-([0-9]{1,10}))$")
 MAX_PHRASE = 100
@@ -235,6 +235,13 @@ def _search(phrase: str):
     return and_(*(_contains(word) for word in phrase.split()))
 
 
+def in_stock():
+    """Not archived: the overview's search looks through these first. Written with the state
+    as a constant, as the partial trigram index ix_item_search_stock's condition is, so that
+    PostgreSQL can use that index whatever the statement's parameters."""
+    return PreparationItem.state.op("<>")(literal_column(str(ARCHIVED)))
+
+
 def _contains(text: str):
     return PreparationItem.search_text.like(f"%{_escape(text.lower())}%", escape="\\")
 
@@ -280,8 +287,9 @@ def item_query(
         stmt = stmt.where(false())
     if filters.searchphrase:
         stmt = stmt.where(_search(filters.searchphrase))
+    if filters.brand:  # the whole brand, any case: ix_item_module_brand_lower (a b-tree)
+        stmt = stmt.where(func.lower(PreparationItem.brand) == filters.brand.lower())
     for column, value in (
-        (PreparationItem.brand, filters.brand),
         (PreparationItem.model, filters.model),
         (PreparationItem.model_series, filters.advanced.get("modelSeries")),
     ):

@@ -46,6 +46,7 @@ from app.preparation.queries import (
     Page,
     counter_total,
     division_scope,
+    in_stock,
     item_query,
     paginate,
     parse_sort,
@@ -221,8 +222,10 @@ def _query(params: dict) -> str:
     return urlencode(items, safe=URL_SAFE)
 
 
-# What the search (spec 01: division and searchphrase) puts into the overview's URL.
-SEARCH_ARGS = {"division", "searchphrase"}
+# What the search (spec 01: division and searchphrase) puts into the overview's URL, and the
+# overview's own "search archived vehicles too" (ARCHIVED_ARG).
+ARCHIVED_ARG = "archived"
+SEARCH_ARGS = {"division", "searchphrase", ARCHIVED_ARG}
 
 
 def _is_search(args) -> bool:
@@ -242,6 +245,33 @@ def _counter_total(v, module: str, scope: list[int], state: int | None) -> int:
         total = counter_total(module, scope, state)
         COUNTS.put(key, total)
     return total
+
+
+def _searched(stmt, sort: str, filters: ItemFilters) -> tuple[Page, str | None]:
+    """The page of the matches, and what it covers: a search phrase without a state looks
+    through the vehicles in stock ("stock"), whose own trigram index does not grow with the
+    archived history; the archived vehicles too with `archived=1` ("all") or when nothing in
+    stock matches ("stock-none"). None: no search phrase, or a state chosen."""
+
+    def page(stmt) -> Page:
+        rows = lambda limit, offset: svc.table_rows(stmt.limit(limit).offset(offset), sort)  # noqa: E731
+        return paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP, fetch=rows)
+
+    if not filters.searchphrase or filters.state is not None:
+        return page(stmt), None
+    if request.args.get(ARCHIVED_ARG) == "1":
+        return page(stmt), "all"
+    found = page(stmt.where(in_stock()))
+    return (found, "stock") if found.total else (page(stmt), "stock-none")
+
+
+def _with_archived_link(covers: str | None) -> str | None:
+    """This overview's URL searching the archived vehicles too (when it searched the stock)."""
+    if covers != "stock":
+        return None
+    args = [(k, a) for k, a in request.args.items(multi=True) if k not in (ARCHIVED_ARG, "page")]
+    path = url_for("preparation.overview", **(request.view_args or {}))
+    return f"{path}?{_query([*args, (ARCHIVED_ARG, '1')])}"
 
 
 def _page_number() -> int:
@@ -289,7 +319,7 @@ def overview(module: str):
         error, filters = str(exc), None
         error_field = getattr(exc, "field", None)
     sort = parse_sort(request.args.get("sort"), "-state_changed_at")
-    table = None
+    table = covers = None
     if filters is not None:
         scope = division_scope(filters.division, v.visible_divisions, v.selected_division_ids)
         if filters.only_scope:  # the maintained counters know the total
@@ -300,11 +330,9 @@ def overview(module: str):
             page = paginate(None, _page_number(), PER_PAGE, total=total, fetch=rows)
         else:  # count the matches, up to a cap that keeps broad searches fast
             stmt = item_query(module, scope, filters=filters, sort=sort)
-            rows = lambda limit, offset: svc.table_rows(  # noqa: E731
-                stmt.limit(limit).offset(offset), sort
-            )
-            page = paginate(stmt, _page_number(), PER_PAGE, cap=COUNT_CAP, fetch=rows)
-        table = Table.build(page, sort, OVERVIEW_SORTS, filters.to_args())
+            page, covers = _searched(stmt, sort, filters)
+        args = filters.to_args() | ({ARCHIVED_ARG: "1"} if covers == "all" else {})
+        table = Table.build(page, sort, OVERVIEW_SORTS, args)
         if _is_search(request.args) and page.total == 1:
             return redirect(table.rows[0].href)
     # The form shows the arguments (and the error they make) in the module's and locale's
@@ -333,8 +361,9 @@ def overview(module: str):
         ),
     )
     html = render_template(
-        "preparation/items/overview.html", module=module, t=table, filter_form=filter_form
-    )
+        "preparation/items/overview.html", module=module, t=table, filter_form=filter_form,
+        covers=covers, with_archived=_with_archived_link(covers),
+    )  # fmt: skip
     return html, (422 if error else 200)
 
 

@@ -32,6 +32,7 @@ STATES: tuple[State, ...] = (
     State(9, "archived", "archived", _l("Archived")),
 )
 BY_ID = {s.id: s for s in STATES}
+ARCHIVED = 9  # out of stock: kept as history
 BY_SEGMENT = {s.segment: s for s in STATES}
 UTILIZE_STATES = frozenset({3, 5, 7})  # spec 02: stations-utilize for these, else stations-manage
 

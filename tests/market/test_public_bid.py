@@ -566,7 +566,8 @@ def _statements_of(call) -> list[str]:
 def test_a_bidders_next_bid_reads_no_link(bidder, ad, buyer_link, csrf):
     """A bidder's next bid reads no link: the process remembers it and the bid's locked read
     checks that it still holds. On PostgreSQL the bid is then one statement: a call of the
-    function that locks, checks, inserts and updates (migration c95894507d20)."""
+    function that locks, checks, inserts, updates and counts the bid in its month (migrations
+    c95894507d20, 9d3f5a7c2e14)."""
     path = _bid_once(bidder, ad, buyer_link, csrf)
     answers = []
     seen = _statements_of(
@@ -576,8 +577,9 @@ def test_a_bidders_next_bid_reads_no_link(bidder, ad, buyer_link, csrf):
     assert not any("market_link.hash" in statement for statement in seen)
     if db.engine.dialect.name == "postgresql":
         assert len(seen) == 1 and seen[0].startswith("SELECT * FROM market_place_bid(")
-    else:  # the locked state with the check, the insert, the advert's update
-        assert len(seen) == 3 and "link_ok" in seen[0]
+    else:  # the locked state with the check, the insert, the advert's update, the month's count
+        assert len(seen) == 4 and "link_ok" in seen[0]
+        assert seen[3].startswith("INSERT INTO advert_bid_month")
 
 
 def _rate(advert: Advert, to_currency: str) -> ExchangeRate:

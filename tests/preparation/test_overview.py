@@ -54,10 +54,82 @@ def test_the_search_from_the_header_lands_on_matching_vehicles(as_demo):
     search = client.get("/search?searchphrase=Volvo+XC60&next=/begcare/items/list")
     response = client.get(search.headers["Location"])
     assert response.status_code == 200
-    expected = [i for i in seller_items() if (i.brand, i.model) == ("Volvo", "XC60")]
+    expected = [
+        i for i in seller_items() if (i.brand, i.model) == ("Volvo", "XC60") and i.state != 9
+    ]
     assert total_of(response) == len(expected) > 0
     assert all(i.brand == "Volvo" and i.model == "XC60" for i in shown(response))
     assert 'value="Volvo XC60"' in page_text(response)
+
+
+def in_stock_and_archived(brand: str) -> tuple[set[int], set[int]]:
+    """The seller's begcare vehicles of a brand: those in stock and the archived ones, each
+    set non-empty (an archived one is made when the demo has none)."""
+    items = [i for i in seller_items() if i.brand == brand]
+    if not any(i.state == 9 for i in items):
+        items[-1].state = 9
+        db.session.flush()
+    return {i.id for i in items if i.state != 9}, {i.id for i in items if i.state == 9}
+
+
+def all_shown(client, url: str) -> list[int]:
+    """Every vehicle the overview at `url` lists, page after page."""
+    ids, page = [], 1
+    while True:
+        found = [i.id for i in shown(client.get(f"{url}&page={page}"))]
+        if not found or (ids and found[0] in ids):
+            return ids
+        ids, page = ids + found, page + 1
+
+
+def test_a_search_looks_through_the_stock_and_the_archive_on_demand(as_demo):
+    """Issue 34: a search phrase without a state lists the vehicles in stock and says so; its
+    link searches the archived vehicles too, and says that."""
+    client, _ = as_demo("seller")
+    stock, archived = in_stock_and_archived("Volvo")
+    url = "/begcare/overview?division=all&searchphrase=volvo&sort=regno"
+    response = client.get(url + "&lang=en-GB")
+    text = page_text(response)
+    assert "Searched the vehicles in stock; archived vehicles were left out." in text
+    assert set(all_shown(client, url)) == stock
+    link = re.search(
+        r'<a href="([^"]+)">Search archived vehicles too</a>', response.get_data(as_text=True)
+    )
+    assert link is not None
+    everything = link.group(1).replace("&amp;", "&")
+    assert "archived=1" in everything
+    assert "Searched the vehicles in stock and the archived vehicles." in page_text(
+        client.get(everything + "&lang=en-GB")
+    )
+    assert set(all_shown(client, everything)) == stock | archived
+    # The page links of the wider search keep it wide.
+    assert "archived=1" in re.search(
+        r'class="sort-link" href="([^"]+)"', client.get(everything).get_data(as_text=True)
+    ).group(1)
+
+
+def test_a_search_nothing_in_stock_matches_shows_the_archived_vehicles_and_says_so(as_demo):
+    client, _ = as_demo("seller")
+    item = seller_items(state=6)[0]
+    item.state = 9
+    db.session.flush()
+    url = f"/begcare/overview?division=all&searchphrase={item.regno.lower()}&sort=regno"
+    response = client.get(url + "&lang=en-GB")
+    assert item.id in [i.id for i in shown(response)]
+    assert "No vehicle in stock matches, so archived vehicles were searched too." in page_text(
+        response
+    )
+    # The header's search of its whole regno opens it, archived as it is.
+    search = client.get(f"/search?searchphrase={item.regno}&next=/begcare/items/list")
+    assert client.get(search.headers["Location"]).headers["Location"] == manage_path(item)
+
+
+def test_a_search_with_a_state_searches_that_state_only_and_says_nothing_of_the_stock(as_demo):
+    client, _ = as_demo("seller")
+    stock, archived = in_stock_and_archived("Volvo")
+    url = "/begcare/overview?division=all&searchphrase=volvo&enum[state]=9&sort=regno"
+    assert set(all_shown(client, url)) == archived
+    assert "data-covers" not in client.get(url).get_data(as_text=True)
 
 
 def test_the_search_finds_a_registration_number_and_a_vin_in_part(as_demo):
@@ -262,7 +334,7 @@ def test_the_unfiltered_total_comes_from_the_counters_and_matches_the_items(as_d
 def test_pages_of_a_search_follow_on_and_a_page_past_the_end_shows_the_last(as_demo):
     client, _ = as_demo("seller")
     volvos = {i.id for i in seller_items() if i.brand == "Volvo"}
-    base = "/begcare/overview?division=all&searchphrase=volvo&sort=regno"
+    base = "/begcare/overview?division=all&searchphrase=volvo&archived=1&sort=regno"
     first, second = client.get(base), client.get(base + "&page=2")
     ids = [i.id for i in shown(first)] + [i.id for i in shown(second)]
     assert set(ids) == volvos and len(ids) == len(volvos)
