@@ -17,11 +17,10 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
-from app.core.i18n import current_locale
 from app.core.localized import for_reader
 from app.core.models import UTCDateTime, utcnow
 from app.core.settings import SettingRow
-from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
+from app.core.workdays import DayCounter, average_days, calendar_days
 from app.extensions import db
 from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
 from app.preparation.states import STATES
@@ -401,40 +400,5 @@ def sales_by_salesperson(
 # --- all figures, cached ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Figures:
-    flow: Throughput
-    states: list[StateDays]
-    stations: list[StationMinutes]
-    stock: StockDays
-    salespeople: list[SalespersonSales]
-
-
 # Recently computed figures, kept for ten minutes.
 FIGURES = LRUCache(size=256, ttl=600.0)
-
-
-def figures(instance, module: str, division_ids: list[int]) -> Figures:
-    """Every figure of the statistics page, as the instance's configuration counts them. The
-    key holds the instance's counts version, which every added or moved vehicle changes (a
-    move shows on the next view), and the configuration that changes the figures."""
-    until_delivered = instance.module_option(module, MEASURE_TO_DELIVERED, False)
-    count_days = day_counter(instance)
-    key = (
-        instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
-        utcnow().date(), until_delivered, getattr(count_days, "version", None),
-        current_locale(),  # the stations' names are the reader's
-    )  # fmt: skip
-    found = FIGURES.get(key)
-    if found is None:
-        found = Figures(
-            throughput(module, division_ids),
-            days_per_state(module, division_ids, count_days=count_days),
-            minutes_per_station(module, division_ids),
-            stock_days(
-                module, division_ids, until_delivered=until_delivered, count_days=count_days
-            ),
-            sales_by_salesperson(module, division_ids),
-        )
-        FIGURES.put(key, found)
-    return found

@@ -39,6 +39,7 @@ GROWS = frozenset({
     "email_attachment", "booking", "ranking_points", "system_message_view", "import_run",
     "export_run", "webhook_delivery", "webhook_attempt", "item_rule_match", "notification",
     "vehicle_property_value", "recon_line", "recon_approval",
+    "recon_month_total", "flow_month_total",  # with the months kept (read by month: an index)
 })  # fmt: skip
 # Tables that stay small whatever the data (settings, people, places, lookups, counters per
 # division and state): a scan of a few pages is the planner's cheapest way to read them.
