@@ -113,11 +113,9 @@ class Throughput:
         return sum(self.sold_month)
 
 
-def throughput(module: str, division_ids: list[int], today: date | None = None) -> Throughput:
-    """Items entering the flow (state 4, not coming back from parked or showroom) and items
-    sold (state 7) per month and week over the last twelve months."""
-    today = today or utcnow().date()
-    since = period_start(today)
+def flow_days(module: str, division_ids: list[int], since: datetime) -> list[tuple]:
+    """(kind, day, count) of the items entering the flow ("entered": state 4, not coming back
+    from parked or showroom) and sold ("sold": state 7) from `since` on, per UTC day."""
     day = _utc_day(ItemStateEvent.created_at).label("day")
     entering = and_(
         ItemStateEvent.to_state == FLOW,
@@ -128,19 +126,27 @@ def throughput(module: str, division_ids: list[int], today: date | None = None) 
         select(kind, day, func.count())
         .where(
             of_item(PreparationItem.division_id, ItemStateEvent.item_id, module).in_(division_ids),
-            ItemStateEvent.created_at >= _start_of(since),
+            ItemStateEvent.created_at >= since,
             entering | (ItemStateEvent.to_state == SOLD),
         )
         .group_by(kind, day)
     ).all()
+    return [(kind_value, _as_date(raw_day), n) for kind_value, raw_day, n in rows]
+
+
+def throughput(module: str, division_ids: list[int], today: date | None = None) -> Throughput:
+    """Items entering the flow and items sold per month and week over the last twelve
+    months (flow_days)."""
+    today = today or utcnow().date()
+    since = period_start(today)
+    rows = flow_days(module, division_ids, _start_of(since))
     months = _months(since, today)
     weeks = _weeks(since, today)
     per = {
         ("entered", "month"): defaultdict(int), ("sold", "month"): defaultdict(int),
         ("entered", "week"): defaultdict(int), ("sold", "week"): defaultdict(int),
     }  # fmt: skip
-    for kind_value, raw_day, n in rows:
-        d = _as_date(raw_day)
+    for kind_value, d, n in rows:
         if d > today:
             continue
         per[(kind_value, "month")][date(d.year, d.month, 1)] += n
@@ -193,7 +199,11 @@ def days_per_state(
     # so keeping only the chosen divisions' stays after it gives the stays of their events.
     following = (
         func.lead(ItemStateEvent.created_at)
-        .over(partition_by=ItemStateEvent.item_id, order_by=ItemStateEvent.created_at)
+        .over(
+            partition_by=ItemStateEvent.item_id,
+            # events of one moment in the order they were written (else the database's)
+            order_by=(ItemStateEvent.created_at, ItemStateEvent.id),
+        )
         .label("left_at")
     )
     stays = (

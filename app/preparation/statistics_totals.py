@@ -9,7 +9,7 @@ instance counts working days, the days per state (each stay's days depend on its
 calendar)."""
 
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 from sqlalchemy import func, select
@@ -18,7 +18,7 @@ from app.core.i18n import current_locale
 from app.core.localized import for_reader
 from app.core.models import utcnow
 from app.core.settings import SettingRow
-from app.core.workdays import calendar_days, day_counter
+from app.core.workdays import WorkingDays, calendar_days, day_counter
 from app.extensions import db
 from app.preparation import statistics as raw
 from app.preparation import totals_models as T
@@ -56,6 +56,10 @@ def throughput(module: str, division_ids, today: date | None = None) -> raw.Thro
     ).all()
     months, weeks = raw._months(since, today), raw._weeks(since, today)
     per = {(f, unit): {} for f in (T.ENTERED, T.SOLD) for unit in ("month", "week")}
+    # The events dated after today (none but imported or generated ones): as the rows count.
+    future = raw.flow_days(module, list(division_ids), raw._start_of(today + timedelta(days=1)))
+    for figure, day, n in future:
+        rows.append((figure, day.replace(day=1), day - timedelta(days=day.weekday()), -n))
     for figure, month, week, n in rows:
         for unit, at in (("month", month), ("week", week)):
             per[(figure, unit)][at] = per[(figure, unit)].get(at, 0) + int(n or 0)
@@ -68,14 +72,17 @@ def throughput(module: str, division_ids, today: date | None = None) -> raw.Thro
     )  # fmt: skip
 
 
-def days_per_state(module: str, division_ids, today: date | None = None) -> list[raw.StateDays]:
-    """statistics.days_per_state (calendar days) from the totals: the stays that began in the
-    period and ended, per state, and their days."""
+def days_per_state(
+    module: str, division_ids, today: date | None = None, working: bool = False
+) -> list[raw.StateDays]:
+    """statistics.days_per_state from the totals: the stays that began in the period and
+    ended, per state, and their calendar days (or `working` days, app.core.workdays)."""
     since = raw.period_start(today or utcnow().date())
+    summed = FlowMonthTotal.working if working else FlowMonthTotal.amount
     found = {
         state: (int(n), days / n)
         for state, n, days in db.session.execute(
-            select(FlowMonthTotal.state, func.sum(FlowMonthTotal.count), func.sum(FlowMonthTotal.amount))
+            select(FlowMonthTotal.state, func.sum(FlowMonthTotal.count), func.sum(summed))
             .where(*_of(FlowMonthTotal, module, division_ids, T.STAY, since))
             .group_by(FlowMonthTotal.state)
             .having(func.sum(FlowMonthTotal.count) > 0)
@@ -212,8 +219,9 @@ def figures(instance, module: str, division_ids: list[int]) -> Figures:
     )  # fmt: skip
     found = raw.FIGURES.get(key)
     if found is None:
-        if count_days is calendar_days:
-            states = days_per_state(module, division_ids)
+        if count_days is calendar_days or isinstance(count_days, WorkingDays):
+            working = count_days is not calendar_days
+            states = days_per_state(module, division_ids, working=working)
         else:
             states = raw.days_per_state(module, division_ids, count_days=count_days)
         found = Figures(

@@ -17,13 +17,27 @@ one of those moves all its shares. The period figures then read a year of months
 from collections import defaultdict
 from decimal import Decimal
 
-from sqlalchemy import Date, Float, case, cast, event, func, inspect, literal, select, type_coerce
+from sqlalchemy import (
+    Date,
+    Float,
+    Integer,
+    case,
+    cast,
+    event,
+    func,
+    inspect,
+    literal,
+    select,
+    type_coerce,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import ORMExecuteState, Session
 
+from app.core.models import Division, Region
+from app.core.settings import Holiday
 from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
 from app.preparation.recon_models import ACTUAL, ESTIMATE, ReconLine
-from app.preparation.statistics import FLOW, SOLD, _days_between
+from app.preparation.statistics import FLOW, SOLD, _days_between, _utc_day
 from app.preparation.totals_models import (
     ENTERED,
     SELLER,
@@ -41,15 +55,16 @@ LINES = ReconLine.__table__
 EVENTS = ItemStateEvent.__table__
 TASKS = ItemStationTask.__table__
 STATIONS = Station.__table__
+HOLIDAYS, DIVISIONS, REGIONS = Holiday.__table__, Division.__table__, Region.__table__
 RECON, FLOW_TOTALS = ReconMonthTotal.__table__, FlowMonthTotal.__table__
 
 # Which shares a write can change: cost lines the cost figures; events the flow (entered,
 # sold, stays); tasks the cost figures per station and the work; a vehicle's own columns all.
-RECON_SHARES, FLOW_SHARES, WORK_SHARES = "recon", "flow", "work"
-ALL = (RECON_SHARES, FLOW_SHARES, WORK_SHARES)
+RECON_SHARES, FLOW_SHARES, STAY_SHARES, WORK_SHARES = "recon", "flow", "stays", "work"
+ALL = (RECON_SHARES, FLOW_SHARES, STAY_SHARES, WORK_SHARES)
 BY_TABLE = {
     LINES.name: (RECON_SHARES,),
-    EVENTS.name: (FLOW_SHARES,),
+    EVENTS.name: (FLOW_SHARES, STAY_SHARES),
     TASKS.name: (RECON_SHARES, WORK_SHARES),
     ITEMS.name: ALL,
 }
@@ -135,68 +150,86 @@ def _recon_share(ids, dialect: str):
     ).group_by(*key)  # fmt: skip
 
 
-def _flow_columns(instance, module, figure, month, division, week, state, station, seller, amount):
+def _flow_columns(instance, module, figure, month, division, week, state, station, seller,
+                  amount=None, working=None):  # fmt: skip
     return (
         instance.label("instance_id"), module.label("module"), figure.label("figure"),
         month.label("month"), division.label("division_id"), week.label("week"),
         state.label("state"), station.label("station_id"), seller.label("seller_id"),
-        cast(amount, Float).label("amount"),
+        cast(literal(0.0) if amount is None else amount, Float).label("amount"),
+        type_coerce(literal(0) if working is None else working, Integer).label("working"),
     )  # fmt: skip
 
 
-def _flow_rows(ids, dialect: str, kinds):
-    """Per event entering the flow or selling the vehicle; per stay that ended; per task
-    finished: the vehicle's key columns, the month (and week) and the days or minutes."""
+def _weekdays_through(day, dialect: str):
+    """Mondays to Fridays from 0001-01-01 through `day` (app.core.workdays, in SQL)."""
+    if dialect == "postgresql":
+        n = type_coerce(day - cast(literal("0001-01-01"), Date), Integer) + 1
+    else:
+        n = cast(func.julianday(day) - func.julianday("0001-01-01"), Integer) + 1
+    return n // 7 * 5 + case((n % 7 > 5, 5), else_=n % 7)
+
+
+def _working_days(began, left, dialect: str):
+    """app.core.workdays.WorkingDays from `began` to `left`: the weekdays after the first UTC
+    date and up to the second, less the instance's holidays on those weekdays (of every
+    country or of the vehicle's division's)."""
+    first, last = _utc_day(began), _utc_day(left)
+    if dialect == "postgresql":
+        weekday = func.extract("isodow", HOLIDAYS.c.day) < 6
+    else:
+        weekday = func.strftime("%w", HOLIDAYS.c.day).not_in(("0", "6"))
+    holidays = (
+        select(func.count(func.distinct(HOLIDAYS.c.day)))
+        .where(
+            HOLIDAYS.c.instance_id == ITEMS.c.instance_id,
+            HOLIDAYS.c.country_id.is_(None) | (HOLIDAYS.c.country_id == REGIONS.c.country_id),
+            weekday,
+            HOLIDAYS.c.day > first,
+            HOLIDAYS.c.day <= last,
+        )  # fmt: skip
+        .correlate_except(HOLIDAYS)
+        .scalar_subquery()
+    )
+    return _weekdays_through(last, dialect) - _weekdays_through(first, dialect) - holidays
+
+
+def _flow_rows(ids, dialect: str, kinds, instance_id=None):
+    """Per event entering the flow or selling the vehicle; per sale; per stay that ended; per
+    task finished: the vehicle's key columns, the month (and week) and the days or minutes."""
     parts = []
+    none = literal(0)
     if FLOW_SHARES in kinds:
         entering = (EVENTS.c.to_state == FLOW) & (func.coalesce(EVENTS.c.from_state, 0) < FLOW)
         month = _month(EVENTS.c.created_at, dialect)
         kind = case((entering, literal(ENTERED)), else_=literal(SOLD_FIGURE))
         week = _monday(EVENTS.c.created_at, dialect)
-        none, nothing = literal(0), literal(0.0)
+        vehicle = (ITEMS.c.instance_id, ITEMS.c.module)
         parts.append(
-            select(
-                *_flow_columns(
-                    ITEMS.c.instance_id,
-                    ITEMS.c.module,
-                    kind,
-                    month,
-                    ITEMS.c.division_id,
-                    week,
-                    none,
-                    none,
-                    none,
-                    nothing,
-                )
-            )
+            select(*_flow_columns(*vehicle, kind, month, ITEMS.c.division_id, week, none, none, none))
             .join(ITEMS, ITEMS.c.id == EVENTS.c.item_id)
             .where(entering | (EVENTS.c.to_state == SOLD), _of(EVENTS.c.item_id, ids))
-        )
+        )  # fmt: skip
         seller = func.coalesce(ITEMS.c.salesperson_id, 0)
         parts.append(  # the sales again, per salesperson (not per week: fewer rows)
             select(
                 *_flow_columns(
-                    ITEMS.c.instance_id,
-                    ITEMS.c.module,
-                    literal(SELLER),
-                    month,
-                    ITEMS.c.division_id,
-                    month,
-                    none,
-                    none,
-                    seller,
-                    nothing,
+                    *vehicle, literal(SELLER), month, ITEMS.c.division_id, month, none, none, seller
                 )
             )
             .join(ITEMS, ITEMS.c.id == EVENTS.c.item_id)
             .where(EVENTS.c.to_state == SOLD, _of(EVENTS.c.item_id, ids))
         )
+    if STAY_SHARES in kinds:
         left = func.lead(EVENTS.c.created_at).over(
             partition_by=EVENTS.c.item_id, order_by=(EVENTS.c.created_at, EVENTS.c.id)
         )
         stays = (
             select(EVENTS.c.item_id, EVENTS.c.to_state, EVENTS.c.created_at, left.label("left_at"))
-            .where(_of(EVENTS.c.item_id, ids))
+            .where(
+                _of(EVENTS.c.item_id, ids),
+                literal(True) if instance_id is None else EVENTS.c.instance_id == instance_id,
+            )
             .subquery()
         )
         month = _month(stays.c.created_at, dialect)
@@ -210,12 +243,15 @@ def _flow_rows(ids, dialect: str, kinds):
                     ITEMS.c.division_id,
                     month,
                     stays.c.to_state,
-                    literal(0),
-                    literal(0),
+                    none,
+                    none,
                     _days_between(stays.c.left_at, stays.c.created_at),
+                    _working_days(stays.c.created_at, stays.c.left_at, dialect),
                 )  # fmt: skip
             )
             .join(ITEMS, ITEMS.c.id == stays.c.item_id)
+            .join(DIVISIONS, DIVISIONS.c.id == ITEMS.c.division_id)  # its country's holidays
+            .join(REGIONS, REGIONS.c.id == DIVISIONS.c.region_id)
             .where(stays.c.left_at.is_not(None))
         )
     if WORK_SHARES in kinds:
@@ -229,9 +265,9 @@ def _flow_rows(ids, dialect: str, kinds):
                     month,
                     ITEMS.c.division_id,
                     month,
-                    literal(0),
+                    none,
                     TASKS.c.station_id,
-                    literal(0),
+                    none,
                     _days_between(TASKS.c.finished_at, TASKS.c.started_at) * 1440.0,
                 )  # fmt: skip
             )
@@ -248,12 +284,13 @@ def _flow_rows(ids, dialect: str, kinds):
     return parts[0].union_all(*parts[1:]).subquery() if len(parts) > 1 else parts[0].subquery()
 
 
-def _flow_share(ids, dialect: str, kinds=ALL):
-    rows = _flow_rows(ids, dialect, kinds)
+def _flow_share(ids, dialect: str, kinds=ALL, instance_id=None):
+    rows = _flow_rows(ids, dialect, kinds, instance_id)
     key = [rows.c[name] for name in FlowMonthTotal.KEY]
     return select(
-        *key, func.count().label("count"), func.sum(rows.c.amount).label("amount")
-    ).group_by(*key)
+        *key, func.count().label("count"), func.sum(rows.c.amount).label("amount"),
+        func.sum(rows.c.working).label("working"),
+    ).group_by(*key)  # fmt: skip
 
 
 def _share_queries(ids, dialect: str, kinds=ALL):
@@ -261,9 +298,20 @@ def _share_queries(ids, dialect: str, kinds=ALL):
     queries = []
     if RECON_SHARES in kinds:
         queries.append((RECON, _recon_share(ids, dialect)))
-    if FLOW_SHARES in kinds or WORK_SHARES in kinds:
+    if {FLOW_SHARES, STAY_SHARES, WORK_SHARES} & set(kinds):
         queries.append((FLOW_TOTALS, _flow_share(ids, dialect, kinds)))
     return queries
+
+
+def recount_stays(connection, instance_id: int) -> None:
+    """An instance's stays afresh (one DELETE, one INSERT ... SELECT): their working days
+    follow its holidays and its divisions' countries, which an admin has changed."""
+    query = _flow_share(None, connection.dialect.name, (STAY_SHARES,), instance_id)
+    table = FLOW_TOTALS
+    connection.execute(
+        table.delete().where(table.c.instance_id == instance_id, table.c.figure == STAY)
+    )
+    connection.execute(table.insert().from_select(list(query.selected_columns.keys()), query))
 
 
 def rebuild(connection) -> None:
@@ -277,7 +325,10 @@ def rebuild(connection) -> None:
 # --- keeping them: the shares of the touched vehicles, before and after a write ----------------
 
 
-ZERO = {"count": 0, "estimate": Decimal(0), "actual": Decimal(0), "over": 0, "amount": 0.0}
+ZERO = {
+    "count": 0, "estimate": Decimal(0), "actual": Decimal(0), "over": 0, "amount": 0.0,
+    "working": 0,
+}  # fmt: skip
 MODELS = {RECON.name: ReconMonthTotal, FLOW_TOTALS.name: FlowMonthTotal}
 
 
@@ -367,18 +418,34 @@ def _shares_of(connection, touched: dict[str, set[int]]) -> dict:
     return found
 
 
+def _calendars_changed(session: Session) -> list:
+    """The holidays, divisions and regions whose change moves working days: their instance's
+    stays are recounted after the flush."""
+    changed = [
+        o for o in (*session.new, *session.dirty, *session.deleted) if isinstance(o, Holiday)
+    ]
+    for obj in session.dirty:
+        column = {Division: "region_id", Region: "country_id"}.get(type(obj))
+        if column and inspect(obj).attrs[column].history.has_changes():
+            changed.append(obj)
+    return changed
+
+
 @event.listens_for(Session, "before_flush")
 def _before_flush(session: Session, _context, _instances) -> None:
     touched = _touched_by_flush(session)
-    session.info[BEFORE] = (touched, _shares_of(session.connection(), touched) if touched else {})
+    before = _shares_of(session.connection(), touched) if touched else {}
+    session.info[BEFORE] = (touched, before, _calendars_changed(session))
 
 
 @event.listens_for(Session, "after_flush")
 def _after_flush(session: Session, _context) -> None:
-    touched, before = session.info.pop(BEFORE, ({}, {}))
+    touched, before, calendars = session.info.pop(BEFORE, ({}, {}, []))
     if touched:
         connection = session.connection()
         apply(connection, before, _shares_of(connection, touched))
+    for instance_id in sorted({o.instance_id for o in calendars} - {None}):
+        recount_stays(session.connection(), instance_id)
 
 
 @event.listens_for(Session, "do_orm_execute")

@@ -67,7 +67,7 @@ class FlowMonthTotal(MonthTotal, db.Model):
 
     KEY = ("instance_id", "module", "figure", "month", "division_id", "week", "state",
            "station_id", "seller_id")  # fmt: skip
-    VALUES = ("count", "amount")
+    VALUES = ("count", "amount", "working")
     __table_args__ = (Index("ux_flow_month_total", *KEY, unique=True),)
 
     week: Mapped[date] = mapped_column(Date)  # the Monday of the ISO week; the month otherwise
@@ -75,3 +75,6 @@ class FlowMonthTotal(MonthTotal, db.Model):
     station_id: Mapped[int] = mapped_column(Integer, default=0)
     seller_id: Mapped[int] = mapped_column(Integer, default=0)  # 0: sold without a salesperson
     amount: Mapped[float] = mapped_column(Float, default=0.0)  # days (stay), minutes (work)
+    # A stay's working days (app.core.workdays) with the instance's holidays: recounted when
+    # they change (totals.recount_stays), for an instance that counts working days.
+    working: Mapped[int] = mapped_column(Integer, default=0)

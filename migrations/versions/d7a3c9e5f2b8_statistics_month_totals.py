@@ -62,12 +62,15 @@ def upgrade():
         sa.Column("station_id", sa.Integer, nullable=False),
         sa.Column("seller_id", sa.Integer, nullable=False),
         sa.Column("amount", sa.Float, nullable=False),
+        sa.Column("working", sa.Integer, nullable=False),
     )
     op.create_index("ux_flow_month_total", "flow_month_total", list(FLOW_KEY), unique=True)
     # lazy: the totals are defined once, by the SELECTs that keep them (see the docstring)
     from app.preparation.totals import rebuild
 
     rebuild(op.get_bind())
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("ANALYZE recon_month_total, flow_month_total")
 
 
 def downgrade():

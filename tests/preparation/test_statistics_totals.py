@@ -2,19 +2,21 @@
 the rows themselves, on the demo's year of data and after every kind of write a user makes:
 a cost line added, changed and taken back, a task started and finished, a vehicle moved into
 another month, given another division, model or salesperson, and deleted, events inserted as
-the import inserts them, a station deleted. And the totals kept write by write are the totals
+the import inserts them, a holiday added, a station deleted. And the totals kept write by write are the totals
 the backfill computes afresh."""
 
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from flask import g
 from sqlalchemy import insert, select
 
 from app.auth.models import User
-from app.core.models import Division, utcnow
-from app.core.settings import SettingRow
+from app.core.models import Division, Instance, utcnow
+from app.core.settings import Holiday, SettingRow
 from app.core.tenancy import activate
+from app.core.workdays import FLAG, WorkingDays, day_counter
 from app.extensions import db
 from app.preparation import recon, tasks
 from app.preparation import recon_statistics as raw_recon
@@ -41,15 +43,30 @@ def figures(source, recon_source, module: str, division_ids: list[int]) -> dict:
     }
 
 
+def working_days() -> WorkingDays:
+    """The seller instance's working days, its holidays read afresh."""
+    instance = db.session.get(Instance, in_seller_instance())
+    instance.options = {**(instance.options or {}), "configuration": {FLAG: True}}
+    g.pop("day_counters", None)
+    return day_counter(instance)
+
+
 def assert_same_figures() -> None:
     """Every figure of both modules, for all divisions and for each one alone, from the
-    totals and from the rows."""
+    totals and from the rows; the days per state in calendar and in working days."""
     db.session.flush()
+    counter = working_days()
     divisions = list(db.session.scalars(select(Division.id).order_by(Division.id)))
     for module in ("begcare", "newcare"):
         for chosen in (divisions, *([d] for d in divisions)):
             from_rows = figures(raw, raw_recon, module, chosen)
+            from_rows["working days per state"] = raw.days_per_state(
+                module, chosen, count_days=counter
+            )
             from_totals = figures(kept, kept, module, chosen)
+            from_totals["working days per state"] = kept.days_per_state(
+                module, chosen, working=True
+            )
             for name, expected in from_rows.items():
                 assert from_totals[name] == expected, f"{name}, {module}, divisions {chosen}"
 
@@ -155,6 +172,13 @@ def test_deletes_and_inserted_events_keep_the_figures_the_rows_give(as_demo):
          {"instance_id": instance_id, "item_id": item.id, "from_state": 6, "to_state": 7,
           "created_at": now - timedelta(days=3)}],
     )  # fmt: skip
+    assert_same_figures()
+
+    # a holiday added on a weekday in the middle of the stays: their working days change
+    weekday = (now - timedelta(days=30)).date()
+    while weekday.weekday() >= 5:
+        weekday -= timedelta(days=1)
+    db.session.add(Holiday(day=weekday, name="Bench day", country_id=None))
     assert_same_figures()
 
     station = db.session.scalars(
