@@ -45,16 +45,17 @@ def _dialect() -> str:
     return db.session.get_bind().dialect.name
 
 
-def _days_between(later, earlier):
-    """Days from `earlier` to `later` as a fraction, in the database's own date arithmetic."""
-    if _dialect() == "postgresql":
+def _days_between(later, earlier, dialect: str | None = None):
+    """Days from `earlier` to `later` as a fraction, in the database's own date arithmetic
+    (`dialect`'s: a migration's connection; else the session's)."""
+    if (dialect or _dialect()) == "postgresql":
         return func.extract("epoch", later - earlier) / 86400.0
     return func.julianday(later) - func.julianday(earlier)
 
 
-def _utc_day(column):
+def _utc_day(column, dialect: str | None = None):
     """The UTC calendar day of a timestamp column."""
-    if _dialect() == "postgresql":
+    if (dialect or _dialect()) == "postgresql":
         return func.date(func.timezone("UTC", column))
     return func.date(column)
 

@@ -174,7 +174,7 @@ def _working_days(began, left, dialect: str):
     """app.core.workdays.WorkingDays from `began` to `left`: the weekdays after the first UTC
     date and up to the second, less the instance's holidays on those weekdays (of every
     country or of the vehicle's division's)."""
-    first, last = _utc_day(began), _utc_day(left)
+    first, last = _utc_day(began, dialect), _utc_day(left, dialect)
     if dialect == "postgresql":
         weekday = func.extract("isodow", HOLIDAYS.c.day) < 6
     else:
@@ -245,7 +245,7 @@ def _flow_rows(ids, dialect: str, kinds, instance_id=None):
                     stays.c.to_state,
                     none,
                     none,
-                    _days_between(stays.c.left_at, stays.c.created_at),
+                    _days_between(stays.c.left_at, stays.c.created_at, dialect),
                     _working_days(stays.c.created_at, stays.c.left_at, dialect),
                 )  # fmt: skip
             )
@@ -268,7 +268,7 @@ def _flow_rows(ids, dialect: str, kinds, instance_id=None):
                     none,
                     TASKS.c.station_id,
                     none,
-                    _days_between(TASKS.c.finished_at, TASKS.c.started_at) * 1440.0,
+                    _days_between(TASKS.c.finished_at, TASKS.c.started_at, dialect) * 1440.0,
                 )  # fmt: skip
             )
             .join(ITEMS, ITEMS.c.id == TASKS.c.item_id)
