@@ -96,6 +96,7 @@ def _import_models() -> None:
     import app.messages.models  # noqa: F401
     import app.preparation.models  # noqa: F401
     import app.preparation.recon_models  # noqa: F401
+    import app.preparation.totals  # noqa: F401 - its models, and the hooks that keep them
     import app.purchase.models  # noqa: F401
     import app.quicktest.models  # noqa: F401
     import app.ranking.models  # noqa: F401

@@ -6,27 +6,36 @@ For each size (vehicles) a database of its own is filled by bench/scale_data.py 
 
 - served: gunicorn (2 sync workers) and one signed-in seller requesting the page one request
   after another for --seconds, p50 and p95, as a user sees it (the page's preparation figures
-  are kept by statistics.figures() until the vehicles change; the cost sections are computed
-  on every request);
+  are kept until the vehicles change);
 - cold: in process (the test client), the statistics cache emptied before each of --cold
   requests, so that every figure is computed each time: p50 and p95;
-- after a cost line: in process, a cost line entered (an actual of 0 on the newest line's
-  task, so the figures stay as they are) before each of --cold requests, which is what a
-  dealer group's users get while cost lines are entered all day: the reconditioning figures
-  computed, the page's other figures kept (they wait for a vehicle to move); the lines are
-  deleted afterwards;
+- after a cost line: in process, a cost line entered through the app's session (an actual of
+  0 on the newest line's task, committed: what the totals cost the write is in "entering a
+  line") before each of --cold requests, which is what a dealer group's users get while cost
+  lines are entered all day; the lines are deleted (through the session) afterwards;
 - statements per request (the second request, as bench/scale.py counts them).
+
+With --baseline DIR (another checkout, e.g. /work/main) each measurement is taken for that
+code and then for this one, side by side, so that load from elsewhere on the shared machine
+hits both; with --jit also for this code with PostgreSQL's JIT off (PGOPTIONS="-c jit=off").
+The in-process measurements run in a child process per code (`--child`), importing that
+checkout's `app`.
 
 Goal (issue 33): p95 under 300 ms at 100,000 vehicles; statements the same at every size.
 
-    .venv/bin/python bench/recon_statistics.py --sizes 10000,100000 --prefix h_recon
+    .venv/bin/python bench/recon_statistics.py --sizes 10000,100000 --prefix h_recon \
+        --baseline /work/main --jit
 """
 
 import argparse
+import json
 import os
 import platform
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from common import ROOT, gunicorn, load, sign_in, write_block
 from scale import make_database, seller_client, summary
@@ -34,6 +43,7 @@ from scale_data import sqlalchemy_url
 
 PAGE = "/begcare/statistics"
 MARKER = "<!-- recon statistics table -->"
+JIT_OFF = {"PGOPTIONS": "-c jit=off"}
 
 
 def statements_and_cold(url: str, requests: int) -> tuple[int, dict]:
@@ -65,46 +75,72 @@ def statements_and_cold(url: str, requests: int) -> tuple[int, dict]:
     return sent[0], summary(latencies, 0)
 
 
-ENTER_LINE = """
-INSERT INTO recon_line (item_id, task_id, phase, kind, description, hours, rate, amount,
-                        created_by_id, created_at, instance_id)
-SELECT item_id, task_id, phase, kind, description, hours, rate, 0, created_by_id, now(),
-       instance_id
-FROM recon_line WHERE id = (SELECT max(id) FROM recon_line WHERE phase = 'actual')
-RETURNING id"""
-
-
-def after_cost_line(url: str, requests: int) -> dict:
-    """p50/p95 of `requests` requests each after a cost line was entered."""
-    import psycopg
+def after_cost_line(url: str, requests: int) -> tuple[dict, dict]:
+    """p50/p95 of `requests` requests each after a cost line was entered, and of entering it
+    (add and commit through the app's session: the totals' work is the write's)."""
+    from sqlalchemy import delete, select
 
     from app.extensions import db
+    from app.preparation.recon_models import ReconLine
 
     app, client, _engine = seller_client(url)
     assert client.get(PAGE).status_code == 200
-    latencies, entered = [], []
-    with psycopg.connect(url, autocommit=True) as conn:
-        try:
-            for _n in range(requests):
-                entered.append(conn.execute(ENTER_LINE).fetchone()[0])
-                start = time.perf_counter()
-                assert client.get(PAGE).status_code == 200
-                latencies.append(time.perf_counter() - start)
-        finally:
-            conn.execute("DELETE FROM recon_line WHERE id = ANY(%s)", (entered,))
-    latencies.sort()
+    latencies, writes, entered = [], [], []
     with app.app_context():
-        db.engine.dispose()
-    return summary(latencies, 0)
+        newest = db.session.scalars(
+            select(ReconLine)
+            .where(ReconLine.phase == "actual")
+            .order_by(ReconLine.id.desc())
+            .limit(1)
+            .execution_options(all_instances=True)
+        ).one()
+        copy = {name: getattr(newest, name) for name in
+                ("instance_id", "item_id", "task_id", "phase", "kind", "created_by_id")}  # fmt: skip
+    try:
+        for _n in range(requests):
+            with app.app_context():
+                start = time.perf_counter()
+                line = ReconLine(**copy, description="bench", amount=0)
+                db.session.add(line)
+                db.session.commit()
+                writes.append(time.perf_counter() - start)
+                entered.append(line.id)
+            start = time.perf_counter()
+            assert client.get(PAGE).status_code == 200
+            latencies.append(time.perf_counter() - start)
+    finally:
+        with app.app_context():
+            db.session.execute(delete(ReconLine).where(ReconLine.id.in_(entered)))
+            db.session.commit()
+            db.engine.dispose()
+    return summary(sorted(latencies), 0), summary(sorted(writes), 0)
 
 
-def served(url: str, port: int, seconds: float) -> dict:
+def in_process(url: str, requests: int) -> dict:
+    statements, cold = statements_and_cold(url, requests)
+    after_line, entering = after_cost_line(url, requests)
+    return {"statements": statements, "cold": cold, "after_line": after_line, "entering": entering}
+
+
+def child(url: str, requests: int, code: Path, env: dict) -> dict:
+    """in_process in a child process that imports the `app` of the checkout `code`."""
+    done = subprocess.run(  # noqa: S603
+        [sys.executable, __file__, "--child", url, "--cold", str(requests), "--code", str(code)],
+        cwd=code, env={**os.environ, **env}, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def served(
+    url: str, port: int, seconds: float, code: Path = ROOT, extra: dict | None = None
+) -> dict:
     env = {
         "DATABASE_URL": sqlalchemy_url(url),
         "PYTHONPATH": ".",
         "PUBLIC_RATE_LIMIT": "1000000/60",
+        **(extra or {}),
     }
-    with gunicorn("wsgi:app", port, env, workers=2):
+    with gunicorn("wsgi:app", port, env, workers=2, root=code):
         cookie = sign_in(port, "seller@demo.test")
         load(port, PAGE, cookie=cookie, clients=1, seconds=1.0)  # warm up
         result = load(port, PAGE, cookie=cookie, clients=1, seconds=seconds)
@@ -119,18 +155,19 @@ def recon_lines(url: str) -> int:
         return conn.execute("SELECT count(*) FROM recon_line").fetchone()[0]
 
 
-def table(rows: dict[int, dict]) -> str:
+def table(rows: dict[tuple[int, str], dict]) -> str:
     lines = [
-        "| vehicles | cost lines | served p50 / p95 ms | after a cost line p50 / p95 ms "
-        "| cold p50 / p95 ms | statements | machine load (1 min) |",
-        "|---|---|---|---|---|---|---|",
+        "| vehicles | code | cost lines | served p50 / p95 ms | after a cost line p50 / p95 ms "
+        "| entering a line p50 / p95 ms | cold p50 / p95 ms | statements | machine load (1 min) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for size, r in rows.items():
-        s, a, c = r["served"], r["after_line"], r["cold"]
+    for (size, code), r in rows.items():
+        s, a, e, c = r["served"], r["after_line"], r["entering"], r["cold"]
         lines.append(
-            f"| {size:,} | {r['lines']:,} | {s['median_ms']:.0f} / {s['p95_ms']:.0f} "
+            f"| {size:,} | {code} | {r['lines']:,} | {s['median_ms']:.0f} / {s['p95_ms']:.0f} "
             f"({s['requests']} requests) | {a['median_ms']:.0f} / {a['p95_ms']:.0f} "
-            f"({a['requests']} requests) | {c['median_ms']:.0f} / {c['p95_ms']:.0f} "
+            f"({a['requests']} requests) | {e['median_ms']:.0f} / {e['p95_ms']:.0f} "
+            f"| {c['median_ms']:.0f} / {c['p95_ms']:.0f} "
             f"({c['requests']} requests) | {r['statements']} | {r['load']} |"
         )
     return "\n".join(lines)
@@ -157,26 +194,41 @@ def main() -> None:
         "--cold", type=int, default=20, help="cold requests and after a cost line, per size"
     )
     parser.add_argument("--port", type=int, default=5935)
+    parser.add_argument("--baseline", help="another checkout measured beside this one")
+    parser.add_argument("--jit", action="store_true", help="this code also with JIT off")
     parser.add_argument("--write", action="store_true", help="put the table into SCALE.md")
+    parser.add_argument("--child", help=argparse.SUPPRESS)  # a database URL: in process only
+    parser.add_argument("--code", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        sys.path.insert(0, args.code)  # this checkout's app, before the bench's ROOT
+        print(json.dumps(in_process(args.child, args.cold)))
+        return
+    codes = [("before", Path(args.baseline), {})] if args.baseline else []
+    codes.append(("after" if args.baseline else "this", ROOT, {}))
+    if args.jit:
+        codes.append(("after, JIT off" if args.baseline else "JIT off", ROOT, JIT_OFF))
     rows = {}
     for size in (int(s) for s in args.sizes.split(",")):
         name = f"{args.prefix}_{size // 1000}k"
         url = f"{args.server}/{name}" if args.reuse else make_database(args.server, name, size)
-        before = os.getloadavg()[0]
-        statements, cold = statements_and_cold(url, args.cold)
-        rows[size] = {
-            "lines": recon_lines(url),
-            "statements": statements,
-            "after_line": after_cost_line(url, args.cold),
-            "cold": cold,
-            "served": served(url, args.port, args.seconds),
-        }
-        rows[size]["load"] = f"{before:.1f} → {os.getloadavg()[0]:.1f}"
-        print(table({size: rows[size]}).splitlines()[-1], flush=True)
+        lines = recon_lines(url)
+        loads = {label: [os.getloadavg()[0]] for label, _code, _env in codes}
+        found = {label: {"lines": lines} for label, _code, _env in codes}
+        for label, code, env in codes:  # side by side: each measurement for every code
+            found[label] |= child(url, args.cold, code, env)
+        for label, code, env in codes:
+            found[label]["served"] = served(url, args.port, args.seconds, code, env)
+            loads[label].append(os.getloadavg()[0])
+        for label, _code, _env in codes:
+            found[label]["load"] = " → ".join(f"{n:.1f}" for n in loads[label])
+            rows[(size, label)] = found[label]
+            print(table({(size, label): found[label]}).splitlines()[-1], flush=True)
     command = ".venv/bin/python bench/recon_statistics.py " + " ".join(
-        f"--{k}={v}" for k, v in vars(args).items() if k not in ("server", "write") and v
-    ).replace("--reuse=True", "--reuse")
+        f"--{k}={v}"
+        for k, v in vars(args).items()
+        if k not in ("server", "write", "child", "code") and v
+    ).replace("--reuse=True", "--reuse").replace("--jit=True", "--jit")
     print(table(rows))
     if args.write:
         write(rows, command)

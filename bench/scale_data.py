@@ -5,7 +5,8 @@ gives the demo's first company (Nordbil) 50 divisions in 3 countries and 300 sta
 `--vehicles` vehicles spread over ten years with their state history, station tasks, files'
 metadata and audit rows, adverts (one per 20 vehicles) with bids (about one per vehicle), quick
 tests and purchase analyses (one per 10 vehicles). Deterministic: the same seed and day give
-the same rows (times count back from --today, midnight UTC). Ends with recount and ANALYZE.
+the same rows (times count back from --today, midnight UTC). Ends with recount, the
+statistics' totals (app.preparation.totals.rebuild) and ANALYZE.
 
     runuser -u postgres -- createdb -O dealercare h_scale_100k
     .venv/bin/python bench/scale_data.py --vehicles 100000 \\
@@ -485,6 +486,7 @@ def generate(url: str, vehicles_count: int, related: float = 1.0, seed: int = 34
     from app.extensions import db
     from app.market import bid_totals
     from app.preparation.services import recount
+    from app.preparation.totals import rebuild
 
     started = time.perf_counter()
     app = create_app({"SQLALCHEMY_DATABASE_URI": sqlalchemy_url(url)})
@@ -506,6 +508,7 @@ def generate(url: str, vehicles_count: int, related: float = 1.0, seed: int = 34
             conn.commit()
         recount(org["instance"])
         bid_totals.recount(org["instance"])  # the bids were copied in, not placed
+        rebuild(db.session.connection())  # the statistics' totals: COPY passed the session
         db.session.commit()
         with psycopg.connect(libpq_url(url), autocommit=True) as conn:
             conn.execute("ANALYZE")

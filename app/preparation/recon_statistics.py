@@ -10,14 +10,12 @@ from decimal import Decimal
 
 from sqlalchemy import String, case, cast, func, literal, null, select, union_all
 
-from app.core.i18n import current_locale
 from app.core.models import utcnow
 from app.extensions import db
 from app.preparation.models import ItemStationTask, PreparationItem, Station
 from app.preparation.recon import currencies
 from app.preparation.recon_models import ACTUAL, ESTIMATE, PENDING, ReconApproval, ReconLine
 from app.preparation.statistics import (
-    FIGURES,
     _as_date,
     _start_of,
     _utc_day,
@@ -217,24 +215,6 @@ def recon_figures(module: str, division_ids: list[int]) -> ReconFigures:
         _average(sum((t[1] for t in totals.values()), Decimal(0)), vehicles) if vehicles else None,
         _average(sum((t[2] for t in totals.values()), Decimal(0)), vehicles) if vehicles else None,
     )  # fmt: skip
-
-
-def cached_figures(instance, module: str, division_ids: list[int]) -> ReconFigures:
-    """recon_figures, kept with the statistics' other figures (statistics.FIGURES, ten minutes)
-    until a vehicle is added or moved (the instance's counts version) or a cost line is entered
-    (the newest line's id, one look-up on the primary key). Their cost grows with the period's
-    cost lines (a group's year), so a page view should not pay it each time."""
-    newest = db.session.scalar(select(func.max(ReconLine.id)))
-    key = (
-        "recon", instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
-        utcnow().date(), newest,
-        current_locale(),  # the stations' names are the reader's
-    )  # fmt: skip
-    found = FIGURES.get(key)
-    if found is None:
-        found = recon_figures(module, division_ids)
-        FIGURES.put(key, found)
-    return found
 
 
 def _average(total: Decimal, count: int) -> Decimal:

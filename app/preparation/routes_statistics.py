@@ -9,8 +9,8 @@ from flask_babel import gettext as _
 
 from app.auth.viewer import viewer
 from app.core.roles import ROLE_STATISTICS
-from app.preparation import bp, recon_statistics
-from app.preparation import statistics as stats
+from app.preparation import bp
+from app.preparation import statistics_totals as totals
 from app.preparation.recon import currencies
 
 
@@ -42,7 +42,7 @@ def module_statistics(module: str):
         abort(404)
     if not v.has(ROLE_STATISTICS):
         abort(403)
-    found = stats.figures(v.instance, module, v.selected_division_ids)
+    found = totals.figures(v.instance, module, v.selected_division_ids)
     flow, states, stations, stock = found.flow, found.states, found.stations, found.stock
     sellers = found.salespeople
     nobody = _("No salesperson")
@@ -83,7 +83,7 @@ def module_statistics(module: str):
         ),
     }  # fmt: skip
     sold = sum(r.sold for r in sellers)
-    recon = recon_statistics.cached_figures(v.instance, module, v.selected_division_ids)
+    recon = totals.recon_figures(module, v.selected_division_ids)
     charts |= _recon_charts(recon)
     return render_template(
         "preparation/statistics/index.html",

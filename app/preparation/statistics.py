@@ -17,11 +17,10 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import Float, and_, case, cast, func, select, type_coerce
 
 from app.core.cache import LRUCache
-from app.core.i18n import current_locale
 from app.core.localized import for_reader
 from app.core.models import UTCDateTime, utcnow
 from app.core.settings import SettingRow
-from app.core.workdays import DayCounter, average_days, calendar_days, day_counter
+from app.core.workdays import DayCounter, average_days, calendar_days
 from app.extensions import db
 from app.preparation.models import ItemStateEvent, ItemStationTask, PreparationItem, Station
 from app.preparation.states import STATES
@@ -46,16 +45,17 @@ def _dialect() -> str:
     return db.session.get_bind().dialect.name
 
 
-def _days_between(later, earlier):
-    """Days from `earlier` to `later` as a fraction, in the database's own date arithmetic."""
-    if _dialect() == "postgresql":
+def _days_between(later, earlier, dialect: str | None = None):
+    """Days from `earlier` to `later` as a fraction, in the database's own date arithmetic
+    (`dialect`'s: a migration's connection; else the session's)."""
+    if (dialect or _dialect()) == "postgresql":
         return func.extract("epoch", later - earlier) / 86400.0
     return func.julianday(later) - func.julianday(earlier)
 
 
-def _utc_day(column):
+def _utc_day(column, dialect: str | None = None):
     """The UTC calendar day of a timestamp column."""
-    if _dialect() == "postgresql":
+    if (dialect or _dialect()) == "postgresql":
         return func.date(func.timezone("UTC", column))
     return func.date(column)
 
@@ -114,11 +114,9 @@ class Throughput:
         return sum(self.sold_month)
 
 
-def throughput(module: str, division_ids: list[int], today: date | None = None) -> Throughput:
-    """Items entering the flow (state 4, not coming back from parked or showroom) and items
-    sold (state 7) per month and week over the last twelve months."""
-    today = today or utcnow().date()
-    since = period_start(today)
+def flow_days(module: str, division_ids: list[int], since: datetime) -> list[tuple]:
+    """(kind, day, count) of the items entering the flow ("entered": state 4, not coming back
+    from parked or showroom) and sold ("sold": state 7) from `since` on, per UTC day."""
     day = _utc_day(ItemStateEvent.created_at).label("day")
     entering = and_(
         ItemStateEvent.to_state == FLOW,
@@ -129,19 +127,27 @@ def throughput(module: str, division_ids: list[int], today: date | None = None) 
         select(kind, day, func.count())
         .where(
             of_item(PreparationItem.division_id, ItemStateEvent.item_id, module).in_(division_ids),
-            ItemStateEvent.created_at >= _start_of(since),
+            ItemStateEvent.created_at >= since,
             entering | (ItemStateEvent.to_state == SOLD),
         )
         .group_by(kind, day)
     ).all()
+    return [(kind_value, _as_date(raw_day), n) for kind_value, raw_day, n in rows]
+
+
+def throughput(module: str, division_ids: list[int], today: date | None = None) -> Throughput:
+    """Items entering the flow and items sold per month and week over the last twelve
+    months (flow_days)."""
+    today = today or utcnow().date()
+    since = period_start(today)
+    rows = flow_days(module, division_ids, _start_of(since))
     months = _months(since, today)
     weeks = _weeks(since, today)
     per = {
         ("entered", "month"): defaultdict(int), ("sold", "month"): defaultdict(int),
         ("entered", "week"): defaultdict(int), ("sold", "week"): defaultdict(int),
     }  # fmt: skip
-    for kind_value, raw_day, n in rows:
-        d = _as_date(raw_day)
+    for kind_value, d, n in rows:
         if d > today:
             continue
         per[(kind_value, "month")][date(d.year, d.month, 1)] += n
@@ -194,7 +200,11 @@ def days_per_state(
     # so keeping only the chosen divisions' stays after it gives the stays of their events.
     following = (
         func.lead(ItemStateEvent.created_at)
-        .over(partition_by=ItemStateEvent.item_id, order_by=ItemStateEvent.created_at)
+        .over(
+            partition_by=ItemStateEvent.item_id,
+            # events of one moment in the order they were written (else the database's)
+            order_by=(ItemStateEvent.created_at, ItemStateEvent.id),
+        )
         .label("left_at")
     )
     stays = (
@@ -401,40 +411,5 @@ def sales_by_salesperson(
 # --- all figures, cached ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Figures:
-    flow: Throughput
-    states: list[StateDays]
-    stations: list[StationMinutes]
-    stock: StockDays
-    salespeople: list[SalespersonSales]
-
-
 # Recently computed figures, kept for ten minutes.
 FIGURES = LRUCache(size=256, ttl=600.0)
-
-
-def figures(instance, module: str, division_ids: list[int]) -> Figures:
-    """Every figure of the statistics page, as the instance's configuration counts them. The
-    key holds the instance's counts version, which every added or moved vehicle changes (a
-    move shows on the next view), and the configuration that changes the figures."""
-    until_delivered = instance.module_option(module, MEASURE_TO_DELIVERED, False)
-    count_days = day_counter(instance)
-    key = (
-        instance.id, instance.counts_version, module, tuple(sorted(division_ids)),
-        utcnow().date(), until_delivered, getattr(count_days, "version", None),
-        current_locale(),  # the stations' names are the reader's
-    )  # fmt: skip
-    found = FIGURES.get(key)
-    if found is None:
-        found = Figures(
-            throughput(module, division_ids),
-            days_per_state(module, division_ids, count_days=count_days),
-            minutes_per_station(module, division_ids),
-            stock_days(
-                module, division_ids, until_delivered=until_delivered, count_days=count_days
-            ),
-            sales_by_salesperson(module, division_ids),
-        )
-        FIGURES.put(key, found)
-    return found
