@@ -9,14 +9,14 @@ two cannot drift apart. Both tables are new (no lock on a growing table); their 
 months, divisions, models and stations, not with the vehicles.
 
 Revision ID: d7a3c9e5f2b8
-Revises: c4e8a2f6b1d3
+Revises: 9d3f5a7c2e14
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "d7a3c9e5f2b8"
-down_revision = "c4e8a2f6b1d3"
+down_revision = "9d3f5a7c2e14"
 branch_labels = None
 depends_on = None
 
