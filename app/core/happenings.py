@@ -4,9 +4,10 @@ changed, a vehicle sold, an advert published or allocated, a station task overdu
 docs/decisions.md), a module's rule coming to hold for a vehicle (app/automation/rules.py), a
 task's estimate put to the managers (app/preparation/recon.py).
 
-A feature announces with `announce(name, instance_id, **facts)`; the event engine
-(app/automation) listens with `@listener`. This module sits in core so that no feature imports
-the engine (tests/test_import_graph.py): the features know only this registry.
+A feature announces with `announce(name, instance_id, **facts)` (many things at once, e.g. a
+nightly job's vehicles: `announce_all`); the event engine (app/automation) listens with
+`@listener`. This module sits in core so that no feature imports the engine
+(tests/test_import_graph.py): the features know only this registry.
 
 `facts` are plain JSON values (ids, names, numbers, ISO times): they become the webhook payload's
 `data` as they are.
