@@ -363,6 +363,8 @@ def apply(connection, before: dict, after: dict) -> None:
                 dict(zip(model.KEY, key, strict=True)) | dict(zip(model.VALUES, delta, strict=True))
             )
     for model, values in rows.items():
+        # in the keys' order: two transactions adding to the same rows lock them in one order
+        values.sort(key=lambda row: tuple(row[k] for k in model.KEY))
         table = model.__table__
         dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
         insert = dialect.insert(table)
