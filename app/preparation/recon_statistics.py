@@ -2,7 +2,9 @@
 estimate) per vehicle by brand and model, by month, and per task by station, over the vehicles
 whose reconditioning ended in the last twelve months. One statement, whatever the number of
 vehicles: the period's vehicles and their cost lines are read once (`_period`), summed per
-vehicle and per task, and grouped per model, station and day."""
+vehicle and per task, and grouped per model, station and day. The statistics page reads the
+same figures from monthly totals (statistics_totals.recon_figures); this computation is their
+reference and the dashboard widget's (thirty days)."""
 
 from dataclasses import dataclass, replace
 from datetime import date, timedelta

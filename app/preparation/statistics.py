@@ -5,9 +5,9 @@ Each figure is one grouped query over the state events, the station tasks or the
 chosen divisions (never one query per item); the grouping into weeks and months and the labels
 are made here from per-day counts. The figures of a period read that period's rows through
 their time index and reach each row's vehicle by its key (`of_item`), so their cost grows with
-the period's activity, not with the years of history (issue 34). `figures()` keeps the result
-per instance, module and divisions until the instance's vehicles change (its counts version) or
-ten minutes pass.
+the period's activity, not with the years of history (issue 34). The page reads the same
+figures from monthly totals (statistics_totals.py, issue 33); these count them from the rows:
+the reference its tests compare with, and stock days and the future events it still reads.
 """
 
 from collections import defaultdict

@@ -363,6 +363,8 @@ def apply(connection, before: dict, after: dict) -> None:
                 dict(zip(model.KEY, key, strict=True)) | dict(zip(model.VALUES, delta, strict=True))
             )
     for model, values in rows.items():
+        # in the keys' order: two transactions adding to the same rows lock them in one order
+        values.sort(key=lambda row: tuple(row[k] for k in model.KEY))
         table = model.__table__
         dialect = postgresql if connection.dialect.name == "postgresql" else sqlite
         insert = dialect.insert(table)
@@ -394,7 +396,11 @@ def _touched_by_flush(session: Session) -> dict[str, set[int]]:
                 continue
             if dirty and isinstance(obj, ItemStationTask) and not _changed(obj):
                 continue
-            for kind in BY_TABLE[obj.__table__.name]:
+            kinds = BY_TABLE[obj.__table__.name]
+            if isinstance(obj, ItemStationTask) and obj in session.new:
+                # a new task has no cost lines yet; it counts as work only if done
+                kinds = (WORK_SHARES,) if obj.status == "done" else ()
+            for kind in kinds:
                 touched[kind].add(obj.item_id)
         elif isinstance(obj, PreparationItem) and obj.id is not None:
             if obj in deleted or _changed(obj):

@@ -39,7 +39,8 @@ GROWS = frozenset({
     "email_attachment", "booking", "ranking_points", "system_message_view", "import_run",
     "export_run", "webhook_delivery", "webhook_attempt", "item_rule_match", "notification",
     "vehicle_property_value", "recon_line", "recon_approval",
-    "advert_bid_month", "recon_month_total", "flow_month_total",  # with the months kept (read by month: an index)
+    "advert_bid_month",  # bids per seller, buyer and month (read by seller and month: an index)
+    "recon_month_total", "flow_month_total",  # the statistics' monthly totals (statistics_totals)
 })  # fmt: skip
 # Tables that stay small whatever the data (settings, people, places, lookups, counters per
 # division and state): a scan of a few pages is the planner's cheapest way to read them.
@@ -60,7 +61,13 @@ GROWS_NOT = frozenset({
 # would name the page and the table, so that any other page's scan, or this page's scan of
 # another table, still fails. None left: the statistics read a period's rows through their time
 # indexes and reach the vehicles by their key (app.preparation.statistics.of_item).
-KNOWN: dict[tuple[str, str], str] = {}
+KNOWN: dict[tuple[str, str], str] = {
+    # The statistics' monthly totals grow with the months and keys they hold, not with the
+    # vehicles (64k rows at 10k vehicles, 197k at 100k, ten years): the page still reads the
+    # flow totals whole where it should read its period's months by an index (issue 34).
+    ("preparation statistics", "flow_month_total"): "the period read by month: not yet indexed",
+    ("preparation statistics", "recon_month_total"): "the period read by month: not yet indexed",
+}
 
 PAGES = {
     "overview": "/begcare/overview?division=all",
