@@ -59,8 +59,8 @@ GROWS_NOT = frozenset({
 
 # Whole reads measured on the 100k data set and not yet fixed (bench/SCALE.md, "Plans"): each
 # would name the page and the table, so that any other page's scan, or this page's scan of
-# another table, still fails. None left: the statistics read a period's rows through their time
-# indexes and reach the vehicles by their key (app.preparation.statistics.of_item).
+# another table, still fails. The statistics read a period's rows through their time
+# indexes and reach the vehicles by their key (app.preparation.statistics.of_item); left:
 KNOWN: dict[tuple[str, str], str] = {
     # The statistics' monthly totals grow with the months and keys they hold, not with the
     # vehicles (64k rows at 10k vehicles, 197k at 100k, ten years): the page still reads the
