@@ -83,6 +83,7 @@ XDIST_MODULES = (
     "tests/gates/test_openapi.py",
     "tests/mail/test_delivery_race.py",
     "tests/market/test_bid_race.py",
+    "tests/preparation/test_move_race.py",
     "tests/scale/test_plans.py",
     "tests/shell/test_chat_widget.py",
     "tests/test_processes.py",
