@@ -283,13 +283,12 @@ class AdvertBid(InstanceScoped, db.Model):
         UniqueConstraint("link_id", "request_key"),
         Index("ix_advert_bid_advert_amount", "advert_id", "advert_amount"),
         Index("ix_advert_bid_created", "created_at"),  # the market statistics' period
+        Index("ix_advert_bid_group_created", "group_id", "created_at"),  # a buyer's period
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     advert_id: Mapped[int] = mapped_column(ForeignKey("advert.id", ondelete="CASCADE"))
-    group_id: Mapped[int] = mapped_column(
-        ForeignKey("instance_group.id", ondelete="CASCADE"), index=True
-    )
+    group_id: Mapped[int] = mapped_column(ForeignKey("instance_group.id", ondelete="CASCADE"))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"))
     link_id: Mapped[int | None] = mapped_column(ForeignKey("market_link.id", ondelete="SET NULL"))
     # A random key per form: the same form sent twice (a double tap) records one bid.
