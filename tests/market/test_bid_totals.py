@@ -138,3 +138,16 @@ def test_a_removed_buyer_company_takes_its_counts_with_its_bids(client):
     assert name not in shown(seller)
     assert shown(seller) == from_the_bids(seller)
     assert not [row for row in month_rows() if row[1] == malmo_id]
+
+
+def test_the_recount_command_builds_the_rows_from_the_bids(demo_app):
+    """Bids written past the app (a COPY, a restore) are counted by `flask market recount-bids`."""
+    kept = month_rows()
+    assert kept, "the demo's market has bids"
+    db.session.execute(delete(AdvertBidMonth).execution_options(**EVERY))
+    db.session.flush()
+    assert month_rows() == set()
+    result = demo_app.test_cli_runner().invoke(args=["market", "recount-bids"])
+    assert result.exit_code == 0, result.output
+    assert f"{len(kept)} rows of bids per seller, buyer and month" in result.output
+    assert month_rows() == kept

@@ -231,3 +231,36 @@ def test_the_page_shows_the_totals_figures(as_demo, module):
     html = page_text(client.get(f"/{module}/statistics"))
     for row in expected.models[:3]:
         assert row.label in html
+
+
+def test_the_recount_command_counts_menus_and_totals_afresh(demo_app):
+    """Rows written past the app leave the counters and totals behind until `flask preparation
+    recount` counts them again from the rows."""
+    from app.preparation.models import ItemStateCount
+
+    kept = totals_rows()
+    every = {"all_instances": True}
+    counters = dict(
+        db.session.execute(
+            select(ItemStateCount.id, ItemStateCount.count).execution_options(**every)
+        ).all()
+    )
+    counter = db.session.scalars(
+        select(ItemStateCount).where(ItemStateCount.count > 0).execution_options(**every)
+    ).first()
+    key, before = (counter.module, counter.division_id, counter.state), counter.count
+    counter.count += 100
+    db.session.execute(FlowMonthTotal.__table__.delete())
+    db.session.flush()
+    assert totals_rows() != kept
+    result = demo_app.test_cli_runner().invoke(args=["preparation", "recount"])
+    assert result.exit_code == 0, result.output
+    assert "statistics' monthly totals rebuilt" in result.output
+    db.session.expire_all()
+    assert totals_rows() == kept
+    recounted = db.session.execute(
+        select(ItemStateCount.module, ItemStateCount.division_id, ItemStateCount.state,
+               ItemStateCount.count).execution_options(**every)
+    ).all()  # fmt: skip
+    assert {(m, d, s): n for m, d, s, n in recounted}[key] == before
+    assert sum(n for *_key, n in recounted) == sum(counters.values())
