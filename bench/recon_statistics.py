@@ -177,7 +177,7 @@ def write(rows: dict[int, dict], command: str) -> None:
     """The table between the markers of SCALE.md's section "Reconditioning statistics"."""
     block = (
         f"{MARKER}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-        f"({platform.machine()}, shared with other work), PostgreSQL, one client.\n\n"
+        f"({platform.machine()}, load average {os.getloadavg()[0]:.1f} at the end), PostgreSQL, one client.\n\n"
         f"    {command}\n\n{table(rows)}\n{MARKER}"
     )
     write_block(ROOT / "bench" / "SCALE.md", MARKER, block, "Reconditioning statistics")

@@ -15,6 +15,7 @@ next minimum. Goal: p95 at the biggest size within 2x of the smallest's, and und
 import argparse
 import json
 import math
+import os
 import platform
 import statistics
 import time
@@ -234,17 +235,11 @@ def write(path, sizes: list[int], table: dict[int, dict], command: str, loads: d
     marker = "<!-- growth table -->"
     block = (
         f"{marker}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-        f"({platform.processor() or platform.machine()}, {_cores()} cores, shared with other "
-        f"work), PostgreSQL, gunicorn 2 sync workers, one client.\n\n    {command}\n\n{loaded}\n\n"
+        f"({platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f} at the end), PostgreSQL, gunicorn 2 sync workers, one client.\n\n    {command}\n\n{loaded}\n\n"
         + "\n".join(lines) + f"\n{marker}"
     )  # fmt: skip
     write_block(path, marker, block)
-
-
-def _cores() -> int:
-    import os
-
-    return os.cpu_count() or 0
 
 
 def main() -> None:

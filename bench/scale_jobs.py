@@ -14,6 +14,7 @@ deleted again and the counters recounted, so the database is as the generator le
 import argparse
 import csv
 import io
+import os
 import time
 
 from common import ROOT, write_block
@@ -160,7 +161,7 @@ def write(path, sizes: list[int], table: dict[int, dict], command: str) -> None:
     marker = "<!-- jobs table -->"
     block = (
         f"{marker}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-        f"({_cores()} cores, shared with other work), PostgreSQL, in one process.\n\n"
+        f"({_cores()} cores, load average {os.getloadavg()[0]:.1f} at the end), PostgreSQL, in one process.\n\n"
         f"    {command}\n\n" + "\n".join(lines) + f"\n{marker}"
     )
     write_block(path, marker, block)

@@ -15,6 +15,7 @@ import os
 import platform
 import signal
 import subprocess
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,6 +62,10 @@ def main() -> None:
     parser.add_argument("--bidders", type=int, default=50)
     parser.add_argument("--locust", default=str(ROOT / ".venv" / "bin" / "locust"))
     parser.add_argument("--out", default=str(ROOT / "instance" / "locust"))
+    parser.add_argument(
+        "--spawn-rate", type=float, default=3.0,
+        help="users started per second: 350 arrive over two minutes, as a morning's sign-ins",
+    )  # fmt: skip
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     url = f"{SERVER}/{args.database}"
@@ -80,18 +85,29 @@ def main() -> None:
         [str(ROOT / ".venv/bin/flask"), "--app", "wsgi", "worker"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
+    samples: list[tuple[float, float, list[float]]] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        """Each minute of the run: (minute, load average, the workers' RSS in MB)."""
+        while not done.wait(60):
+            rss = sorted(rss_mb(pid) for pid in children(server.pid))
+            samples.append(((time.time() - started) / 60, os.getloadavg()[0], rss))
+
     try:
         wait_for(args.port)
         users = args.staff + args.bidders
         started = time.time()
+        threading.Thread(target=sample, daemon=True).start()
         subprocess.run(  # noqa: S603
             [args.locust, "-f", str(ROOT / "bench" / "locustfile.py"), "--headless",
              "--host", f"http://127.0.0.1:{args.port}", "--users", str(users),
-             "--spawn-rate", "10", "--run-time", f"{int(args.minutes * 60)}s",
+             "--spawn-rate", f"{args.spawn_rate:g}", "--run-time", f"{int(args.minutes * 60)}s",
              "--csv", args.out, "--only-summary", "--stop-timeout", "10"],
             cwd=ROOT, env=env, check=False,
         )  # fmt: skip
         elapsed = time.time() - started
+        done.set()
         workers = {pid: rss_mb(pid) for pid in children(server.pid)}
         master = rss_mb(server.pid)
     finally:
@@ -112,10 +128,10 @@ def main() -> None:
         print("failure:", error)
     print("gunicorn worker RSS MB:", {pid: round(mb) for pid, mb in workers.items()})
     if not args.no_write:
-        write(args, rows, errors_seen, workers, master, elapsed)
+        write(args, rows, errors_seen, workers, master, elapsed, samples)
 
 
-def write(args, rows, errors_seen, workers, master, elapsed) -> None:
+def write(args, rows, errors_seen, workers, master, elapsed, samples) -> None:
     lines = ["| step | requests | failures | p50 ms | p95 ms | p99 ms | requests/s |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
     for row in rows:
@@ -128,17 +144,23 @@ def write(args, rows, errors_seen, workers, master, elapsed) -> None:
     )
     rss = ", ".join(f"{mb:.0f}" for mb in sorted(workers.values()))
     command = (f".venv/bin/python bench/scale_load.py --database {args.database} "
-               f"--vehicles {args.vehicles} --minutes {args.minutes:g}")  # fmt: skip
+               f"--vehicles {args.vehicles} --minutes {args.minutes:g} "
+               f"--spawn-rate {args.spawn_rate:g}")  # fmt: skip
     marker = "<!-- locust -->"
     block = (
         f"{marker}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-        f"({os.cpu_count()} cores, shared with other work): {args.staff} staff + {args.bidders} "
+        f"({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end): {args.staff} staff + {args.bidders} "
         f"bidders for {elapsed / 60:.1f} minutes against {len(workers)} gunicorn sync workers "
         f"(gunicorn.conf.py), one RQ worker, PostgreSQL ({args.database}) and Redis.\n\n"
         f"    {command}\n\n" + "\n".join(lines)
         + f"\n\nFailures: {failures or 'none'}.\n\n"
         f"RSS of each gunicorn worker at the end: {rss} MB"
         + (f" (the master {master:.0f} MB).\n" if master else ".\n")
+        + "\n| minute | load average (1 min) | RSS of each worker, MB |\n|---|---|---|\n"
+        + "".join(
+            f"| {minute:.0f} | {load:.1f} | {', '.join(f'{mb:.0f}' for mb in rss)} |\n"
+            for minute, load, rss in samples[:: max(1, len(samples) // 12)]
+        )
         + marker
     )  # fmt: skip
     path = ROOT / "bench" / "SCALE.md"

@@ -149,7 +149,7 @@ def write(args, chain, timings) -> None:
     marker = "<!-- migrations -->"
     block = (
         f"{marker}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-        f"({os.cpu_count()} cores, shared with other work), PostgreSQL, database "
+        f"({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end), PostgreSQL, database "
         f"{args.database}.\n\n    .venv/bin/python bench/scale_migrations.py "
         f"--database {args.database} --steps {args.steps} --write\n\n"
         + "\n".join(lines) + f"\n{marker}"
