@@ -61,13 +61,7 @@ GROWS_NOT = frozenset({
 # would name the page and the table, so that any other page's scan, or this page's scan of
 # another table, still fails. The statistics read a period's rows through their time
 # indexes and reach the vehicles by their key (app.preparation.statistics.of_item); left:
-KNOWN: dict[tuple[str, str], str] = {
-    # The statistics' monthly totals grow with the months and keys they hold, not with the
-    # vehicles (64k rows at 10k vehicles, 197k at 100k, ten years): the page still reads the
-    # flow totals whole where it should read its period's months by an index (issue 34).
-    ("preparation statistics", "flow_month_total"): "the period read by month: not yet indexed",
-    ("preparation statistics", "recon_month_total"): "the period read by month: not yet indexed",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 PAGES = {
     "overview": "/begcare/overview?division=all",
