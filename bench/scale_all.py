@@ -25,6 +25,7 @@ block between <!-- scale run --> markers, with the commit the run measured. Post
 import argparse
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -103,12 +104,16 @@ def main() -> None:
     parser.add_argument("--migrations", type=int, default=11, help="how many, newest first")
     parser.add_argument("--minutes", type=float, default=20, help="the Locust run")
     parser.add_argument("--steps", default=",".join(STEPS))
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="keep the steps the block already lists (a run continued with --reuse)",
+    )  # fmt: skip
     args = parser.parse_args()
     commit = subprocess.run(
         ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
-    rows, started_run = [], datetime.now(UTC)
     marker = "<!-- scale run -->"
+    rows, started_run = (earlier(marker) if args.resume else []), datetime.now(UTC)
     for step, command, extra in commands(args):
         shown = " ".join(
             [*(f"{k}={v}" for k, v in extra.items()), *(c.replace(f"{ROOT}/", "") for c in command)]
@@ -117,20 +122,41 @@ def main() -> None:
         before, started = load_average(), time.perf_counter()
         code = subprocess.run(command, cwd=ROOT, env={**os.environ, **extra}).returncode  # noqa: S603
         took = time.perf_counter() - started
-        rows.append(f"| {step} | `{shown}` | {took:,.0f} | {before} → {load_average()} | {code} |")
+        rows.append(
+            f"| {step} | `{commit}` | `{shown}` | {took:,.0f} | {before} → {load_average()} "
+            f"| {code} |"
+        )
         print(f"== {step}: exit {code} after {took:.0f} s", flush=True)
         write(args, commit, started_run, rows, marker)
+
+
+def earlier(marker: str) -> list[str]:
+    """The step rows of the block in SCALE.md, each with the commit it ran on."""
+    text = (ROOT / "bench" / "SCALE.md").read_text()
+    block = text.partition(marker)[2].partition(marker)[0]
+    found = re.search(r"on commit `([^`]+)`", block)
+    rows = []
+    for line in block.splitlines():
+        if not line.startswith("| ") or line.startswith("| step |"):
+            continue
+        cells = line.split(" | ")
+        if not cells[1].startswith("`") or cells[2].startswith("`"):
+            rows.append(line)  # already has its commit
+        else:
+            rows.append(" | ".join([cells[0], f"`{found.group(1) if found else '?'}`", *cells[1:]]))
+    return rows
 
 
 def write(args, commit: str, started_run: datetime, rows: list[str], marker: str) -> None:
     """The run's block, rewritten after every step (a run stopped half-way shows how far it got)."""
     block = (
-        f"{marker}\nOne run of `bench/scale_all.py` ({' '.join(sys.argv[1:])}) on commit "
-        f"`{commit}`, {started_run:%Y-%m-%d %H:%M} to {datetime.now(UTC):%H:%M} UTC on "
-        f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores), PostgreSQL "
-        "and Redis on the same machine. Each step wrote its own block below.\n\n"
-        "| step | command | s | load average (1 min) before → after | exit |\n"
-        "|---|---|---|---|---|\n" + "\n".join(rows) + f"\n{marker}"
+        f"{marker}\nOne run of `bench/scale_all.py`, each step on the commit its row names "
+        f"(this part: {' '.join(sys.argv[1:])}, {started_run:%Y-%m-%d %H:%M} to "
+        f"{datetime.now(UTC):%H:%M} UTC) on {platform.node()} ({platform.machine()}, "
+        f"{os.cpu_count()} cores), PostgreSQL and Redis on the same machine, nothing else "
+        "running. Each step wrote its own block below.\n\n"
+        "| step | commit | command | s | load average (1 min) before → after | exit |\n"
+        "|---|---|---|---|---|---|\n" + "\n".join(rows) + f"\n{marker}"
     )
     write_block(ROOT / "bench" / "SCALE.md", marker, block)
 
