@@ -19,6 +19,7 @@ from sqlalchemy import Select, and_, case, false, func, literal_column, select
 
 from app.core.models import Division, Region, utcnow
 from app.core.numbers import is_int
+from app.core.pgconnection import plan_for_parameters
 from app.core.tenancy import active_instance_id
 from app.extensions import db
 from app.preparation.models import ItemStateCount, ItemStationTask, ItemTag, PreparationItem
@@ -286,6 +287,7 @@ def item_query(
     if filters.state is not None and filters.state != state:
         stmt = stmt.where(false())
     if filters.searchphrase:
+        plan_for_parameters(db.session)  # a LIKE's pattern decides its plan
         stmt = stmt.where(_search(filters.searchphrase))
     if filters.brand:  # the whole brand, any case: ix_item_module_brand_lower (a b-tree)
         stmt = stmt.where(func.lower(PreparationItem.brand) == filters.brand.lower())

@@ -7,8 +7,9 @@ import pytest
 from psycopg.pq import TransactionStatus
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
-from app.core.pgconnection import Connection
+from app.core.pgconnection import Connection, plan_for_parameters
 
 PROBE = text("SELECT n FROM prepared_probe WHERE n = :n")
 
@@ -79,3 +80,32 @@ def test_a_rollback_still_undoes_the_transactions_writes(engine, pg_elsewhere):
         assert connection.scalars(text("SELECT n FROM prepared_probe ORDER BY n")).all() == [1]
     with pg_elsewhere.connect() as elsewhere:
         assert elsewhere.scalars(text("SELECT n FROM prepared_probe")).all() == [1]
+
+
+def _plans(connection, marker: str) -> tuple[int, int]:
+    """(generic, custom) plans the server used for the prepared statement holding `marker`."""
+    return connection.execute(
+        text(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE :marker AND statement NOT LIKE '%pg_prepared_statements%'"
+        ),
+        {"marker": f"%{marker}%"},
+    ).one()
+
+
+def test_a_transaction_can_have_its_statements_planned_for_their_parameters(engine):
+    """Kept prepared, a statement gets PostgreSQL's generic plan after a few runs, whatever its
+    parameters; after plan_for_parameters the rest of that transaction plans each run for its
+    own (the overview's search: its LIKE pattern decides whether the trigram index serves)."""
+    generic = text("SELECT n FROM prepared_probe WHERE n = :n AND 'as generic' <> ''")
+    own = text("SELECT n FROM prepared_probe WHERE n = :n AND 'as its own' <> ''")
+    with engine.connect() as connection, Session(bind=connection) as session:
+        for _ in range(12):
+            assert session.execute(generic, {"n": 1}).all() == [(1,)]
+            session.rollback()
+            plan_for_parameters(session)
+            assert session.execute(own, {"n": 1}).all() == [(1,)]
+            session.rollback()
+        assert _plans(connection, "as generic")[0] > 0
+        assert _plans(connection, "as its own") == (0, 12 - 5)  # psycopg prepares from run 6
+        assert connection.exec_driver_sql("SHOW plan_cache_mode").scalar() == "auto"
