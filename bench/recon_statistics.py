@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from common import ROOT, gunicorn, load, sign_in, write_block
-from scale import make_database, seller_client, summary
+from scale import database_name, make_database, seller_client, summary
 from scale_data import sqlalchemy_url
 
 PAGE = "/begcare/statistics"
@@ -210,7 +210,7 @@ def main() -> None:
         codes.append(("after, JIT off" if args.baseline else "JIT off", ROOT, JIT_OFF))
     rows = {}
     for size in (int(s) for s in args.sizes.split(",")):
-        name = f"{args.prefix}_{size // 1000}k"
+        name = database_name(args.prefix, size)
         url = f"{args.server}/{name}" if args.reuse else make_database(args.server, name, size)
         lines = recon_lines(url)
         loads = {label: [os.getloadavg()[0]] for label, _code, _env in codes}
