@@ -388,16 +388,18 @@ def _changed(obj) -> bool:
 def _touched_by_flush(session: Session) -> dict[str, set[int]]:
     """{kind of shares: vehicle ids} that the session's pending changes touch."""
     touched: dict[str, set[int]] = defaultdict(set)
-    deleted = set(session.deleted)
-    for obj in (*session.new, *session.dirty, *deleted):
+    # Each of session.new, .dirty and .deleted builds a new set from the whole session: taken
+    # once here, not per object (a night's service-due flush holds 36,681 new tasks at 1M).
+    new, modified, deleted = session.new, session.dirty, session.deleted
+    for obj in (*new, *modified, *deleted):
         if isinstance(obj, ReconLine | ItemStateEvent | ItemStationTask):
-            dirty = obj in session.dirty and obj not in deleted
+            dirty = obj in modified and obj not in deleted
             if obj.item_id is None or (dirty and not session.is_modified(obj)):
                 continue
             if dirty and isinstance(obj, ItemStationTask) and not _changed(obj):
                 continue
             kinds = BY_TABLE[obj.__table__.name]
-            if isinstance(obj, ItemStationTask) and obj in session.new:
+            if isinstance(obj, ItemStationTask) and obj in new:
                 # a new task has no cost lines yet; it counts as work only if done
                 kinds = (WORK_SHARES,) if obj.status == "done" else ()
             for kind in kinds:
