@@ -23,6 +23,7 @@ from app.preparation.models import ItemStateCount, ItemStateEvent, PreparationIt
 from app.preparation.queries import DIVISION_VALUE, ItemFilters, item_query
 from app.preparation.states import BY_ID
 from app.preparation.statistics import _days_between, _utc_day, period_start, stock_states
+from app.preparation.statistics_totals import throughput
 from app.ranking.services import division_summary
 
 FLOW, SOLD = 4, 7
@@ -241,8 +242,9 @@ def number_value(scope: Scope, metric: str, period: str) -> dict:
 
 
 def chart_value(scope: Scope, metric: str, tick_span: str, today: date | None = None) -> dict:
-    """Vehicles sold or entering the flow per month (twelve) or per ISO week (twelve): one
-    grouped query of per-day counts, bucketed here."""
+    """Vehicles sold or entering the flow per month (twelve) or per ISO week (twelve). A
+    widget over whole divisions reads the statistics' monthly totals (a year of months,
+    whatever the number of vehicles); one with item filters counts the period's events."""
     today = today or utcnow().date()
     to_state = SOLD if metric == "sold" else FLOW
     if tick_span == "week":
@@ -255,6 +257,41 @@ def chart_value(scope: Scope, metric: str, tick_span: str, today: date | None = 
         for _n in range(12):
             starts.append(date(year, month, 1))
             year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    if scope.filters.only_scope and scope.filters.state is None:
+        data = _counts_from_totals(scope, to_state, tick_span == "week", starts, today)
+    else:
+        data = _counts_from_events(scope, to_state, starts)
+    if tick_span == "week":
+        labels = [f"{s.isocalendar()[0]}-W{s.isocalendar()[1]:02d}" for s in starts]
+    else:
+        labels = [f"{s.year}-{s.month:02d}" for s in starts]
+    return {
+        "chart": {
+            "type": None,
+            "unit": "vehicles",
+            "timePeriod": tick_span,
+            "tickSpan": tick_span if tick_span in ("week", "month") else "other",
+            "labels": labels,
+            "data": data,
+        }
+    }
+
+
+def _counts_from_totals(scope: Scope, to_state: int, weekly: bool, starts, today) -> list[int]:
+    """Per start: the scope's divisions' vehicles entering the flow or sold, from the totals
+    the statistics page reads (app.preparation.statistics_totals.throughput)."""
+    flow = throughput(scope.module, scope.division_ids, today)
+    sold = to_state == SOLD
+    if weekly:
+        found = dict(zip(flow.weeks, flow.sold_week if sold else flow.entered_week, strict=True))
+    else:
+        found = dict(zip(flow.months, flow.sold_month if sold else flow.entered_month, strict=True))
+    return [found.get(start, 0) for start in starts]
+
+
+def _counts_from_events(scope: Scope, to_state: int, starts) -> list[int]:
+    """Per start: the scope's vehicles entering the flow or sold, from the period's events
+    (one grouped query of per-day counts, bucketed here)."""
     since = datetime(starts[0].year, starts[0].month, starts[0].day, tzinfo=utcnow().tzinfo)
     day = _utc_day(ItemStateEvent.created_at)
     conditions = [
@@ -270,20 +307,7 @@ def chart_value(scope: Scope, metric: str, tick_span: str, today: date | None = 
         d = raw_day if isinstance(raw_day, date) else date.fromisoformat(str(raw_day)[:10])
         index = max(i for i, s in enumerate(starts) if s <= d)
         data[index] += int(n)
-    if tick_span == "week":
-        labels = [f"{s.isocalendar()[0]}-W{s.isocalendar()[1]:02d}" for s in starts]
-    else:
-        labels = [f"{s.year}-{s.month:02d}" for s in starts]
-    return {
-        "chart": {
-            "type": None,
-            "unit": "vehicles",
-            "timePeriod": tick_span,
-            "tickSpan": tick_span if tick_span in ("week", "month") else "other",
-            "labels": labels,
-            "data": data,
-        }
-    }
+    return data
 
 
 def summary_value(scope: Scope) -> dict:
