@@ -68,8 +68,15 @@ def upgrade():
     # lazy: the totals are defined once, by the SELECTs that keep them (see the docstring)
     from app.preparation.totals import rebuild
 
-    rebuild(op.get_bind())
-    if op.get_bind().dialect.name == "postgresql":
+    if op.get_bind().dialect.name != "postgresql":
+        rebuild(op.get_bind())
+        return
+    # The new tables' foreign keys lock `instance` against writes until their transaction
+    # ends: commit them first, then fill them (a minute at 1M vehicles), each statement on
+    # its own. Rows written meanwhile by the code before this release are counted by
+    # `flask preparation recount`.
+    with op.get_context().autocommit_block():
+        rebuild(op.get_bind())
         op.execute("ANALYZE recon_month_total, flow_month_total")
 
 
