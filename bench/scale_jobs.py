@@ -145,9 +145,8 @@ def measure(url: str, rows: int, only: set[str] | None = None) -> dict[str, dict
 
 
 def write(path, sizes: list[int], table: dict[int, dict], command: str) -> None:
+    import platform
     from datetime import UTC, datetime
-
-    from scale import _cores, platform
 
     lines = [
         "| step | " + " | ".join(f"s (statements) at {s:,}" for s in sizes) + " | growth |",
@@ -161,7 +160,7 @@ def write(path, sizes: list[int], table: dict[int, dict], command: str) -> None:
     marker = "<!-- jobs table -->"
     block = (
         f"{marker}\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.node()} "
-        f"({_cores()} cores, load average {os.getloadavg()[0]:.1f} at the end), PostgreSQL, in one process.\n\n"
+        f"({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end), PostgreSQL, in one process.\n\n"
         f"    {command}\n\n" + "\n".join(lines) + f"\n{marker}"
     )
     write_block(path, marker, block)
