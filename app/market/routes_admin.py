@@ -5,16 +5,18 @@ once."""
 
 from __future__ import annotations
 
+import click
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import format_date, format_decimal, format_timedelta
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from sqlalchemy import func, select
 
 from app.auth.viewer import Viewer, viewer
 from app.core.models import utcnow
 from app.core.times import moment
 from app.extensions import db
-from app.market import bp, reserve
+from app.market import bid_totals, bp, reserve
 from app.market.admin_forms import (
     ADVERT_DEFAULTS,
     LANGUAGE_NAMES,
@@ -26,7 +28,7 @@ from app.market.figures import buyer_ending, buyer_numbers, seller_ending, selle
 from app.market.formatting import advert_money
 from app.market.groups import current_group
 from app.market.invites import create_invite
-from app.market.models import InstanceGroup
+from app.market.models import AdvertBidMonth, InstanceGroup
 from app.market.partners import (
     invitable_companies,
     invitable_group,
@@ -344,3 +346,15 @@ def vehicle_request_state(request_id: int, action: str):
     else:
         flash(_("The request is open again. Your sellers can see it."), "success")
     return redirect(url_for("market.vehicle_requests"))
+
+
+@bp.cli.command("recount-bids")
+def recount_bids_command() -> None:
+    """Count the bids per seller, buyer and month (the statistics' rows) afresh from the bids:
+    after bids were written past the app (a COPY, a restore, SQL by hand)."""
+    bid_totals.recount()
+    db.session.commit()
+    rows = db.session.scalar(
+        select(func.count(AdvertBidMonth.id)).execution_options(all_instances=True)
+    )
+    click.echo(f"{rows} rows of bids per seller, buyer and month")

@@ -3,15 +3,21 @@ salesperson."""
 
 from datetime import date
 
+import click
 from flask import abort, render_template
 from flask_babel import format_date, format_decimal, format_percent
 from flask_babel import gettext as _
+from sqlalchemy import select
 
 from app.auth.viewer import viewer
+from app.core.models import Instance
 from app.core.roles import ROLE_STATISTICS
+from app.extensions import db
 from app.preparation import bp
 from app.preparation import statistics_totals as totals
+from app.preparation import totals as kept_totals
 from app.preparation.recon import currencies
+from app.preparation.services import recount
 
 
 def _month_label(day) -> str:
@@ -123,3 +129,14 @@ def _recon_charts(recon) -> dict:
             [r.label for r in recon.stations], pair(recon.stations),
         ),
     }  # fmt: skip
+
+
+@bp.cli.command("recount")
+def recount_command() -> None:
+    """Count the menus' vehicles per state and the statistics' monthly totals afresh from the
+    rows: after rows were written past the app (a COPY, a restore, SQL by hand)."""
+    for instance_id in db.session.scalars(select(Instance.id).order_by(Instance.id)):
+        click.echo(f"instance {instance_id}: {recount(instance_id)} counters")
+    kept_totals.rebuild(db.session.connection())
+    db.session.commit()
+    click.echo("statistics' monthly totals rebuilt")
