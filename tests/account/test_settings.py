@@ -109,7 +109,8 @@ def _task_page(client, seller):
             PreparationItem.instance_id == seller.active_instance_id,
             PreparationItem.module == "begcare",
         )
-        .execution_options(all_instances=True)
+        .order_by(ItemStationTask.id)  # the same task each time (PostgreSQL may start a scan
+        .execution_options(all_instances=True)  # where another backend's scan is)
     ).first()
     task, item = row
     return task, page_text(client.get(f"/begcare/{item.id}", follow_redirects=True))

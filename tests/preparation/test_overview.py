@@ -306,7 +306,9 @@ def test_the_overview_costs_the_same_queries_with_few_or_many_items(client):
     full_pages = count_queries(client, path)
     add_items(instance, division, 60, 6, start=30)
     assert count_queries(client, path) == full_pages == one_short_page + 1
-    assert full_pages <= 9  # 9 since issue 30: the salesperson filter's choices
+    # 9 since issue 30 (the salesperson filter's choices); on PostgreSQL one more: the search
+    # has its statements planned for its own pattern (pgconnection.plan_for_parameters)
+    assert full_pages <= 9 + (db.engine.dialect.name == "postgresql")
 
 
 def test_a_broad_search_counts_up_to_a_cap_and_says_more_than(as_demo, monkeypatch):
