@@ -1,6 +1,7 @@
 """Shared pieces of the benchmarks: a database with 100,000 vehicles, a server, a load loop."""
 
 import http.client
+import math
 import os
 import random
 import re
@@ -230,6 +231,26 @@ def report(name: str, result: dict) -> None:
         f"{name:28s} {result['rps']:8.1f} req/s   median {result['median_ms']:7.2f} ms   "
         f"p95 {result['p95_ms']:7.2f} ms   ({result['requests']} ok, {result['errors']} errors)"
     )
+
+
+def signed_in_client(app, email: str = "seller@demo.test", password: str = "demo-pass-1"):
+    """A Flask test client of `app` signed in through the sign-in form (a real session)."""
+    client = app.test_client()
+    html = client.get("/login").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
+    form = {"email": email, "password": password, "csrf_token": token}
+    assert client.post("/login", data=form).status_code == 302, f"{email} could not sign in"
+    return client
+
+
+def summary(latencies: list[float], errors: int) -> dict:
+    """Requests, errors, p50 and p95 (nearest rank) in ms of sorted latencies in seconds."""
+    return {
+        "requests": len(latencies),
+        "errors": errors,
+        "median_ms": statistics.median(latencies) * 1000 if latencies else None,
+        "p95_ms": latencies[math.ceil(len(latencies) * 0.95) - 1] * 1000 if latencies else None,
+    }
 
 
 def write_block(path: Path, marker: str, block: str, heading: str | None = None) -> None:

@@ -37,8 +37,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import ROOT, gunicorn, load, sign_in, write_block
-from scale import database_name, make_database, seller_client, summary
+from common import ROOT, gunicorn, load, sign_in, summary, write_block
+from scale import database_name, make_database, seller_client
 from scale_data import sqlalchemy_url
 
 PAGE = "/begcare/statistics"

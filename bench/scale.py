@@ -14,17 +14,15 @@ next minimum. Goal: p95 at the biggest size within 2x of the smallest's, and und
 
 import argparse
 import json
-import math
 import os
 import platform
-import statistics
 import time
 from collections import namedtuple
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import ROOT, gunicorn, load, sign_in, write_block
-from dashboard import bench_dashboard
+from common import ROOT, gunicorn, load, sign_in, signed_in_client, summary, write_block
+from dashboard import bench_dashboard, time_cold
 from market_bids import _json, open_bid_page
 from scale_data import generate, sqlalchemy_url
 
@@ -65,14 +63,12 @@ def make_database(server: str, name: str, vehicles: int) -> str:
     return url
 
 
-def targets(url: str) -> tuple[dict, Bidder]:
-    """The size's own paths (a vehicle, the seller's dashboard widgets) and an open advert's
-    bidder."""
+def targets(url: str) -> tuple[dict, Bidder, tuple[str, list]]:
+    """The size's own paths (a vehicle, the seller's dashboard widgets), an open advert's
+    bidder and (the seller's login id, [(widget name, id)]) of bench/dashboard.py's twelve."""
     from sqlalchemy import select
 
     from app import create_app
-    from app.auth.models import User
-    from app.dashboard.models import DashboardWidget
     from app.extensions import db
     from app.market.models import Advert, InstanceGroup, MarketLink
     from app.preparation.models import PreparationItem
@@ -80,21 +76,14 @@ def targets(url: str) -> tuple[dict, Bidder]:
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": sqlalchemy_url(url)})
     every = {"all_instances": True}
-    bench_dashboard(app)  # the seller's begcare dashboard: bench/dashboard.py's 12 widgets
+    seller, widgets = bench_dashboard(app)  # the seller's begcare dashboard: the twelve
     with app.app_context():
-        seller = db.session.scalars(select(User).where(User.email == "seller@demo.test")).one()
         item, state = db.session.execute(
             select(PreparationItem.id, PreparationItem.state).where(
                 PreparationItem.regno == "SC0004321"
             ),
             execution_options=every,
         ).one()
-        widgets = db.session.execute(
-            select(DashboardWidget.id, DashboardWidget.title)
-            .where(DashboardWidget.user_id == seller.id, DashboardWidget.dashboard == "begcare")
-            .order_by(DashboardWidget.position),
-            execution_options=every,
-        ).all()
         link, advert, group = db.session.execute(
             select(MarketLink, Advert, InstanceGroup)
             .join(Advert, Advert.id == MarketLink.advert_id)
@@ -109,24 +98,18 @@ def targets(url: str) -> tuple[dict, Bidder]:
     paths = dict(PAGES)
     paths["vehicle page"] = f"/begcare/items/{BY_ID[state].segment}/{item}"
     paths.update(
-        {f"dashboard widget: {title}": f"/api/dashboard-widgets/{wid}" for wid, title in widgets}
+        {f"dashboard widget: {title}": f"/api/dashboard-widgets/{wid}" for title, wid in widgets}
     )
-    return paths, bidder
+    return paths, bidder, (seller, widgets)
 
 
 def seller_client(url: str):
     """(app, test client signed in as the demo seller, engine) on the database at `url`."""
-    import re
-
     from app import create_app
     from app.extensions import db
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": sqlalchemy_url(url)})
-    client = app.test_client()
-    html = client.get("/login").get_data(as_text=True)
-    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
-    form = {"email": "seller@demo.test", "password": "demo-pass-1", "csrf_token": token}
-    assert client.post("/login", data=form).status_code == 302
+    client = signed_in_client(app)
     with app.app_context():
         return app, client, db.engine
 
@@ -161,43 +144,6 @@ def statements(url: str, paths: dict) -> dict[str, int]:
     return counts
 
 
-def cold_widgets(url: str, paths: dict, rounds: int) -> dict[str, dict]:
-    """Each dashboard widget's call in process with the widgets' value caches emptied before
-    every request: what the first viewer after a vehicle moved waits for (the served rows
-    above mostly find the value kept for a minute)."""
-    from sqlalchemy import event
-
-    from app.dashboard.services import AVERAGES, VALUES
-    from app.extensions import db
-
-    app, client, engine = seller_client(url)
-    results = {}
-    for name, path in paths.items():
-        if not name.startswith("dashboard widget: "):
-            continue
-        latencies, sent = [], [0]
-
-        def count(*_args, sent=sent):
-            sent[0] += 1
-
-        for _ in range(rounds):
-            VALUES.clear()
-            AVERAGES.clear()
-            sent[0] = 0
-            event.listen(engine, "before_cursor_execute", count)
-            started = time.perf_counter()
-            client.get(path)
-            latencies.append(time.perf_counter() - started)
-            event.remove(engine, "before_cursor_execute", count)
-        latencies.sort()
-        cold = name.replace("dashboard widget: ", "dashboard widget, cold: ")
-        results[cold] = {**summary(latencies, 0), "statements": sent[0]}
-        print(f"  {cold:45s} p50 {results[cold]['median_ms']:7.1f}  p95 {results[cold]['p95_ms']:7.1f} ms  {sent[0]:3d} statements", flush=True)  # fmt: skip
-    with app.app_context():
-        db.engine.dispose()
-    return results
-
-
 def bids(port: int, bidder: Bidder, seconds: float) -> dict:
     """One bidder's bids, each the next minimum, one after another."""
     import http.client
@@ -222,17 +168,11 @@ def bids(port: int, bidder: Bidder, seconds: float) -> dict:
     return summary(latencies, errors)
 
 
-def summary(latencies: list[float], errors: int) -> dict:
-    return {
-        "requests": len(latencies),
-        "errors": errors,
-        "median_ms": statistics.median(latencies) * 1000 if latencies else None,
-        "p95_ms": latencies[math.ceil(len(latencies) * 0.95) - 1] * 1000 if latencies else None,
-    }
-
-
 def measure(url: str, port: int, seconds: float) -> dict[str, dict]:
-    paths, bidder = targets(url)
+    from app import create_app
+    from app.extensions import db
+
+    paths, bidder, (_seller, widgets) = targets(url)
     sent = statements(url, paths)
     env = {
         "DATABASE_URL": sqlalchemy_url(url),
@@ -249,7 +189,13 @@ def measure(url: str, port: int, seconds: float) -> dict[str, dict]:
             results[name] = {**result, "statements": sent[name]}
             print(f"  {name:45s} p50 {result['median_ms'] or 0:7.1f}  p95 {result['p95_ms'] or 0:7.1f} ms  {sent[name]:3d} statements", flush=True)  # fmt: skip
         results["bid call"] = {**bids(port, bidder, seconds), "statements": None}
-    results.update(cold_widgets(url, paths, rounds=5))
+    # Each widget's call in process with the value caches emptied before every request: what
+    # the first viewer after the minute waits for (served, the value is mostly kept).
+    app = create_app({"SQLALCHEMY_DATABASE_URI": sqlalchemy_url(url)})
+    cold = time_cold(app, "seller@demo.test", widgets, rounds=5)
+    results.update({f"dashboard widget, cold: {name}": cold[name] for name, _id in widgets})
+    with app.app_context():
+        db.engine.dispose()
     return results
 
 

@@ -25,7 +25,6 @@ block between <!-- scale run --> markers, with the commit the run measured. Post
 import argparse
 import os
 import platform
-import re
 import subprocess
 import sys
 import time
@@ -131,20 +130,13 @@ def main() -> None:
 
 
 def earlier(marker: str) -> list[str]:
-    """The step rows of the block in SCALE.md, each with the commit it ran on."""
-    text = (ROOT / "bench" / "SCALE.md").read_text()
-    block = text.partition(marker)[2].partition(marker)[0]
-    found = re.search(r"on commit `([^`]+)`", block)
-    rows = []
-    for line in block.splitlines():
-        if not line.startswith("| ") or line.startswith("| step |"):
-            continue
-        cells = line.split(" | ")
-        if not cells[1].startswith("`") or cells[2].startswith("`"):
-            rows.append(line)  # already has its commit
-        else:
-            rows.append(" | ".join([cells[0], f"`{found.group(1) if found else '?'}`", *cells[1:]]))
-    return rows
+    """The step rows of the run's block in SCALE.md (each names its commit)."""
+    block = (ROOT / "bench" / "SCALE.md").read_text().partition(marker)[2].partition(marker)[0]
+    return [
+        line
+        for line in block.splitlines()
+        if line.startswith("| ") and not line.startswith("| step |")
+    ]
 
 
 def write(args, commit: str, started_run: datetime, rows: list[str], marker: str) -> None:
